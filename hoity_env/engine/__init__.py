@@ -1,0 +1,39 @@
+"""The pure rules engine of Hoity Toity (stdlib + numpy's Generator only).
+
+Nothing here imports gymnasium, pettingzoo or torch (a test enforces it).
+"""
+
+from __future__ import annotations
+
+from hoity_env.engine.actions import ActionLayout, Location, Phase, Role
+from hoity_env.engine.cards import Deck, build_deck
+from hoity_env.engine.config import PRESETS, STANDARD, RulesConfig, resolve_rules
+from hoity_env.engine.errors import ConfigError, HoityError, IllegalActionError, StateError
+from hoity_env.engine.events import Event, EventKind
+from hoity_env.engine.exhibitions import best_exhibition, display_key, is_exhibition
+from hoity_env.engine.game import Game
+from hoity_env.engine.state import GameState
+
+__all__ = [
+    "PRESETS",
+    "STANDARD",
+    "ActionLayout",
+    "ConfigError",
+    "Deck",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameState",
+    "HoityError",
+    "IllegalActionError",
+    "Location",
+    "Phase",
+    "Role",
+    "RulesConfig",
+    "StateError",
+    "best_exhibition",
+    "build_deck",
+    "display_key",
+    "is_exhibition",
+    "resolve_rules",
+]

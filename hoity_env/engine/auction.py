@@ -1,0 +1,66 @@
+"""The Auction House of the standard ruleset (RULES S-4, S-5)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hoity_env.engine.events import Event, EventKind
+from hoity_env.engine.state import GameState
+
+
+def lone_bid(money: int, min_price: int) -> int:
+    """S-4: the only legal bid of a player alone at the Auction House."""
+    return min_price if money >= min_price else 0
+
+
+def auction_winner(bids: dict[int, int], start_player: int, num_players: int, tie_break: str) -> int:
+    """S-5 with several bidders: the winning seat, or -1 when nobody wins.
+
+    ``bids`` maps seat to amount (0 = no bid).  ``"unique"``: amounts bid by two
+    or more players are void, the highest remaining amount wins.  ``"priority"``:
+    the highest amount wins, ties go to the first seat counting from the start player.
+    """
+    if tie_break == "unique":
+        tally = Counter(b for b in bids.values() if b > 0)
+        best = max((amount for amount, k in tally.items() if k == 1), default=0)
+        if best == 0:
+            return -1
+        return next(p for p, b in bids.items() if b == best)
+    best = max(bids.values(), default=0)
+    if best <= 0:
+        return -1
+    for offset in range(num_players):
+        p = (start_player + offset) % num_players
+        if bids.get(p) == best:
+            return p
+    raise AssertionError("unreachable: a best bid has an owner")
+
+
+def resolve_auction(state: GameState, bids: dict[int, int], events: list[Event]) -> None:
+    """Resolve the Auction House (S-5): sell the lot, turn the next card or close."""
+    if not bids:
+        return
+    rules = state.rules
+    rnd = state.round
+    lot = state.lot
+    if len(bids) == 1:
+        ((p, amount),) = bids.items()
+        # A lone bidder's only legal bid is min_price (or 0 without the money): it pays min_price.
+        winner, price = (p, rules.min_price) if amount >= rules.min_price else (-1, 0)
+        reason = "lone bidder without money"
+    else:
+        winner = auction_winner(bids, state.start_player, state.num_players, rules.tie_break)
+        price = bids[winner] if winner >= 0 else 0
+        reason = "no valid bid"
+    if winner < 0:
+        events.append(Event(EventKind.NO_SALE, rnd, card=lot, reason=reason))
+        return
+    state.money[winner] -= price
+    state.give_card(winner, lot, public=True)
+    events.append(Event(EventKind.PURCHASE, rnd, player=winner, card=lot, price=price))
+    if state.draw_pile:
+        state.lot = state.draw_pile.pop()
+        events.append(Event(EventKind.NEW_LOT, rnd, card=state.lot))
+    else:
+        state.lot = -1
+        events.append(Event(EventKind.AUCTION_CLOSED, rnd))

@@ -1,0 +1,180 @@
+"""Validated rules configuration (every number of RULES.md is a field) and named presets.
+
+A :class:`RulesConfig` is immutable and checked when it is built, so a game can
+never start from nonsense: each bad value raises :class:`ConfigError` (a
+``ValueError``) naming the field.  ``ruleset`` selects the engine implementation
+that interprets the numbers; a second ruleset adds its own fields with defaults
+and registers itself in :mod:`hoity_env.engine.rulesets`, so nothing above the
+engine changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from hoity_env.engine.errors import ConfigError
+
+RULESET_NAMES = ("standard",)
+"""Engine implementations; :mod:`hoity_env.engine.rulesets` maps each to its code."""
+TIE_BREAKS = ("unique", "priority")
+EXHIBIT_CHOICES = ("best",)
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """All rule numbers of one ruleset; defaults are the ``standard`` ruleset of RULES.md."""
+
+    name: str = "standard"
+    """Preset name this configuration came from (informational)."""
+    ruleset: str = "standard"
+    """Engine implementation that plays these rules."""
+    series_copies: tuple[int, ...] = (8, 7, 8, 7, 8, 7)
+    """C-2: copies of series 1-6 with 2-5 players."""
+    series_copies_six: tuple[int, ...] = (9, 8, 9, 8, 9, 8)
+    """C-2: copies of series 1-6 with 6 players."""
+    year_base: int = 1520
+    """C-2: year of card ``k`` is ``year_base + year_step * ((year_multiplier * k) mod N)``."""
+    year_step: int = 9
+    year_multiplier: int = 23
+    min_exhibition: int = 3
+    """C-3: fewest cards in an exhibition."""
+    exhibit_choice: str = "best"
+    """C-3: which exhibition an exhibitor shows (only ``"best"`` exists)."""
+    starting_antiques: int = 4
+    """S-1: antiques dealt face down to each player."""
+    starting_money: int = 50
+    """S-1: money each player starts with (also the largest possible bid)."""
+    finish: int = 30
+    """S-1/S-7: track space that ends the game."""
+    min_price: int = 1
+    """S-4/S-5: price a lone bidder pays."""
+    tie_break: str = "unique"
+    """S-5: ``"unique"`` (equal bids void each other) or ``"priority"`` (start-player order)."""
+    thief_penalty: int = 2
+    """S-6.1: spaces a caught thief's owner moves back."""
+    detective_reward: int = 2
+    """S-6.1: spaces a detective who caught thieves moves forward."""
+    max_rounds: int = 100
+    """S-8: rounds after which the game is truncated."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def replace(self, **changes: Any) -> RulesConfig:
+        """Return a copy with ``changes`` applied (validated again)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ConfigError(f"unknown rules field(s): {sorted(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form (tuples become lists)."""
+        out = dataclasses.asdict(self)
+        out["series_copies"] = list(self.series_copies)
+        out["series_copies_six"] = list(self.series_copies_six)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RulesConfig:
+        """Inverse of :meth:`to_dict`; unknown keys and bad values raise :class:`ConfigError`."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"rules must be a dict, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ConfigError(f"unknown rules field(s): {sorted(unknown)}")
+        kwargs = dict(data)
+        for key in ("series_copies", "series_copies_six"):
+            if key in kwargs and isinstance(kwargs[key], list):
+                kwargs[key] = tuple(kwargs[key])
+        return cls(**kwargs)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _require_int(cfg: RulesConfig, name: str, low: int, high: int | None = None) -> None:
+    value = getattr(cfg, name)
+    if not _is_int(value):
+        raise ConfigError(f"rules field {name!r} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ConfigError(f"rules field {name!r} must be {bound}, got {value}")
+
+
+def _validate_copies(cfg: RulesConfig, name: str) -> None:
+    copies = getattr(cfg, name)
+    if not isinstance(copies, tuple) or len(copies) != 6:
+        raise ConfigError(f"rules field {name!r} must be a tuple of 6 ints, got {copies!r}")
+    if not all(_is_int(c) and c >= 1 for c in copies):
+        raise ConfigError(f"rules field {name!r} needs every series to have >= 1 card, got {copies!r}")
+    if math.gcd(cfg.year_multiplier, sum(copies)) != 1:
+        raise ConfigError(
+            f"rules field 'year_multiplier' ({cfg.year_multiplier}) must be coprime with the deck "
+            f"size {sum(copies)} of {name!r}, or two cards would share a year (C-2)"
+        )
+
+
+def _validate(cfg: RulesConfig) -> None:
+    if not isinstance(cfg.name, str) or not cfg.name:
+        raise ConfigError(f"rules field 'name' must be a non-empty str, got {cfg.name!r}")
+    if cfg.ruleset not in RULESET_NAMES:
+        raise ConfigError(f"rules field 'ruleset' must be one of {RULESET_NAMES}, got {cfg.ruleset!r}")
+    for name in ("year_base", "year_step", "year_multiplier"):
+        _require_int(cfg, name, 1)
+    _validate_copies(cfg, "series_copies")
+    _validate_copies(cfg, "series_copies_six")
+    _require_int(cfg, "min_exhibition", 1)
+    _require_int(cfg, "starting_antiques", 0)
+    if cfg.starting_antiques * 5 >= sum(cfg.series_copies) or cfg.starting_antiques * 6 >= sum(
+        cfg.series_copies_six
+    ):
+        raise ConfigError(
+            f"rules field 'starting_antiques' ({cfg.starting_antiques}) leaves no card for the lot "
+            "with the largest player count"
+        )
+    _require_int(cfg, "starting_money", 0, 10_000)
+    _require_int(cfg, "finish", 1)
+    _require_int(cfg, "min_price", 1)
+    _require_int(cfg, "thief_penalty", 0)
+    _require_int(cfg, "detective_reward", 0)
+    _require_int(cfg, "max_rounds", 1)
+    if cfg.tie_break not in TIE_BREAKS:
+        raise ConfigError(f"rules field 'tie_break' must be one of {TIE_BREAKS}, got {cfg.tie_break!r}")
+    if cfg.exhibit_choice not in EXHIBIT_CHOICES:
+        raise ConfigError(
+            f"rules field 'exhibit_choice' must be one of {EXHIBIT_CHOICES}, got {cfg.exhibit_choice!r}"
+        )
+
+
+STANDARD = RulesConfig()
+"""The default ruleset (RULES.md, S-rules)."""
+
+PRESETS: dict[str, RulesConfig] = {"standard": STANDARD}
+"""Named presets accepted wherever rules are given by name."""
+
+
+def resolve_rules(rules: str | RulesConfig) -> RulesConfig:
+    """Turn a preset name or a :class:`RulesConfig` into a :class:`RulesConfig`."""
+    if isinstance(rules, RulesConfig):
+        return rules
+    if isinstance(rules, str):
+        if rules not in PRESETS:
+            raise ConfigError(f"unknown rules preset {rules!r}; choose one of {sorted(PRESETS)}")
+        return PRESETS[rules]
+    raise ConfigError(f"rules must be a preset name or a RulesConfig, got {type(rules).__name__}")
+
+
+def validate_num_players(num_players: Any) -> int:
+    """C-1: 2 to 6 players."""
+    if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ConfigError(
+            f"num_players must be an int in [{MIN_PLAYERS}, {MAX_PLAYERS}], got {num_players!r}"
+        )
+    return int(num_players)

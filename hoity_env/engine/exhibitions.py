@@ -1,0 +1,68 @@
+"""Exhibitions (RULES C-3): finding a hand's best exhibition and ranking displays.
+
+An exhibition is a set of at least ``min_exhibition`` cards whose series cover an
+unbroken range.  Because every series in a range contributes at least one card,
+the best exhibition of a hand is always one of its *maximal* runs of consecutive
+series, taken whole: widening a run only adds cards and can only make its oldest
+card older.  So we scan the runs once instead of enumerating subsets.
+
+Rankings use a sort key ``(card count, -oldest year)``: larger is better.  Years
+are unique (C-2), so two different exhibitions never tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from hoity_env.engine.cards import Deck
+
+ExhibitionKey = tuple[int, int]
+NO_EXHIBITION: ExhibitionKey = (0, 0)
+"""Key of "no exhibition": lower than the key of any non-empty set of cards."""
+
+
+def display_key(cards: Sequence[int], deck: Deck) -> ExhibitionKey:
+    """Rank of a set of cards on display (C-3 order), valid or not; empty sets rank lowest."""
+    if not cards:
+        return NO_EXHIBITION
+    year = deck.year
+    return (len(cards), -min(year[c] for c in cards))
+
+
+def best_exhibition(cards: Iterable[int], deck: Deck, min_size: int) -> tuple[int, ...] | None:
+    """The best exhibition that ``cards`` can form (C-3), as sorted card ids, or ``None``."""
+    by_series: list[list[int]] = [[] for _ in range(deck.num_series)]
+    series = deck.series
+    for c in cards:
+        by_series[series[c]].append(c)
+    best: list[int] | None = None
+    best_key = NO_EXHIBITION
+    s = 0
+    num = deck.num_series
+    while s < num:
+        if not by_series[s]:
+            s += 1
+            continue
+        run: list[int] = []
+        while s < num and by_series[s]:
+            run.extend(by_series[s])
+            s += 1
+        if len(run) >= min_size:
+            key = display_key(run, deck)
+            if key > best_key:
+                best, best_key = run, key
+    return tuple(sorted(best)) if best is not None else None
+
+
+def best_exhibition_key(cards: Iterable[int], deck: Deck, min_size: int) -> ExhibitionKey:
+    """Key of the best exhibition of ``cards`` (``NO_EXHIBITION`` when there is none)."""
+    best = best_exhibition(cards, deck, min_size)
+    return display_key(best, deck) if best is not None else NO_EXHIBITION
+
+
+def is_exhibition(cards: Sequence[int], deck: Deck, min_size: int) -> bool:
+    """Whether ``cards`` as a whole form a valid exhibition (C-3)."""
+    if len(cards) < min_size:
+        return False
+    present = sorted({deck.series[c] for c in cards})
+    return present[-1] - present[0] + 1 == len(present)

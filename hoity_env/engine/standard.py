@@ -1,0 +1,181 @@
+"""The standard ruleset (RULES S-1 … S-8): setup, legal actions, the two-step round, the end.
+
+Actions are flat indices of :func:`hoity_env.engine.actions.standard_layout`.  A
+round is two simultaneous steps (C-4): :meth:`StandardRuleset.step` takes one
+action per seat and dispatches on the state's phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hoity_env.engine.actions import (
+    AUCTION,
+    BID0,
+    CASTLE,
+    DETECTIVE,
+    EXHIBIT,
+    LOCATION_NAMES,
+    ROLE_NAMES,
+    THIEF,
+    ActionLayout,
+    Phase,
+    standard_layout,
+)
+from hoity_env.engine.auction import lone_bid, resolve_auction
+from hoity_env.engine.castle import resolve_castle
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import IllegalActionError
+from hoity_env.engine.events import Event, EventKind
+from hoity_env.engine.exhibitions import ExhibitionKey, best_exhibition_key
+from hoity_env.engine.state import GameState
+
+_TALLY_OF_ROLE = {EXHIBIT: 2, THIEF: 3, DETECTIVE: 4}
+
+
+class StandardRuleset:
+    """Rules of the ``standard`` ruleset, as stateless methods over a :class:`GameState`."""
+
+    name = "standard"
+
+    def layout(self, rules: RulesConfig, num_players: int) -> ActionLayout:
+        """Flat action layout (see :mod:`hoity_env.engine.actions`)."""
+        return standard_layout(rules.starting_money)
+
+    # ------------------------------------------------------------------ setup
+    def new_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
+        """S-1: shuffle with the game's RNG, deal face down, turn up the first lot."""
+        state = GameState(rules, num_players, rng)
+        order = rng.permutation(state.deck.size).tolist()
+        for p in range(num_players):
+            for _ in range(rules.starting_antiques):
+                state.give_card(p, order.pop(), public=False)
+        state.lot = order.pop()
+        state.draw_pile = order
+        return state
+
+    # ------------------------------------------------------------ legal moves
+    def legal_masks(self, state: GameState) -> np.ndarray:
+        """``(num_players, N)`` int8 array of legal actions (C-6: no row is ever all zero).
+
+        After the game ends every row is the location-step mask, so a final
+        observation never carries an empty mask.
+        """
+        n = state.num_players
+        masks = np.zeros((n, BID0 + state.rules.starting_money + 1), dtype=np.int8)
+        if state.phase is Phase.LOCATION or state.done:
+            masks[:, CASTLE] = 1  # S-3: the Castle is always open
+            if state.lot >= 0:
+                masks[:, AUCTION] = 1
+            return masks
+        locations = state.locations
+        bidders = locations.count(AUCTION)
+        min_price = state.rules.min_price
+        for p in range(n):
+            if locations[p] == CASTLE:
+                masks[p, THIEF] = 1
+                masks[p, DETECTIVE] = 1
+                if state.best_exhibition(p) is not None:
+                    masks[p, EXHIBIT] = 1
+            elif bidders == 1:
+                masks[p, BID0 + lone_bid(state.money[p], min_price)] = 1
+            else:
+                masks[p, BID0 : BID0 + state.money[p] + 1] = 1
+        return masks
+
+    def is_legal(self, state: GameState, player: int, action: int) -> bool:
+        """Whether ``action`` is legal for ``player`` now (the mask's entry, without building it)."""
+        if state.phase is Phase.LOCATION or state.done:
+            return action == CASTLE or (action == AUCTION and state.lot >= 0)
+        if state.locations[player] == CASTLE:
+            if action == EXHIBIT:
+                return state.best_exhibition(player) is not None
+            return action in (THIEF, DETECTIVE)
+        bid = action - BID0
+        if state.locations.count(AUCTION) == 1:
+            return bid == lone_bid(state.money[player], state.rules.min_price)
+        return 0 <= bid <= state.money[player]
+
+    # ------------------------------------------------------------------- step
+    def step(self, state: GameState, actions: Sequence[int], *, validate: bool = True) -> list[Event]:
+        """Apply one simultaneous step (C-4) and return its events.
+
+        With ``validate`` every action is checked first and an illegal one raises
+        :class:`IllegalActionError` before anything changes.
+        """
+        if state.done:
+            raise IllegalActionError("the game is over; start a new one")
+        if len(actions) != state.num_players:
+            raise IllegalActionError(f"expected {state.num_players} actions, got {len(actions)}")
+        if validate:
+            for p, a in enumerate(actions):
+                if not self.is_legal(state, p, a):
+                    raise IllegalActionError(
+                        f"action {a} is illegal for player_{p} in the {state.phase.name.lower()} step"
+                    )
+        if state.phase is Phase.LOCATION:
+            state.locations = list(actions)
+            state.phase = Phase.ACTION
+            names = [LOCATION_NAMES[a] for a in actions]
+            return [Event(EventKind.LOCATIONS, state.round, locations=names)]
+        return self._resolve_round(state, actions)
+
+    def _resolve_round(self, state: GameState, actions: Sequence[int]) -> list[Event]:
+        """C-4.2-4: reveal, Auction House, Castle, end check, pass the start player."""
+        rnd = state.round
+        reveal: list[dict[str, object]] = []
+        bids: dict[int, int] = {}
+        exhibitors: list[int] = []
+        thieves: list[int] = []
+        detectives: list[int] = []
+        for p, a in enumerate(actions):
+            tally = state.tallies[p]
+            if state.locations[p] == AUCTION:
+                bid = a - BID0
+                bids[p] = bid
+                tally[0] += 1
+                tally[5] += bid
+                reveal.append({"location": "auction", "bid": bid})
+            else:
+                tally[1] += 1
+                tally[_TALLY_OF_ROLE[a]] += 1
+                (exhibitors if a == EXHIBIT else thieves if a == THIEF else detectives).append(p)
+                reveal.append({"location": "castle", "role": ROLE_NAMES[a - EXHIBIT]})
+        events = [Event(EventKind.ACTIONS, rnd, actions=reveal)]
+        resolve_auction(state, bids, events)
+        resolve_castle(state, exhibitors, thieves, detectives, events)
+
+        state.last_locations = state.locations
+        state.last_actions = list(actions)
+        state.locations = [-1] * state.num_players
+        state.phase = Phase.LOCATION
+        state.round = rnd + 1
+        state.start_player = (state.start_player + 1) % state.num_players
+        self._check_end(state, events)
+        return events
+
+    # -------------------------------------------------------------------- end
+    def rank_keys(self, state: GameState) -> list[tuple[int, ExhibitionKey]]:
+        """S-7 order of the players: track position, then best exhibition in hand (larger is better)."""
+        deck, min_size = state.deck, state.rules.min_exhibition
+        return [
+            (state.positions[p], best_exhibition_key(state.hands[p], deck, min_size))
+            for p in range(state.num_players)
+        ]
+
+    def _check_end(self, state: GameState, events: list[Event]) -> None:
+        """S-7 (a pawn reached the finish) and S-8 (round limit)."""
+        rnd = state.round - 1
+        if max(state.positions) >= state.rules.finish:
+            keys = self.rank_keys(state)
+            top = max(keys)
+            state.winners = [p for p, k in enumerate(keys) if k == top]
+            state.terminated = True
+            events.append(
+                Event(EventKind.GAME_END, rnd, winners=list(state.winners), positions=list(state.positions))
+            )
+        elif state.round >= state.rules.max_rounds:
+            state.truncated = True
+            events.append(Event(EventKind.TRUNCATED, rnd, positions=list(state.positions)))

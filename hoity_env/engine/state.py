@@ -1,0 +1,383 @@
+"""The game state: a plain data object with ``clone``, ``to_dict``/``from_dict`` and text.
+
+The state holds no rules; :mod:`hoity_env.engine.standard` changes it.  Cards move
+only through :meth:`GameState.give_card` / :meth:`GameState.take_card`, which keep
+the per-series counts and the best-exhibition cache (both derived, never
+serialized) in step with the hands.
+
+Serialization is JSON-safe and includes the RNG's bit-generator state, so a game
+restored from a dict continues exactly as the original would.  ``from_dict``
+checks everything it can (card ids, every card in exactly one place, money,
+positions, phase…) and raises :class:`StateError` naming the field.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hoity_env.engine.actions import LOCATION_NAMES, Phase
+from hoity_env.engine.cards import Deck, build_deck
+from hoity_env.engine.config import RulesConfig, validate_num_players
+from hoity_env.engine.errors import ConfigError, StateError
+from hoity_env.engine.exhibitions import best_exhibition
+
+STATE_VERSION = 1
+TALLY_FIELDS = ("auction", "castle", "exhibit", "thief", "detective", "bid_total")
+"""Public per-player counters of past choices (what a bluffer watches)."""
+
+_UNSET: Any = object()
+
+
+class GameState:
+    """Everything about one game in progress (public and hidden)."""
+
+    def __init__(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> None:
+        n = validate_num_players(num_players)
+        self.rules = rules
+        self.num_players = n
+        self.deck: Deck = build_deck(rules, n)
+        self.rng = rng
+        self.draw_pile: list[int] = []
+        """Face-down cards; the top card is the last element."""
+        self.lot = -1
+        """Card on display at the Auction House, -1 when there is none."""
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.public: list[set[int]] = [set() for _ in range(n)]
+        """Cards every player knows to be in each hand (bought, stolen or exhibited)."""
+        self.money = [rules.starting_money] * n
+        self.positions = [0] * n
+        self.start_player = 0
+        self.round = 0
+        """Completed rounds."""
+        self.phase = Phase.LOCATION
+        self.locations = [-1] * n
+        """Locations revealed this round (action step only), else -1."""
+        self.last_locations = [-1] * n
+        self.last_actions = [-1] * n
+        """Flat action index each player played in last round's action step, -1 before."""
+        self.tallies = [[0] * len(TALLY_FIELDS) for _ in range(n)]
+        self.terminated = False
+        self.truncated = False
+        self.winners: list[int] = []
+        # Derived caches (rebuilt by _rebuild_caches, never serialized).
+        self.counts = [[0] * self.deck.num_series for _ in range(n)]
+        self.public_counts = [[0] * self.deck.num_series for _ in range(n)]
+        self._best: list[Any] = [_UNSET] * n
+
+    # ------------------------------------------------------------------ cards
+    def give_card(self, player: int, card: int, *, public: bool) -> None:
+        """Put ``card`` into ``player``'s hand (publicly known if ``public``)."""
+        self.hands[player].append(card)
+        s = self.deck.series[card]
+        self.counts[player][s] += 1
+        if public:
+            self.public[player].add(card)
+            self.public_counts[player][s] += 1
+        self._best[player] = _UNSET
+
+    def take_card(self, player: int, card: int) -> None:
+        """Remove ``card`` from ``player``'s hand."""
+        self.hands[player].remove(card)
+        s = self.deck.series[card]
+        self.counts[player][s] -= 1
+        if card in self.public[player]:
+            self.public[player].discard(card)
+            self.public_counts[player][s] -= 1
+        self._best[player] = _UNSET
+
+    def reveal(self, player: int, cards: Sequence[int]) -> None:
+        """Make ``cards`` of ``player``'s hand public (an exhibition shows them)."""
+        pub = self.public[player]
+        for c in cards:
+            if c not in pub:
+                pub.add(c)
+                self.public_counts[player][self.deck.series[c]] += 1
+
+    def best_exhibition(self, player: int) -> tuple[int, ...] | None:
+        """Best exhibition in ``player``'s hand (C-3), cached until the hand changes."""
+        best = self._best[player]
+        if best is _UNSET:
+            best = best_exhibition(self.hands[player], self.deck, self.rules.min_exhibition)
+            self._best[player] = best
+        return best  # type: ignore[no-any-return]
+
+    def _rebuild_caches(self) -> None:
+        series = self.deck.series
+        for p in range(self.num_players):
+            counts = [0] * self.deck.num_series
+            pcounts = [0] * self.deck.num_series
+            for c in self.hands[p]:
+                counts[series[c]] += 1
+            for c in self.public[p]:
+                pcounts[series[c]] += 1
+            self.counts[p] = counts
+            self.public_counts[p] = pcounts
+        self._best = [_UNSET] * self.num_players
+
+    # ------------------------------------------------------------ properties
+    @property
+    def done(self) -> bool:
+        """Whether the game is over (decided or truncated)."""
+        return self.terminated or self.truncated
+
+    # ----------------------------------------------------------------- copies
+    def clone(self) -> GameState:
+        """Independent deep copy (the RNG included)."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng)
+        new.draw_pile = list(self.draw_pile)
+        new.hands = [list(h) for h in self.hands]
+        new.public = [set(p) for p in self.public]
+        new.money = list(self.money)
+        new.positions = list(self.positions)
+        new.locations = list(self.locations)
+        new.last_locations = list(self.last_locations)
+        new.last_actions = list(self.last_actions)
+        new.tallies = [list(t) for t in self.tallies]
+        new.winners = list(self.winners)
+        new.counts = [list(c) for c in self.counts]
+        new.public_counts = [list(c) for c in self.public_counts]
+        new._best = list(self._best)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        return self.clone()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.to_dict()
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(GameState.from_dict(data).__dict__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------- serialization
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of the whole state, RNG included."""
+        return {
+            "version": STATE_VERSION,
+            "rules": self.rules.to_dict(),
+            "num_players": self.num_players,
+            "draw_pile": list(self.draw_pile),
+            "lot": self.lot,
+            "hands": [list(h) for h in self.hands],
+            "public": [sorted(p) for p in self.public],
+            "money": list(self.money),
+            "positions": list(self.positions),
+            "start_player": self.start_player,
+            "round": self.round,
+            "phase": self.phase.name.lower(),
+            "locations": list(self.locations),
+            "last_locations": list(self.last_locations),
+            "last_actions": list(self.last_actions),
+            "tallies": [list(t) for t in self.tallies],
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "winners": list(self.winners),
+            "rng": _jsonable(self.rng.bit_generator.state),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameState:
+        """Rebuild a state from :meth:`to_dict` output, validating every field."""
+        return _StateReader(data).read()
+
+    # ------------------------------------------------------------------- text
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_text(self) -> str:
+        """Stable, readable multi-line form of the full state (hidden cards included)."""
+        d = self.deck
+        phase = self.phase.name.lower()
+        lot = "none (Auction House closed)" if self.lot < 0 else _card_text(self.lot, d)
+        lines = [
+            f"Hoity Toity [{self.rules.name}] round {self.round + 1}, {phase} step, "
+            f"start player {self.start_player}",
+            f"lot: {lot}; deck: {len(self.draw_pile)} cards",
+        ]
+        for p in range(self.num_players):
+            hand = ", ".join(
+                _card_text(c, d) + ("" if c in self.public[p] else "*") for c in sorted(self.hands[p])
+            )
+            loc = self.locations[p]
+            where = f" at the {LOCATION_NAMES[loc]}" if loc >= 0 else ""
+            lines.append(
+                f"player_{p}: track {self.positions[p]}/{self.rules.finish}, money {self.money[p]}"
+                f"{where}; hand [{hand}]"
+            )
+        if self.terminated:
+            lines.append("game over; winners: " + ", ".join(f"player_{w}" for w in self.winners))
+        elif self.truncated:
+            lines.append("game truncated at the round limit")
+        lines.append("(* = hidden from the other players)")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"GameState(rules={self.rules.name!r}, num_players={self.num_players}, "
+            f"round={self.round}, phase={self.phase.name.lower()})"
+        )
+
+
+def card_text(card: int, deck: Deck) -> str:
+    """Human form of a card: series letter as printed in the box, then year (``C1592``)."""
+    return _card_text(card, deck)
+
+
+def _card_text(card: int, deck: Deck) -> str:
+    return f"{'ABCDEF'[deck.series[card]]}{deck.year[card]}"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+class _StateReader:
+    """Validating reader for :meth:`GameState.from_dict`; every failure names its field."""
+
+    def __init__(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise StateError(f"state must be a dict, got {type(data).__name__}")
+        self.data = data
+
+    def get(self, key: str) -> Any:
+        if key not in self.data:
+            raise StateError(f"state is missing field {key!r}")
+        return self.data[key]
+
+    def int_field(self, key: str, low: int, high: int) -> int:
+        value = self.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise StateError(f"state field {key!r} must be an int in [{low}, {high}], got {value!r}")
+        return value
+
+    def int_list(self, key: str, length: int, low: int, high: int) -> list[int]:
+        return self.check_int_list(self.get(key), key, length, low, high)
+
+    @staticmethod
+    def check_int_list(value: Any, key: str, length: int, low: int, high: int) -> list[int]:
+        if not isinstance(value, list) or len(value) != length:
+            raise StateError(f"state field {key!r} must be a list of {length} ints, got {value!r}")
+        for v in value:
+            if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+                raise StateError(f"state field {key!r} holds {v!r}, outside [{low}, {high}]")
+        return list(value)
+
+    def bool_field(self, key: str) -> bool:
+        value = self.get(key)
+        if not isinstance(value, bool):
+            raise StateError(f"state field {key!r} must be a bool, got {value!r}")
+        return value
+
+    def read(self) -> GameState:
+        if self.get("version") != STATE_VERSION:
+            raise StateError(f"state field 'version' must be {STATE_VERSION}, got {self.data['version']!r}")
+        try:
+            rules = RulesConfig.from_dict(self.get("rules"))
+            n = validate_num_players(self.get("num_players"))
+        except ConfigError as exc:
+            raise StateError(f"state field 'rules'/'num_players' is invalid: {exc}") from exc
+        state = GameState(rules, n, np.random.Generator(np.random.PCG64(0)))
+        num_cards = state.deck.size
+        last_card = num_cards - 1
+        big = 10**9
+
+        state.draw_pile = self.int_list("draw_pile", len(self.get("draw_pile") or []), 0, last_card)
+        state.lot = self.int_field("lot", -1, last_card)
+        hands = self.get("hands")
+        if not isinstance(hands, list) or len(hands) != n:
+            raise StateError(f"state field 'hands' must be a list of {n} lists")
+        for p, hand in enumerate(hands):
+            if not isinstance(hand, list):
+                raise StateError(f"state field 'hands' entry {p} must be a list")
+            state.hands[p] = self._cards(hand, f"hands[{p}]", last_card)
+        public = self.get("public")
+        if not isinstance(public, list) or len(public) != n:
+            raise StateError(f"state field 'public' must be a list of {n} lists")
+        for p, known in enumerate(public):
+            cards = self._cards(known if isinstance(known, list) else None, f"public[{p}]", last_card)
+            if not set(cards) <= set(state.hands[p]):
+                raise StateError(f"state field 'public[{p}]' names cards not in hands[{p}]")
+            state.public[p] = set(cards)
+
+        places: dict[int, str] = {}
+        spots = [("draw_pile", state.draw_pile), ("lot", [state.lot] if state.lot >= 0 else [])]
+        spots += [(f"hands[{p}]", h) for p, h in enumerate(state.hands)]
+        for where, cards in spots:
+            for c in cards:
+                if c in places:
+                    raise StateError(f"card {c} is in two places: {places[c]} and {where}")
+                places[c] = where
+        if len(places) != num_cards:
+            missing = sorted(set(range(num_cards)) - set(places))
+            raise StateError(f"cards {missing} are nowhere (every card must be in exactly one place)")
+        if state.lot < 0 and state.draw_pile:
+            raise StateError("state field 'lot' is -1 but the draw pile is not empty (S-5)")
+
+        state.money = self.int_list("money", n, 0, rules.starting_money)
+        state.positions = self.int_list("positions", n, 0, big)
+        state.start_player = self.int_field("start_player", 0, n - 1)
+        state.round = self.int_field("round", 0, rules.max_rounds)
+        phase = self.get("phase")
+        if phase not in ("location", "action"):
+            raise StateError(f"state field 'phase' must be 'location' or 'action', got {phase!r}")
+        state.phase = Phase.LOCATION if phase == "location" else Phase.ACTION
+        state.locations = self.int_list("locations", n, -1, 1)
+        if state.phase is Phase.LOCATION and any(v != -1 for v in state.locations):
+            raise StateError("state field 'locations' must be all -1 in the location step")
+        if state.phase is Phase.ACTION and any(v == -1 for v in state.locations):
+            raise StateError("state field 'locations' must be set for every player in the action step")
+        if state.phase is Phase.ACTION and state.lot < 0 and 0 in state.locations:
+            raise StateError("state field 'locations' sends a player to a closed Auction House")
+        state.last_locations = self.int_list("last_locations", n, -1, 1)
+        state.last_actions = self.int_list("last_actions", n, -1, big)
+        tallies = self.get("tallies")
+        if not isinstance(tallies, list) or len(tallies) != n:
+            raise StateError(f"state field 'tallies' must be a list of {n} lists")
+        for p, row in enumerate(tallies):
+            state.tallies[p] = self.check_int_list(row, f"tallies[{p}]", len(TALLY_FIELDS), 0, big)
+        state.terminated = self.bool_field("terminated")
+        state.truncated = self.bool_field("truncated")
+        if state.terminated and state.truncated:
+            raise StateError("state fields 'terminated' and 'truncated' cannot both be true")
+        state.winners = self.int_list("winners", len(self.get("winners") or []), 0, n - 1)
+        if state.terminated != bool(state.winners):
+            raise StateError("state field 'winners' must be non-empty exactly when 'terminated' is true")
+        state.rng = self._rng(self.get("rng"))
+        state._rebuild_caches()
+        return state
+
+    def _cards(self, cards: Any, where: str, last_card: int) -> list[int]:
+        if not isinstance(cards, list):
+            raise StateError(f"state field {where!r} must be a list of card ids")
+        for c in cards:
+            if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= last_card:
+                raise StateError(f"state field {where!r} holds {c!r}, not a card id in [0, {last_card}]")
+        if len(set(cards)) != len(cards):
+            raise StateError(f"state field {where!r} lists a card twice")
+        return list(cards)
+
+    @staticmethod
+    def _rng(value: Any) -> np.random.Generator:
+        if not isinstance(value, dict) or value.get("bit_generator") != "PCG64":
+            raise StateError("state field 'rng' must be a PCG64 bit-generator state dict")
+        rng = np.random.Generator(np.random.PCG64(0))
+        try:
+            rng.bit_generator.state = value
+        except (TypeError, ValueError, KeyError) as exc:
+            raise StateError(f"state field 'rng' is not a valid PCG64 state: {exc}") from exc
+        return rng
