@@ -49,7 +49,5 @@ def build_deck(rules: RulesConfig, num_players: int) -> Deck:
     for s, count in enumerate(copies):
         series.extend([s] * count)
     n = len(series)
-    years = tuple(
-        rules.year_base + rules.year_step * ((rules.year_multiplier * k) % n) for k in range(n)
-    )
+    years = tuple(rules.year_base + rules.year_step * ((rules.year_multiplier * k) % n) for k in range(n))
     return Deck(series=tuple(series), year=years, copies=tuple(copies))

@@ -37,6 +37,10 @@ class Ruleset(Protocol):
         """``(num_players, N)`` int8 legal-action masks."""
         ...
 
+    def location_masks(self, state: GameState) -> np.ndarray:
+        """Masks of a location step (also the final observation's masks)."""
+        ...
+
     def is_legal(self, state: GameState, player: int, action: int) -> bool:
         """One entry of the masks."""
         ...

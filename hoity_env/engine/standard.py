@@ -63,13 +63,10 @@ class StandardRuleset:
         After the game ends every row is the location-step mask, so a final
         observation never carries an empty mask.
         """
+        if state.phase is Phase.LOCATION or state.done:
+            return self.location_masks(state)
         n = state.num_players
         masks = np.zeros((n, BID0 + state.rules.starting_money + 1), dtype=np.int8)
-        if state.phase is Phase.LOCATION or state.done:
-            masks[:, CASTLE] = 1  # S-3: the Castle is always open
-            if state.lot >= 0:
-                masks[:, AUCTION] = 1
-            return masks
         locations = state.locations
         bidders = locations.count(AUCTION)
         min_price = state.rules.min_price
@@ -83,6 +80,14 @@ class StandardRuleset:
                 masks[p, BID0 + lone_bid(state.money[p], min_price)] = 1
             else:
                 masks[p, BID0 : BID0 + state.money[p] + 1] = 1
+        return masks
+
+    def location_masks(self, state: GameState) -> np.ndarray:
+        """Masks of a location step (S-3), also used for the final observation of a game."""
+        masks = np.zeros((state.num_players, BID0 + state.rules.starting_money + 1), dtype=np.int8)
+        masks[:, CASTLE] = 1  # S-3: the Castle is always open
+        if state.lot >= 0:
+            masks[:, AUCTION] = 1
         return masks
 
     def is_legal(self, state: GameState, player: int, action: int) -> bool:

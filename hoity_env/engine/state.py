@@ -181,7 +181,7 @@ class GameState:
             "terminated": self.terminated,
             "truncated": self.truncated,
             "winners": list(self.winners),
-            "rng": _jsonable(self.rng.bit_generator.state),
+            "rng": rng_to_dict(self.rng),
         }
 
     @classmethod
@@ -234,6 +234,23 @@ def card_text(card: int, deck: Deck) -> str:
 
 def _card_text(card: int, deck: Deck) -> str:
     return f"{'ABCDEF'[deck.series[card]]}{deck.year[card]}"
+
+
+def rng_to_dict(rng: np.random.Generator) -> dict[str, Any]:
+    """JSON-safe bit-generator state of a PCG64 ``Generator``."""
+    return _jsonable(rng.bit_generator.state)  # type: ignore[no-any-return]
+
+
+def rng_from_dict(value: Any, field: str) -> np.random.Generator:
+    """Inverse of :func:`rng_to_dict`; a bad value raises :class:`StateError` naming ``field``."""
+    if not isinstance(value, dict) or value.get("bit_generator") != "PCG64":
+        raise StateError(f"state field {field!r} must be a PCG64 bit-generator state dict")
+    rng = np.random.Generator(np.random.PCG64(0))
+    try:
+        rng.bit_generator.state = value
+    except (TypeError, ValueError, KeyError) as exc:
+        raise StateError(f"state field {field!r} is not a valid PCG64 state: {exc}") from exc
+    return rng
 
 
 def _jsonable(value: Any) -> Any:
@@ -357,7 +374,7 @@ class _StateReader:
         state.winners = self.int_list("winners", len(self.get("winners") or []), 0, n - 1)
         if state.terminated != bool(state.winners):
             raise StateError("state field 'winners' must be non-empty exactly when 'terminated' is true")
-        state.rng = self._rng(self.get("rng"))
+        state.rng = rng_from_dict(self.get("rng"), "rng")
         state._rebuild_caches()
         return state
 
@@ -370,14 +387,3 @@ class _StateReader:
         if len(set(cards)) != len(cards):
             raise StateError(f"state field {where!r} lists a card twice")
         return list(cards)
-
-    @staticmethod
-    def _rng(value: Any) -> np.random.Generator:
-        if not isinstance(value, dict) or value.get("bit_generator") != "PCG64":
-            raise StateError("state field 'rng' must be a PCG64 bit-generator state dict")
-        rng = np.random.Generator(np.random.PCG64(0))
-        try:
-            rng.bit_generator.state = value
-        except (TypeError, ValueError, KeyError) as exc:
-            raise StateError(f"state field 'rng' is not a valid PCG64 state: {exc}") from exc
-        return rng

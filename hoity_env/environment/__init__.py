@@ -1,0 +1,29 @@
+"""The PettingZoo adapter over the engine: parallel env, AEC forms, codec, encoders, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
+from pettingzoo.utils.env import AECEnv
+
+from hoity_env.environment.codec import ActionCodec
+from hoity_env.environment.parallel_env import HoityParallelEnv
+
+
+def parallel_env(**kwargs: Any) -> HoityParallelEnv:
+    """The native parallel environment (see :class:`HoityParallelEnv` for the arguments)."""
+    return HoityParallelEnv(**kwargs)
+
+
+def raw_env(**kwargs: Any) -> AECEnv:
+    """The AEC form without extra wrappers (``parallel_to_aec_wrapper``)."""
+    return parallel_to_aec_wrapper(HoityParallelEnv(**kwargs))
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC form with PettingZoo's order-enforcing wrapper (``parallel_to_aec``)."""
+    return parallel_to_aec(HoityParallelEnv(**kwargs))
+
+
+__all__ = ["ActionCodec", "HoityParallelEnv", "env", "parallel_env", "raw_env"]

@@ -1,0 +1,223 @@
+"""Observation and global-state encoders (DESIGN §2, RULES C-5).
+
+Every observation vector is seat-relative: global features, then the observer's
+private features, then one block per player starting with the observer and going
+round the table in seat order.  All values lie in [0, 1].  The vector holds
+every piece of public information and the observer's own hand, and nothing else:
+other players' cards appear only through ``known_*`` (cards publicly seen
+entering their hands: purchases, thefts, exhibitions) and their hand sizes.
+
+Speed matters (≤ 5 µs per agent-step).  Each full encode writes one flat
+*source* vector (global features, then per absolute seat its public block and its
+private block) from a single Python list, and every observation and the global
+state are gathers from it through index arrays built once.  Between a round's
+location and action steps only the phase and the revealed locations change, so
+that step patches the previous source instead of re-encoding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hoity_env.engine.actions import AUCTION, BID0, EXHIBIT, Phase
+from hoity_env.engine.game import Game
+from hoity_env.engine.state import GameState
+
+GLOBAL_FIELDS: tuple[tuple[str, int], ...] = (
+    ("phase", 2),  # one-hot: location step, action step
+    ("round", 1),  # completed rounds / max_rounds
+    ("lot_present", 1),  # 0 once the Auction House is closed
+    ("lot_series", 6),  # one-hot series of the lot
+    ("lot_age", 1),  # 1 = the deck's oldest card, 0 = its newest
+    ("deck", 1),  # cards left in the draw pile / deck size
+)
+OWN_FIELDS: tuple[tuple[str, int], ...] = (
+    ("hand", 6),  # own cards per series / copies of that series
+    ("best_size", 1),  # cards in own best exhibition / deck size
+    ("best_age", 1),  # age of its oldest card (as lot_age), 0 without one
+    ("can_exhibit", 1),  # 1 if Exhibit is possible (C-3)
+)
+PLAYER_FIELDS: tuple[tuple[str, int], ...] = (
+    ("position", 1),  # track position / finish, capped at 1
+    ("money", 1),  # money / starting money
+    ("hand_size", 1),  # cards in hand / deck size (public)
+    ("known", 6),  # cards publicly known in hand, per series / copies
+    ("location", 2),  # one-hot location revealed this round (action step only)
+    ("last_location", 2),  # one-hot location of last round
+    ("last_role", 3),  # one-hot castle role of last round: exhibit, thief, detective
+    ("last_bid", 1),  # last round's bid / starting money
+    ("rate_auction", 1),  # share of past rounds at the Auction House
+    ("rate_castle", 1),  # share of past rounds at the Castle
+    ("rate_exhibit", 1),  # share of past rounds exhibiting
+    ("rate_thief", 1),  # share of past rounds as thief
+    ("rate_detective", 1),  # share of past rounds as detective
+    ("mean_bid", 1),  # mean bid per Auction House visit / starting money
+    ("start_player", 1),  # 1 for this round's start player
+)
+
+
+def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
+    out, at = {}, 0
+    for name, width in fields:
+        out[name] = slice(at, at + width)
+        at += width
+    return out
+
+
+G_SL = _offsets(GLOBAL_FIELDS)
+O_SL = _offsets(OWN_FIELDS)
+P_SL = _offsets(PLAYER_FIELDS)
+G_DIM = sum(w for _, w in GLOBAL_FIELDS)
+O_DIM = sum(w for _, w in OWN_FIELDS)
+P_DIM = sum(w for _, w in PLAYER_FIELDS)
+_NO_BEST = (0.0, 0.0, 0.0)
+
+
+class StandardObserver:
+    """Encodes a standard-ruleset :class:`GameState` for every seat at once."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        n = self.n = game.num_players
+        rules, deck = game.rules, game.deck
+        self.obs_dim = G_DIM + O_DIM + n * P_DIM
+        self.state_dim = G_DIM + n * (P_DIM + O_DIM)
+        seat_dim = P_DIM + O_DIM
+        # Source layout: [global | seat0 public | seat0 private | seat1 public | …].
+        seat_base = G_DIM + np.arange(n) * seat_dim
+        g_idx = np.arange(G_DIM)
+        obs_idx = np.empty((n, self.obs_dim), dtype=np.intp)
+        for i in range(n):
+            own = seat_base[i] + P_DIM + np.arange(O_DIM)
+            order = (i + np.arange(n)) % n  # observer first, then round the table
+            public = (seat_base[order][:, None] + np.arange(P_DIM)[None, :]).ravel()
+            obs_idx[i] = np.concatenate([g_idx, own, public])
+        self._obs_idx = obs_idx
+        self._loc_col = seat_base + P_SL["location"].start  # + location index
+        self._inv_copies = [1.0 / c for c in deck.copies]
+        span = max(deck.newest_year - deck.oldest_year, 1)
+        self._age = [(deck.newest_year - y) / span for y in deck.year]
+        self._series = deck.series
+        self._finish = rules.finish
+        self._source: np.ndarray | None = None
+        # Scale of each raw source value (counts, money, spaces → [0, 1]).
+        inv_money = 1.0 / max(rules.starting_money, 1)
+        g_scale = [1.0] * G_DIM
+        g_scale[2] = 1.0 / rules.max_rounds
+        g_scale[11] = 1.0 / deck.size
+        p_scale = [1.0 / rules.finish, inv_money, 1.0 / deck.size, *self._inv_copies]
+        p_scale += [1.0] * (P_SL["mean_bid"].start - len(p_scale)) + [inv_money, 1.0]
+        o_scale = [*self._inv_copies, 1.0 / deck.size, 1.0, 1.0]
+        self._scale = np.asarray(g_scale + (p_scale + o_scale) * n, dtype=np.float32)
+        rates = np.arange(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
+        self._rate_idx = (seat_base[:, None] + rates[None, :]).ravel()
+        # Raw features "location now (2), last location (2), last role (3), last bid (1)"
+        # for each possible last flat action; index -1 (no last round) gives zeros.
+        layout_size = game.layout.size
+        feats: list[tuple[float, ...]] = []
+        for action in range(layout_size):
+            if action >= BID0:
+                feats.append((0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, (action - BID0) * inv_money))
+            elif action >= EXHIBIT:
+                role = [0.0, 0.0, 0.0]
+                role[action - EXHIBIT] = 1.0
+                feats.append((0.0, 0.0, 0.0, 1.0, *role, 0.0))
+            else:
+                feats.append((0.0,) * 8)  # a location index is never a last action
+        feats.append((0.0,) * 8)  # index -1
+        self._last_feats = feats
+
+    def __getstate__(self) -> dict[str, object]:
+        out = dict(self.__dict__)
+        out["_source"] = None  # a cache; the next encode rebuilds it
+        return out
+
+    # ------------------------------------------------------------- layouts
+    def obs_layout(self) -> dict[str, slice]:
+        """Name → slice of the observation vector; ``playerK.*`` is K seats after the observer."""
+        out = dict(G_SL)
+        out.update({f"own.{k}": slice(G_DIM + s.start, G_DIM + s.stop) for k, s in O_SL.items()})
+        for k in range(self.n):
+            base = G_DIM + O_DIM + k * P_DIM
+            out.update({f"player{k}.{f}": slice(base + s.start, base + s.stop) for f, s in P_SL.items()})
+        return out
+
+    def state_layout(self) -> dict[str, slice]:
+        """Name → slice of the global state vector; ``seatK.*`` is absolute seat K."""
+        out = dict(G_SL)
+        for k in range(self.n):
+            base = G_DIM + k * (P_DIM + O_DIM)
+            out.update({f"seat{k}.{f}": slice(base + s.start, base + s.stop) for f, s in P_SL.items()})
+            base += P_DIM
+            out.update({f"seat{k}.{f}": slice(base + s.start, base + s.stop) for f, s in O_SL.items()})
+        return out
+
+    # ------------------------------------------------------------ features
+    def _encode_source(self, state: GameState) -> np.ndarray:
+        """The flat source vector (see the module docstring), locations excluded.
+
+        Values are appended raw (counts, money, spaces) and scaled by one
+        precomputed vector; only the per-round rates get their own factor.
+        """
+        vals: list[float] = [0.0] * G_DIM
+        vals[int(state.phase)] = 1.0
+        vals[2] = state.round
+        lot = state.lot
+        if lot >= 0:
+            vals[3] = 1.0
+            vals[4 + self._series[lot]] = 1.0
+            vals[10] = self._age[lot]
+        vals[11] = len(state.draw_pile)
+        finish, age, last_feats = self._finish, self._age, self._last_feats
+        positions, money, hands = state.positions, state.money, state.hands
+        public_counts, counts, tallies = state.public_counts, state.counts, state.tallies
+        last_actions = state.last_actions
+        start = state.start_player
+        for p in range(self.n):
+            pos = positions[p]
+            tally = tallies[p]
+            vals.append(pos if pos < finish else finish)
+            vals.append(money[p])
+            vals.append(len(hands[p]))
+            vals.extend(public_counts[p])
+            vals.extend(last_feats[last_actions[p]])  # location (patched later) + last round
+            vals.extend(tally[0:5])
+            vals.append(tally[5] / tally[0] if tally[0] else 0.0)
+            vals.append(1.0 if p == start else 0.0)
+            vals.extend(counts[p])
+            best = state.best_exhibition(p)
+            if best is None:
+                vals.extend(_NO_BEST)
+            else:
+                vals.extend((len(best), max([age[c] for c in best]), 1.0))
+        source = np.array(vals, dtype=np.float32)
+        source *= self._scale
+        if state.round:
+            source[self._rate_idx] *= 1.0 / state.round
+        return source
+
+    def _with_locations(self, source: np.ndarray, state: GameState) -> np.ndarray:
+        """Copy of ``source`` with the phase and this round's revealed locations set."""
+        out = source.copy()
+        out[0:2] = 0.0
+        out[int(state.phase)] = 1.0
+        if state.phase is Phase.ACTION:
+            out[self._loc_col + np.asarray(state.locations)] = 1.0
+        return out
+
+    # ------------------------------------------------------------- outputs
+    def observations(self, state: GameState, *, reuse: bool = False) -> np.ndarray:
+        """``(n, obs_dim)`` float32: row ``i`` is seat ``i``'s observation (a fresh array).
+
+        ``reuse=True`` is only valid when the previous call encoded the same game
+        in the same round's location step (the environment's location→action step):
+        nothing but the phase and the revealed locations has changed since.
+        """
+        source = self._source
+        if source is None or not reuse:
+            source = self._source = self._encode_source(state)
+        return self._with_locations(source, state)[self._obs_idx]
+
+    def global_state(self, state: GameState) -> np.ndarray:
+        """Full global state in absolute seats (hidden hands included), for centralized critics."""
+        return self._with_locations(self._encode_source(state), state)

@@ -1,0 +1,380 @@
+"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (DESIGN §2).
+
+A thin adapter: it checks and decodes actions, calls the engine, encodes
+observations and maps outcomes to rewards.  Rules live in ``hoity_env.engine``.
+
+Spaces
+    * action: ``Discrete(N)`` for every agent; index groups in
+      :mod:`hoity_env.environment.codec` (standard: 56 actions).
+    * observation: ``Dict(observation=Box(0, 1, (D,), float32),
+      action_mask=Box(0, 1, (N,), int8))``; layout from :meth:`obs_layout`.
+    * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
+
+Every agent acts in every ``step()``; a round takes two steps (location, then
+action).  Rewards are 0 until the game ends, except for the shaping of
+``reward="progress"`` and the penalty of ``illegal_action="penalize"``.
+
+Version history: v0 (hoity_env 0.1.0) first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
+
+from hoity_env.engine.actions import Phase
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
+from hoity_env.engine.game import Game
+from hoity_env.engine.state import GameState, rng_from_dict, rng_to_dict
+from hoity_env.environment.codec import ActionCodec
+from hoity_env.environment.observers import make_observer
+from hoity_env.environment.render import render_text
+from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
+
+ILLEGAL_ACTION_MODES = ("fallback", "penalize", "raise")
+RENDER_MODES = ["ansi", "human"]
+ENV_STATE_VERSION = 1
+
+
+class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
+    """Hoity Toity, all players acting simultaneously; see the module docstring."""
+
+    metadata = {
+        "name": "hoity_toity_v0",
+        "render_modes": RENDER_MODES,
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: str | RulesConfig = "standard",
+        reward: str = "win_loss",
+        illegal_action: str = "fallback",
+        max_cycles: int | None = None,
+        render_mode: str | None = None,
+        illegal_penalty: float = -1.0,
+    ) -> None:
+        self.game = Game(rules, num_players)
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
+            raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+        _check_max_cycles(max_cycles)
+        self.num_players = self.game.num_players
+        self.rules = self.game.rules
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.max_cycles = max_cycles  # plain attribute: parallel_api_test assigns it
+        self.render_mode = render_mode
+
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents: list[str] = []
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self.codec = ActionCodec(self.game.layout)
+        self.observer = make_observer(self.game)
+        n_act = self.codec.size
+        self._action_space = spaces.Discrete(n_act)
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.observer.obs_dim,), np.float32),
+                "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
+            }
+        )
+        self.state_space = spaces.Box(0.0, 1.0, (self.observer.state_dim,), np.float32)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
+
+        self._np_random: np.random.Generator | None = None
+        self._np_random_seed: int | None = None
+        self._state: GameState | None = None
+        self._cycles = 0
+        self._events: list[dict[str, Any]] = []
+        self._warned_illegal = False
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The (shared) observation space; ``agent`` must be one of ``possible_agents``."""
+        self._check_agent_name(agent)
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The (shared) ``Discrete`` action space."""
+        self._check_agent_name(agent)
+        return self._action_space
+
+    def obs_layout(self) -> dict[str, slice]:
+        """Name → slice of the ``"observation"`` vector (``playerK`` = K seats after the observer)."""
+        return self.observer.obs_layout()
+
+    def state_layout(self) -> dict[str, slice]:
+        """Name → slice of :meth:`state` (``seatK`` = absolute seat K)."""
+        return self.observer.state_layout()
+
+    # ---------------------------------------------------------------- reset
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+        """Deal a new game.  ``seed`` seeds the env's generator; each game draws its deal from it."""
+        _check_max_cycles(self.max_cycles)
+        if seed is not None or self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        self._state = self.game.new_state(game_seed)
+        self._cycles = 0
+        self._events = []
+        self.agents = list(self.possible_agents)
+        obs, infos = self._outputs([], [False] * self.num_players, reuse=False)
+        if self.render_mode == "human":
+            self.render()
+        return obs, infos
+
+    # ----------------------------------------------------------------- step
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, dict[str, np.ndarray]],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Apply every agent's action at once (one location or action step)."""
+        state = self._state
+        if state is None:
+            raise IllegalActionError("call reset() before step()")
+        if not self.agents:
+            if isinstance(actions, Mapping) and not actions:
+                return {}, {}, {}, {}, {}
+            raise IllegalActionError("the game is over: call reset() before sending more actions")
+        joint, illegal = self._decode(state, actions)
+
+        game = self.game
+        before = list(state.positions) if self.reward_mode == "progress" else None
+        was_location = state.phase is Phase.LOCATION
+        events = game.step(state, joint, validate=False)
+        self._cycles += 1
+        self._events = [e.to_dict() for e in events]
+
+        truncated = state.truncated or (self.max_cycles is not None and self._cycles >= self.max_cycles)
+        done = state.terminated or truncated
+        n = self.num_players
+        rewards = [0.0] * n
+        if done:
+            rewards = final_rewards(self.reward_mode, game, state, decided=state.terminated)
+        if before is not None and not was_location:
+            rewards = [r + s for r, s in zip(rewards, progress_shaping(before, state.positions, state.rules))]
+        if self.illegal_action == "penalize":
+            rewards = [r + self.illegal_penalty if bad else r for r, bad in zip(rewards, illegal)]
+
+        obs, infos = self._outputs(self._events, illegal, reuse=was_location and not done, final=done)
+        agents = self.possible_agents
+        rew = {a: float(rewards[i]) for i, a in enumerate(agents)}
+        terms = dict.fromkeys(agents, bool(state.terminated))
+        truncs = dict.fromkeys(agents, bool(truncated and not state.terminated))
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, terms, truncs, infos
+
+    def _decode(self, state: GameState, actions: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
+        """Check the joint action; apply the illegal-action policy; never mutate anything."""
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(f"actions must be a dict of agent -> int, got {type(actions).__name__}")
+        index = self._index
+        if len(actions) != self.num_players or any(a not in index for a in actions):
+            unknown = sorted(str(a) for a in actions if a not in index)
+            if unknown:
+                raise IllegalActionError(f"unknown agent(s) {unknown}; agents are {self.agents}")
+            missing = sorted(set(self.agents) - set(actions))
+            raise IllegalActionError(f"missing action(s) for {missing}: every agent acts every step")
+        size = self.codec.size
+        joint = [0] * self.num_players
+        illegal = [False] * self.num_players
+        ruleset, masks = self.game.ruleset, None
+        for agent, raw in actions.items():
+            a = _as_action_int(agent, raw, size)
+            p = index[agent]
+            if not ruleset.is_legal(state, p, a):
+                if masks is None:
+                    masks = ruleset.legal_masks(state)
+                legal = np.flatnonzero(masks[p])
+                if self.illegal_action == "raise":
+                    raise IllegalActionError(
+                        f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
+                        f"{state.phase.name.lower()} step; legal actions: {legal.tolist()}"
+                    )
+                illegal[p] = True
+                if not self._warned_illegal:
+                    self._warned_illegal = True
+                    warnings.warn(
+                        f"{agent} sent masked-out action {a}; playing the lowest legal action "
+                        f"{int(legal[0])} instead (illegal_action={self.illegal_action!r}; "
+                        "infos[agent]['illegal_action'] flags each case; this warning is shown once)",
+                        stacklevel=3,
+                    )
+                a = int(legal[0])
+            joint[p] = a
+        return joint, illegal
+
+    def _outputs(
+        self, events: list[dict[str, Any]], illegal: list[bool], *, reuse: bool, final: bool = False
+    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+        state = self._state
+        assert state is not None
+        obs_rows = self.observer.observations(state, reuse=reuse)
+        # The last observation of a game carries a location-step mask, never an empty one.
+        masks = self.game.ruleset.location_masks(state) if final else self.game.legal_masks(state)
+        info_masks = masks.copy()
+        phase = "location" if state.phase is Phase.LOCATION else "action"
+        obs = {}
+        infos = {}
+        for i, agent in enumerate(self.possible_agents):
+            obs[agent] = {"observation": obs_rows[i], "action_mask": masks[i]}
+            infos[agent] = {
+                "action_mask": info_masks[i],
+                "phase": phase,
+                "events": list(events),
+                "illegal_action": illegal[i],
+            }
+        return obs, infos
+
+    # ------------------------------------------------------------ extras
+    def state(self) -> np.ndarray:
+        """Global state vector (all hands included) for centralized critics."""
+        if self._state is None:
+            raise IllegalActionError("call reset() before state()")
+        return self.observer.global_state(self._state)
+
+    @property
+    def game_state(self) -> GameState:
+        """The engine state of the current game (read it; change it only through ``set_state``)."""
+        if self._state is None:
+            raise IllegalActionError("call reset() first")
+        return self._state
+
+    @property
+    def last_events(self) -> list[dict[str, Any]]:
+        """Public events of the last step (JSON-safe dicts)."""
+        return [dict(e) for e in self._events]
+
+    def render(self) -> str | None:
+        """``ansi``: return the public board as text; ``human``: print it."""
+        if self.render_mode is None:
+            warnings.warn(
+                "render() called without render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
+            )
+            return None
+        if self._state is None:
+            text = "(no game yet: call reset())"
+        else:
+            text = render_text(self._state, self._events)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------- save / restore
+    def get_state(self) -> dict[str, Any]:
+        """JSON-safe snapshot: the engine's dict plus env bookkeeping."""
+        if self._state is None:
+            raise IllegalActionError("call reset() before get_state()")
+        assert self._np_random is not None
+        return {
+            "version": ENV_STATE_VERSION,
+            "engine": self._state.to_dict(),
+            "env": {
+                "agents": list(self.agents),
+                "cycles": self._cycles,
+                "events": [dict(e) for e in self._events],
+                "np_random": rng_to_dict(self._np_random),
+                "warned_illegal": self._warned_illegal,
+            },
+        }
+
+    def set_state(self, data: Any) -> None:
+        """Restore a :meth:`get_state` snapshot (validated; on error nothing changes)."""
+        if not isinstance(data, dict) or data.get("version") != ENV_STATE_VERSION:
+            raise StateError(f"env state must be a dict with version {ENV_STATE_VERSION}")
+        if not isinstance(data.get("env"), dict):
+            raise StateError("env state is missing field 'env'")
+        state = self.game.state_from_dict(data.get("engine"))
+        env = data["env"]
+        agents = env.get("agents")
+        if agents not in (list(self.possible_agents), []) or (agents == []) != (
+            state.done or (self.max_cycles is not None and env.get("cycles", 0) >= self.max_cycles)
+        ):
+            raise StateError("env state field 'agents' does not match the game's progress")
+        cycles = env.get("cycles")
+        if not isinstance(cycles, int) or isinstance(cycles, bool) or cycles < 0:
+            raise StateError(f"env state field 'cycles' must be an int >= 0, got {cycles!r}")
+        events = env.get("events")
+        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+            raise StateError("env state field 'events' must be a list of dicts")
+        rng = rng_from_dict(env.get("np_random"), "env.np_random")
+        self._state = state
+        self.agents = list(agents)
+        self._cycles = cycles
+        self._events = [dict(e) for e in events]
+        self._np_random = rng
+        self._warned_illegal = bool(env.get("warned_illegal", False))
+        self.observer.observations(state)  # refresh the encoder's per-round cache
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Current observation of ``agent`` (fresh arrays)."""
+        self._check_agent_name(agent)
+        if self._state is None:
+            raise IllegalActionError("call reset() first")
+        i = self._index[agent]
+        row = self.observer.observations(self._state)[i]
+        ruleset = self.game.ruleset
+        masks = ruleset.legal_masks(self._state) if self.agents else ruleset.location_masks(self._state)
+        return {"observation": row, "action_mask": masks[i]}
+
+    def _check_agent_name(self, agent: str) -> None:
+        if agent not in self._index:
+            raise IllegalActionError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+
+    def __repr__(self) -> str:
+        return (
+            f"HoityParallelEnv(num_players={self.num_players}, rules={self.rules.name!r}, "
+            f"reward={self.reward_mode!r}, illegal_action={self.illegal_action!r})"
+        )
+
+
+def _check_max_cycles(value: Any) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {value!r}")
+
+
+def _as_action_int(agent: str, raw: Any, size: int) -> int:
+    """Accept Python/NumPy integers (and 0-d or 1-element integer arrays); reject the rest."""
+    if isinstance(raw, np.ndarray):
+        if raw.size != 1 or not np.issubdtype(raw.dtype, np.integer):
+            raise IllegalActionError(
+                f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
+            )
+        raw = raw.reshape(()).item()
+    if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)):
+        raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
+    a = int(raw)
+    if not 0 <= a < size:
+        raise IllegalActionError(f"action {a} for {agent} is out of range [0, {size})")
+    return a

@@ -1,0 +1,79 @@
+"""Text rendering built from events (DESIGN §1): what a spectator at the table sees.
+
+Only public information is drawn (RULES C-5): hands appear as sizes plus the
+cards publicly known to be in them, so a render can be shown to any player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from hoity_env.engine.cards import Deck
+from hoity_env.engine.state import GameState, card_text
+
+
+def describe_event(event: dict[str, Any], deck: Deck) -> str:
+    """One line of text for one event dict (``Event.to_dict()`` form)."""
+    kind = event["kind"]
+
+    def card(c: int | None) -> str:
+        return "nothing" if c is None else card_text(c, deck)
+
+    def cards(cs: Iterable[int]) -> str:
+        return ", ".join(card_text(c, deck) for c in cs)
+
+    if kind == "locations":
+        return "locations: " + ", ".join(f"player_{p} {loc}" for p, loc in enumerate(event["locations"]))
+    if kind == "actions":
+        parts = []
+        for p, act in enumerate(event["actions"]):
+            what = f"bids {act['bid']}" if act["location"] == "auction" else f"plays {act['role']}"
+            parts.append(f"player_{p} {what}")
+        return "actions: " + ", ".join(parts)
+    if kind == "purchase":
+        return f"player_{event['player']} buys {card(event['card'])} for {event['price']}"
+    if kind == "no_sale":
+        return f"{card(event['card'])} is not sold ({event['reason']})"
+    if kind == "new_lot":
+        return f"new lot: {card(event['card'])}"
+    if kind == "auction_closed":
+        return "the deck is empty: the Auction House is closed"
+    if kind == "exhibit":
+        return f"player_{event['player']} exhibits {cards(event['cards'])}"
+    if kind == "arrest":
+        thieves = ", ".join(f"player_{p}" for p in event["thieves"])
+        detectives = ", ".join(f"player_{p}" for p in event["detectives"])
+        return f"arrest: {detectives} catch(es) {thieves}"
+    if kind == "theft":
+        if event["card"] is None:
+            return f"player_{event['player']} finds nothing to steal"
+        return f"player_{event['player']} steals {card(event['card'])} from player_{event['victim']}"
+    if kind == "score":
+        return f"player_{event['player']}'s exhibition of {len(event['cards'])} cards scores"
+    if kind == "move":
+        return f"player_{event['player']} moves {event['start']} -> {event['end']} ({event['reason']})"
+    if kind == "game_end":
+        return "game over; winner(s): " + ", ".join(f"player_{p}" for p in event["winners"])
+    if kind == "truncated":
+        return "round limit reached: the game is truncated"
+    return str(event)
+
+
+def render_text(state: GameState, events: list[dict[str, Any]]) -> str:
+    """The public board after the last step, preceded by that step's events."""
+    deck = state.deck
+    lines = [describe_event(e, deck) for e in events]
+    phase = "game over" if state.done else f"{state.phase.name.lower()} step"
+    lot = "closed" if state.lot < 0 else card_text(state.lot, deck)
+    lines.append(
+        f"== round {state.round + 1}, {phase}; lot {lot}; deck {len(state.draw_pile)}; "
+        f"start player_{state.start_player}"
+    )
+    for p in range(state.num_players):
+        known = ", ".join(card_text(c, deck) for c in sorted(state.public[p]))
+        lines.append(
+            f"player_{p}: track {state.positions[p]:>2}/{state.rules.finish} money {state.money[p]:>3} "
+            f"cards {len(state.hands[p]):>2} known [{known}]"
+        )
+    return "\n".join(lines)
