@@ -46,7 +46,7 @@ class EventKind(str, Enum):
 class Event:
     """One thing that happened in ``round`` (0-based), with JSON-safe ``data``."""
 
-    __slots__ = ("kind", "round", "data")
+    __slots__ = ("data", "kind", "round")
 
     def __init__(self, kind: EventKind, round_: int, **data: Any) -> None:
         self.kind = kind

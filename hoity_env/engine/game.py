@@ -49,7 +49,7 @@ class Game:
 
     def legal_actions(self, state: GameState, player: int) -> list[int]:
         """Legal flat action indices of ``player``."""
-        return np.flatnonzero(self.ruleset.legal_masks(state)[player]).tolist()
+        return [int(a) for a in np.flatnonzero(self.ruleset.legal_masks(state)[player])]
 
     def is_legal(self, state: GameState, player: int, action: int) -> bool:
         """Whether ``player`` may play ``action`` now."""

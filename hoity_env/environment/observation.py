@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hoity_env.engine.actions import AUCTION, BID0, EXHIBIT, Phase
+from hoity_env.engine.actions import BID0, EXHIBIT, Phase
 from hoity_env.engine.game import Game
 from hoity_env.engine.state import GameState
 
@@ -198,7 +198,7 @@ class StandardObserver:
 
     def _with_locations(self, source: np.ndarray, state: GameState) -> np.ndarray:
         """Copy of ``source`` with the phase and this round's revealed locations set."""
-        out = source.copy()
+        out: np.ndarray = source.copy()
         out[0:2] = 0.0
         out[int(state.phase)] = 1.0
         if state.phase is Phase.ACTION:
@@ -216,7 +216,8 @@ class StandardObserver:
         source = self._source
         if source is None or not reuse:
             source = self._source = self._encode_source(state)
-        return self._with_locations(source, state)[self._obs_idx]
+        out: np.ndarray = self._with_locations(source, state)[self._obs_idx]
+        return out
 
     def global_state(self, state: GameState) -> np.ndarray:
         """Full global state in absolute seats (hidden hands included), for centralized critics."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -43,10 +43,10 @@ RENDER_MODES = ["ansi", "human"]
 ENV_STATE_VERSION = 1
 
 
-class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
+class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
     """Hoity Toity, all players acting simultaneously; see the module docstring."""
 
-    metadata = {
+    metadata: ClassVar[dict[str, Any]] = {
         "name": "hoity_toity_v0",
         "render_modes": RENDER_MODES,
         "is_parallelizable": True,
@@ -176,9 +176,14 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
         if done:
             rewards = final_rewards(self.reward_mode, game, state, decided=state.terminated)
         if before is not None and not was_location:
-            rewards = [r + s for r, s in zip(rewards, progress_shaping(before, state.positions, state.rules))]
+            rewards = [
+                r + s
+                for r, s in zip(rewards, progress_shaping(before, state.positions, state.rules), strict=True)
+            ]
         if self.illegal_action == "penalize":
-            rewards = [r + self.illegal_penalty if bad else r for r, bad in zip(rewards, illegal)]
+            rewards = [
+                r + self.illegal_penalty if bad else r for r, bad in zip(rewards, illegal, strict=True)
+            ]
 
         obs, infos = self._outputs(self._events, illegal, reuse=was_location and not done, final=done)
         agents = self.possible_agents

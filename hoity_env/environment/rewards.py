@@ -51,6 +51,6 @@ def final_rewards(mode: str, game: Game, state: GameState, *, decided: bool) -> 
 def progress_shaping(before: list[int], after: list[int], rules: RulesConfig) -> list[float]:
     """Own track gain minus the mean gain of the others, over the finish (sums to 0)."""
     n = len(before)
-    gains = [a - b for a, b in zip(after, before)]
+    gains = [a - b for a, b in zip(after, before, strict=True)]
     total = sum(gains)
     return [(g - (total - g) / (n - 1)) / rules.finish for g in gains]
