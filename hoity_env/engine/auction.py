@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from hoity_env.engine.events import Event, EventKind
 from hoity_env.engine.state import GameState
 
@@ -21,11 +19,12 @@ def auction_winner(bids: dict[int, int], start_player: int, num_players: int, ti
     the highest amount wins, ties go to the first seat counting from the start player.
     """
     if tie_break == "unique":
-        tally = Counter(b for b in bids.values() if b > 0)
-        best = max((amount for amount, k in tally.items() if k == 1), default=0)
-        if best == 0:
-            return -1
-        return next(p for p, b in bids.items() if b == best)
+        seen: dict[int, int] = {}  # amount -> bidder, or -1 once two players bid it
+        for p, b in bids.items():
+            if b > 0:
+                seen[b] = -1 if b in seen else p
+        best = max((amount for amount, p in seen.items() if p >= 0), default=0)
+        return seen[best] if best else -1
     best = max(bids.values(), default=0)
     if best <= 0:
         return -1

@@ -23,42 +23,53 @@ from hoity_env.engine.actions import BID0, EXHIBIT, Phase
 from hoity_env.engine.game import Game
 from hoity_env.engine.state import GameState
 
-GLOBAL_FIELDS: tuple[tuple[str, int], ...] = (
-    ("phase", 2),  # one-hot: location step, action step
-    ("round", 1),  # completed rounds / max_rounds
-    ("lot_present", 1),  # 0 once the Auction House is closed
-    ("lot_series", 6),  # one-hot series of the lot
-    ("lot_age", 1),  # 1 = the deck's oldest card, 0 = its newest
-    ("deck", 1),  # cards left in the draw pile / deck size
+Field = tuple[str, int, str]
+"""(name, width, meaning) of one observation field."""
+
+GLOBAL_FIELDS: tuple[Field, ...] = (
+    ("phase", 2, "one-hot: location step, action step"),
+    ("round", 1, "completed rounds / max_rounds"),
+    ("lot_present", 1, "1 while a lot is on display (0 once the Auction House is closed)"),
+    ("lot_series", 6, "one-hot series of the lot"),
+    ("lot_age", 1, "age of the lot: 1 = the deck's oldest card, 0 = its newest"),
+    ("deck", 1, "cards left in the draw pile / deck size"),
 )
-OWN_FIELDS: tuple[tuple[str, int], ...] = (
-    ("hand", 6),  # own cards per series / copies of that series
-    ("best_size", 1),  # cards in own best exhibition / deck size
-    ("best_age", 1),  # age of its oldest card (as lot_age), 0 without one
-    ("can_exhibit", 1),  # 1 if Exhibit is possible (C-3)
+OWN_FIELDS: tuple[Field, ...] = (
+    ("hand", 6, "own cards per series / copies of that series (private)"),
+    ("best_size", 1, "cards in own best exhibition / deck size (private)"),
+    ("best_age", 1, "age of its oldest card, as lot_age; 0 without one (private)"),
+    ("can_exhibit", 1, "1 if own hand holds a valid exhibition (private)"),
 )
-PLAYER_FIELDS: tuple[tuple[str, int], ...] = (
-    ("position", 1),  # track position / finish, capped at 1
-    ("money", 1),  # money / starting money
-    ("hand_size", 1),  # cards in hand / deck size (public)
-    ("known", 6),  # cards publicly known in hand, per series / copies
-    ("location", 2),  # one-hot location revealed this round (action step only)
-    ("last_location", 2),  # one-hot location of last round
-    ("last_role", 3),  # one-hot castle role of last round: exhibit, thief, detective
-    ("last_bid", 1),  # last round's bid / starting money
-    ("rate_auction", 1),  # share of past rounds at the Auction House
-    ("rate_castle", 1),  # share of past rounds at the Castle
-    ("rate_exhibit", 1),  # share of past rounds exhibiting
-    ("rate_thief", 1),  # share of past rounds as thief
-    ("rate_detective", 1),  # share of past rounds as detective
-    ("mean_bid", 1),  # mean bid per Auction House visit / starting money
-    ("start_player", 1),  # 1 for this round's start player
+PLAYER_FIELDS: tuple[Field, ...] = (
+    ("position", 1, "track position / finish, capped at 1"),
+    ("money", 1, "money / starting money"),
+    ("hand_size", 1, "cards in hand / deck size"),
+    ("known", 6, "cards publicly known in hand (bought, stolen, exhibited) per series / copies"),
+    ("location", 2, "one-hot location revealed this round (action step only, else 0)"),
+    ("last_location", 2, "one-hot location of last round"),
+    ("last_role", 3, "one-hot castle role of last round: exhibit, thief, detective"),
+    ("last_bid", 1, "last round's bid / starting money"),
+    ("rate_auction", 1, "share of past rounds at the Auction House"),
+    ("rate_castle", 1, "share of past rounds at the Castle"),
+    ("rate_exhibit", 1, "share of past rounds exhibiting"),
+    ("rate_thief", 1, "share of past rounds as thief"),
+    ("rate_detective", 1, "share of past rounds as detective"),
+    ("mean_bid", 1, "mean bid per Auction House visit / starting money"),
+    ("start_player", 1, "1 for this round's start player"),
 )
 
 
-def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
+def layout_markdown() -> str:
+    """The observation layout as a Markdown table (the README embeds it; a test keeps them equal)."""
+    rows = ["| field | width | meaning |", "|---|---|---|"]
+    for prefix, fields in (("", GLOBAL_FIELDS), ("own.", OWN_FIELDS), ("playerK.", PLAYER_FIELDS)):
+        rows += [f"| `{prefix}{name}` | {width} | {doc} |" for name, width, doc in fields]
+    return "\n".join(rows)
+
+
+def _offsets(fields: tuple[Field, ...]) -> dict[str, slice]:
     out, at = {}, 0
-    for name, width in fields:
+    for name, width, _ in fields:
         out[name] = slice(at, at + width)
         at += width
     return out
@@ -67,9 +78,9 @@ def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
 G_SL = _offsets(GLOBAL_FIELDS)
 O_SL = _offsets(OWN_FIELDS)
 P_SL = _offsets(PLAYER_FIELDS)
-G_DIM = sum(w for _, w in GLOBAL_FIELDS)
-O_DIM = sum(w for _, w in OWN_FIELDS)
-P_DIM = sum(w for _, w in PLAYER_FIELDS)
+G_DIM = sum(w for _, w, _ in GLOBAL_FIELDS)
+O_DIM = sum(w for _, w, _ in OWN_FIELDS)
+P_DIM = sum(w for _, w, _ in PLAYER_FIELDS)
 _NO_BEST = (0.0, 0.0, 0.0)
 
 

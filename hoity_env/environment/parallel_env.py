@@ -104,6 +104,8 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._cycles = 0
         self._events: list[dict[str, Any]] = []
         self._warned_illegal = False
+        self._legal: list[list[int]] = []
+        """Legal-action rows of the current step, as lists (fast checks in ``_decode``)."""
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -208,31 +210,33 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             missing = sorted(set(self.agents) - set(actions))
             raise IllegalActionError(f"missing action(s) for {missing}: every agent acts every step")
         size = self.codec.size
+        legal_rows = self._legal
         joint = [0] * self.num_players
         illegal = [False] * self.num_players
-        ruleset, masks = self.game.ruleset, None
         for agent, raw in actions.items():
-            a = _as_action_int(agent, raw, size)
+            if type(raw) is int and 0 <= raw < size:  # fast path for the common case
+                a = raw
+            else:
+                a = _as_action_int(agent, raw, size)
             p = index[agent]
-            if not ruleset.is_legal(state, p, a):
-                if masks is None:
-                    masks = ruleset.legal_masks(state)
-                legal = np.flatnonzero(masks[p])
+            row = legal_rows[p]
+            if not row[a]:
+                legal = [i for i, ok in enumerate(row) if ok]
                 if self.illegal_action == "raise":
                     raise IllegalActionError(
                         f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
-                        f"{state.phase.name.lower()} step; legal actions: {legal.tolist()}"
+                        f"{state.phase.name.lower()} step; legal actions: {legal}"
                     )
                 illegal[p] = True
                 if not self._warned_illegal:
                     self._warned_illegal = True
                     warnings.warn(
                         f"{agent} sent masked-out action {a}; playing the lowest legal action "
-                        f"{int(legal[0])} instead (illegal_action={self.illegal_action!r}; "
+                        f"{legal[0]} instead (illegal_action={self.illegal_action!r}; "
                         "infos[agent]['illegal_action'] flags each case; this warning is shown once)",
                         stacklevel=3,
                     )
-                a = int(legal[0])
+                a = legal[0]
             joint[p] = a
         return joint, illegal
 
@@ -244,6 +248,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         obs_rows = self.observer.observations(state, reuse=reuse)
         # The last observation of a game carries a location-step mask, never an empty one.
         masks = self.game.ruleset.location_masks(state) if final else self.game.legal_masks(state)
+        self._legal = masks.tolist()  # private copy: callers may write to the arrays handed out
         info_masks = masks.copy()
         phase = "location" if state.phase is Phase.LOCATION else "action"
         obs = {}
@@ -341,6 +346,9 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._np_random = rng
         self._warned_illegal = bool(env.get("warned_illegal", False))
         self.observer.observations(state)  # refresh the encoder's per-round cache
+        ruleset = self.game.ruleset
+        masks = ruleset.legal_masks(state) if self.agents else ruleset.location_masks(state)
+        self._legal = masks.tolist()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Current observation of ``agent`` (fresh arrays)."""

@@ -1,0 +1,150 @@
+"""Helpers to build hand-made game states and play rounds in the rules tests.
+
+Series numbers: RULES.md numbers the series 1-6, the engine 0-5.  Helpers here take
+*engine* (0-based) series unless their name says ``rule``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hoity_env.engine import STANDARD, Event, EventKind, Game, GameState, RulesConfig
+from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
+from hoity_env.engine.cards import Deck
+
+__all__ = [
+    "AUCTION",
+    "BID0",
+    "CASTLE",
+    "DETECTIVE",
+    "EXHIBIT",
+    "THIEF",
+    "bid",
+    "card_places",
+    "cards_of_series",
+    "events_of",
+    "make_state",
+    "oldest_of_series",
+    "play_round",
+    "rule_series",
+]
+
+_STATE_KEYS = (
+    "draw_pile",
+    "lot",
+    "hands",
+    "public",
+    "money",
+    "positions",
+    "start_player",
+    "round",
+    "phase",
+    "locations",
+    "last_locations",
+    "last_actions",
+    "tallies",
+)
+
+
+def bid(amount: int) -> int:
+    """Flat action index of a bid of ``amount`` (0 = no bid)."""
+    return BID0 + amount
+
+
+def rule_series(series: int) -> int:
+    """Engine (0-based) series of RULES.md's 1-based series number."""
+    return series - 1
+
+
+def cards_of_series(deck: Deck, series: int) -> list[int]:
+    """Card ids of an engine series, oldest (smallest year) first."""
+    return sorted((k for k in range(deck.size) if deck.series[k] == series), key=lambda k: deck.year[k])
+
+
+def oldest_of_series(deck: Deck, series: int, count: int = 1, skip: int = 0) -> list[int]:
+    """The ``count`` oldest cards of an engine series after skipping the ``skip`` oldest."""
+    cards = cards_of_series(deck, series)[skip : skip + count]
+    assert len(cards) == count, f"series {series} has too few cards"
+    return cards
+
+
+def make_state(
+    num_players: int = 4,
+    rules: RulesConfig | None = None,
+    *,
+    seed: int = 0,
+    spare_to: int | None = None,
+    **overrides: Any,
+) -> GameState:
+    """A hand-made, fully consistent state.
+
+    Starts from ``Game(rules, num_players).new_state(seed).to_dict()`` and applies
+    ``overrides`` (any :meth:`GameState.to_dict` key: ``hands``, ``public``,
+    ``positions``, ``money``, ``lot``, ``draw_pile``, ``locations``, ``phase``,
+    ``start_player``, ``round`` …).  Hands default to empty, ``public`` to nothing
+    known.  Every card not placed explicitly (in a hand, as the lot or in the given
+    draw pile) goes to the *bottom* of the draw pile (the top is the last element),
+    or to ``spare_to``'s hand when that is given (needed for an empty draw pile).
+    Without an explicit ``lot`` the lot is a free card (or -1 when none is left).
+    """
+    rules = STANDARD if rules is None else rules
+    game = Game(rules, num_players)
+    d = game.new_state(seed).to_dict()
+    unknown = set(overrides) - set(_STATE_KEYS)
+    if unknown:
+        raise KeyError(f"make_state does not know {sorted(unknown)}")
+    n = num_players
+    hands: list[list[int]] = [list(h) for h in overrides.pop("hands", [[] for _ in range(n)])]
+    assert len(hands) == n, "one hand per player"
+    pile: list[int] = list(overrides.pop("draw_pile", []))
+    placed = [c for h in hands for c in h] + pile
+    if "lot" in overrides:
+        lot = overrides.pop("lot")
+        if lot >= 0:
+            placed.append(lot)
+    else:
+        lot = None
+    assert len(placed) == len(set(placed)), f"a card is placed twice: {placed}"
+    free = [c for c in range(game.deck.size) if c not in set(placed)]
+    if lot is None:
+        lot = free.pop() if free else -1
+    if spare_to is None:
+        pile = free + pile
+    else:
+        hands[spare_to].extend(free)
+    d["hands"] = hands
+    d["draw_pile"] = pile
+    d["lot"] = lot
+    d["public"] = [sorted(p) for p in overrides.pop("public", [[] for _ in range(n)])]
+    d.update(overrides)
+    if d["phase"] == "location":
+        d["locations"] = overrides.get("locations", [-1] * n)
+    return GameState.from_dict(d)
+
+
+def play_round(
+    game: Game, state: GameState, locations: Sequence[int], actions: Sequence[int]
+) -> tuple[list[Event], list[Event]]:
+    """Play one full round (C-4): the location step, then the action step (flat indices)."""
+    loc_events = game.step(state, list(locations))
+    act_events = game.step(state, list(actions))
+    return loc_events, act_events
+
+
+def events_of(events: Sequence[Event], kind: EventKind) -> list[dict[str, Any]]:
+    """``to_dict()`` of the events of one kind."""
+    return [e.to_dict() for e in events if e.kind is kind]
+
+
+def card_places(state: GameState) -> dict[int, list[str]]:
+    """Every place each card is in (``draw_pile``, ``lot`` or ``hand<p>``)."""
+    places: dict[int, list[str]] = {}
+    for c in state.draw_pile:
+        places.setdefault(c, []).append("draw_pile")
+    if state.lot >= 0:
+        places.setdefault(state.lot, []).append("lot")
+    for p, hand in enumerate(state.hands):
+        for c in hand:
+            places.setdefault(c, []).append(f"hand{p}")
+    return places

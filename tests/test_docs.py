@@ -1,0 +1,76 @@
+"""The README, examples and packaging metadata stay true (DESIGN §8)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hoity_env
+from hoity_env.environment.observation import layout_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _python_blocks(text: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+@pytest.mark.parametrize("index", range(len(_python_blocks(README))))
+def test_readme_python_blocks_run(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+    exec(compile(_python_blocks(README)[index], f"README block {index}", "exec"), {})
+    assert capsys.readouterr().out  # every block prints something a reader can compare
+
+
+def test_readme_quickstart_is_the_example_file() -> None:
+    quick = (ROOT / "examples" / "quickstart.py").read_text(encoding="utf-8")
+    body = quick.split('"""', 2)[2].strip()
+    assert body in README
+    assert len(body.splitlines()) <= 16
+
+
+@pytest.mark.parametrize(
+    "args", [["examples/quickstart.py"], ["examples/random_game.py", "--seed", "3", "--players", "3"]]
+)
+def test_examples_run(args: list[str]) -> None:
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "player_0" in out.stdout
+
+
+def test_readme_observation_table_matches_the_code() -> None:
+    assert layout_markdown() in README
+
+
+def test_readme_commands_and_ci_agree() -> None:
+    commands = re.findall(r"^python3 -m venv .*$", README, flags=re.M)
+    assert len(commands) == 2, commands
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines()
+    assert "pytest" in commands[1]
+
+
+def test_versions_agree() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(r'^version = "(.+)"$', pyproject, flags=re.M).group(1) == hoity_env.__version__  # type: ignore[union-attr]
+    assert re.search(r"^version: (.+)$", citation, flags=re.M).group(1) == hoity_env.__version__  # type: ignore[union-attr]
+
+
+def test_citation_is_valid() -> None:
+    # cffconvert has no ``python -m`` entry: use the console script beside this interpreter.
+    script = Path(sys.executable).parent / "cffconvert"
+    assert script.exists(), "cffconvert is missing: install the dev extra (pip install -e '.[dev]')"
+    out = subprocess.run(
+        [str(script), "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_packaging_files_exist() -> None:
+    for name in ("LICENSE", "CITATION.cff", "hoity_env/py.typed", "docs/RULES.md", ".ci/run"):
+        assert (ROOT / name).is_file(), name

@@ -1,0 +1,182 @@
+"""PettingZoo's own checkers on every form of the env (DESIGN §2, §8).
+
+Warnings are errors here, except the ones DESIGN §2 calls harmless: PettingZoo's
+remarks about Dict observations, and the ``fallback`` warning (the checkers send
+unmasked actions on purpose).  Anything else a checker warns about (an agent
+given no observation, agents gone without terminating…) fails the test.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+from pettingzoo.test.state_test import test_parallel_env as pz_state_parallel_check
+from pettingzoo.test.state_test import test_state as pz_state_check
+from pettingzoo.test.state_test import test_state_space as pz_state_space_check
+from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
+from pettingzoo.utils.env import AECEnv, ParallelEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+import hoity_env
+from hoity_env import HoityParallelEnv
+
+PLAYER_COUNTS = (2, 4, 6)
+
+# Earlier entries take precedence: allow the known warnings, turn every other one into an error.
+pytestmark = [
+    pytest.mark.filterwarnings("error"),
+    pytest.mark.filterwarnings("ignore:.*masked-out action.*:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be.*:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning"),
+    pytest.mark.filterwarnings("ignore:.*is not a box.*:UserWarning"),
+    pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning"),
+]
+
+AECFactory = Callable[[int], AECEnv]
+AEC_FORMS: dict[str, AECFactory] = {
+    "parallel_to_aec": lambda n: parallel_to_aec(hoity_env.parallel_env(num_players=n)),
+    "env": lambda n: hoity_env.env(num_players=n),
+    "raw_env": lambda n: hoity_env.raw_env(num_players=n),
+}
+
+
+def test_warning_filters_are_active() -> None:
+    """The module's 'error' filter is in force (otherwise the checker tests prove less)."""
+    import warnings
+
+    with pytest.raises(UserWarning, match="unexpected"):
+        warnings.warn("unexpected", UserWarning, stacklevel=1)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_parallel_api_test(num_players: int) -> None:
+    env = hoity_env.parallel_env(num_players=num_players)
+    assert isinstance(env, ParallelEnv)
+    assert isinstance(env, HoityParallelEnv)
+    parallel_api_test(env, num_cycles=1000)
+    assert env.max_cycles == 1000  # the checker assigns the plain attribute
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+@pytest.mark.parametrize("form", sorted(AEC_FORMS))
+def test_aec_api_test(form: str, num_players: int) -> None:
+    env = AEC_FORMS[form](num_players)
+    assert isinstance(env, AECEnv)
+    api_test(env, num_cycles=1000)
+
+
+def test_aec_wrappers_are_as_documented() -> None:
+    """``env`` adds the order-enforcing wrapper; ``raw_env`` is the bare conversion (DESIGN §2)."""
+    wrapped = hoity_env.env(num_players=3)
+    raw = hoity_env.raw_env(num_players=3)
+    assert isinstance(wrapped, OrderEnforcingWrapper)
+    assert not isinstance(raw, OrderEnforcingWrapper)
+    assert isinstance(raw, parallel_to_aec_wrapper)
+    assert raw.unwrapped is raw.env  # the parallel env under the conversion
+    assert isinstance(raw.env, HoityParallelEnv)
+    assert raw.env.num_players == 3
+    assert isinstance(wrapped.env, parallel_to_aec_wrapper)
+    assert isinstance(wrapped.unwrapped, HoityParallelEnv)
+    assert wrapped.possible_agents == raw.possible_agents == ["player_0", "player_1", "player_2"]
+    # The order-enforcing wrapper refuses use before reset; that is what it is for.
+    with pytest.raises(Exception, match="reset"):
+        wrapped.step(0)
+
+
+def _module(num_players: int) -> types.SimpleNamespace:
+    return types.SimpleNamespace(
+        parallel_env=functools.partial(hoity_env.parallel_env, num_players=num_players),
+        env=functools.partial(hoity_env.env, num_players=num_players),
+    )
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_max_cycles_test(num_players: int) -> None:
+    max_cycles_test(_module(num_players))
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_render_test(num_players: int, capsys: pytest.CaptureFixture[str]) -> None:
+    def make(render_mode: str | None = None) -> AECEnv:
+        return hoity_env.env(num_players=num_players, render_mode=render_mode)
+
+    def names_players(text: Any) -> bool:
+        return isinstance(text, str) and all(f"player_{p}" in text for p in range(num_players))
+
+    render_test(make, custom_tests={"ansi": names_players})
+    printed = capsys.readouterr().out
+    assert all(f"player_{p}" in printed for p in range(num_players)), "human mode printed nothing useful"
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_state_test(num_players: int) -> None:
+    env = hoity_env.env(num_players=num_players)
+    pz_state_space_check(env)
+    pz_state_check(env, 1000)
+    pz_state_parallel_check(hoity_env.parallel_env(num_players=num_players))
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_seed_test(num_players: int) -> None:
+    seed_test(functools.partial(hoity_env.env, num_players=num_players), num_cycles=500)
+
+
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_parallel_seed_test(num_players: int) -> None:
+    parallel_seed_test(functools.partial(hoity_env.parallel_env, num_players=num_players), num_cycles=500)
+
+
+# ----------------------------------------------------------------- registry
+def _play_parallel(env: ParallelEnv, seed: int) -> int:
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    steps = 0
+    while env.agents:
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, *_ = env.step(actions)
+        steps += 1
+        assert steps < 500
+    return steps
+
+
+def test_registry_parallel_id() -> None:
+    assert hoity_env.PARALLEL_ID == "hoity/HoityToity-v0"
+    assert hoity_env.PARALLEL_ID in pettingzoo.parallel_registry
+    env = pettingzoo.make("parallel", "hoity/HoityToity-v0", num_players=3)
+    assert isinstance(env, HoityParallelEnv)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert _play_parallel(env, seed=1) >= 2
+    parallel_api_test(pettingzoo.make("parallel", "hoity/HoityToity-v0", num_players=3), num_cycles=1000)
+
+
+def test_registry_aec_id() -> None:
+    assert hoity_env.AEC_ID in pettingzoo.aec_registry
+    env = pettingzoo.make("aec", "hoity/HoityToity-v0", num_players=3)
+    assert isinstance(env, AECEnv)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert isinstance(env.unwrapped, HoityParallelEnv)
+    env.reset(seed=0)
+    for _ in range(12):
+        agent = env.agent_selection
+        obs, reward, term, trunc, info = env.last()
+        assert isinstance(reward, float)
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+    api_test(pettingzoo.make("aec", "hoity/HoityToity-v0", num_players=3), num_cycles=1000)
+    assert agent in env.possible_agents
+
+
+def test_registration_is_idempotent() -> None:
+    before_p = pettingzoo.parallel_registry[hoity_env.PARALLEL_ID]
+    before_a = pettingzoo.aec_registry[hoity_env.AEC_ID]
+    from hoity_env.registration import register_envs
+
+    register_envs()
+    assert pettingzoo.parallel_registry[hoity_env.PARALLEL_ID] == before_p
+    assert pettingzoo.aec_registry[hoity_env.AEC_ID] == before_a
