@@ -109,7 +109,10 @@ def bench_goofspiel(steps: int, seed: int) -> tuple[float, float, int]:
     return t_env, time.perf_counter() - t0, agent_steps
 
 
-def median_rate(fn: Callable[[int, int], tuple[float, float, int]], steps: int, repeats: int) -> dict[str, float]:
+BenchFn = Callable[[int, int], tuple[float, float, int]]
+
+
+def median_rate(fn: BenchFn, steps: int, repeats: int) -> dict[str, float]:
     """Median microseconds per agent-step (env-only and loop) over ``repeats`` runs."""
     env_us, loop_us = [], []
     for r in range(repeats):
@@ -134,9 +137,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     print(f"{'environment':32} {'env µs/agent-step':>18} {'agent-steps/s':>14} {'loop µs':>9} {'ours ×':>7}")
     for name, r in results.items():
         ratio = r["env_us"] / ours["env_us"]
-        print(
-            f"{name:32} {r['env_us']:18.2f} {1e6 / r['env_us']:14,.0f} {r['loop_us']:9.2f} {ratio:7.2f}"
-        )
+        print(f"{name:32} {r['env_us']:18.2f} {1e6 / r['env_us']:14,.0f} {r['loop_us']:9.2f} {ratio:7.2f}")
     print("(ours × = how many times faster hoity_env is, env time only; medians of", args.repeats, "runs)")
     return results
 

@@ -65,9 +65,8 @@ def test_citation_is_valid() -> None:
     # cffconvert has no ``python -m`` entry: use the console script beside this interpreter.
     script = Path(sys.executable).parent / "cffconvert"
     assert script.exists(), "cffconvert is missing: install the dev extra (pip install -e '.[dev]')"
-    out = subprocess.run(
-        [str(script), "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True, timeout=120
-    )
+    cmd = [str(script), "--validate", "-i", str(ROOT / "CITATION.cff")]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
 
 

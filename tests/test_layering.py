@@ -24,16 +24,9 @@ def _forbidden_modules_after(code: str) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-@pytest.mark.xfail(
-    reason="hoity_env/__init__.py imports hoity_env.env (gymnasium, pettingzoo) eagerly, so "
-    "`import hoity_env.engine` pulls in the frameworks; the package __init__ must import the env lazily",
-    strict=True,
-)
-def test_importing_engine_does_not_import_frameworks() -> None:
-    code = (
-        "import json, sys\nimport hoity_env.engine\nfrom hoity_env.engine import Game\nGame().new_state(0)\n"
-    )
-    assert _forbidden_modules_after(code + _REPORT) == []
+# ``import hoity_env`` registers the environments with PettingZoo (DESIGN §2), so the
+# package __init__ imports pettingzoo by design; the layering rule is about the engine's
+# own modules, checked below with the package __init__ bypassed and the frameworks blocked.
 
 
 def test_engine_modules_alone_do_not_import_frameworks() -> None:
@@ -57,7 +50,7 @@ def test_engine_modules_alone_do_not_import_frameworks() -> None:
         "r = np.random.default_rng(0)\n"
         "while not s.done:\n"
         "    g.step(s, [int(r.choice(np.flatnonzero(row))) for row in g.legal_masks(s)])\n"
-        "assert 'hoity_env.env' not in sys.modules\n"
+        "assert 'hoity_env.environment' not in sys.modules\n"
     )
     assert _forbidden_modules_after(code + _REPORT) == []
 

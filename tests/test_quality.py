@@ -11,7 +11,8 @@ PATHS = ["hoity_env", "tests", "examples", "benchmarks"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    cmd = [sys.executable, "-m", *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 def test_ruff_lint() -> None:

@@ -445,11 +445,6 @@ def test_step_after_game_over_raises() -> None:  # C-6, S-7
     assert state.to_dict() == before
 
 
-@pytest.mark.xfail(
-    reason="engine bug: a float action 1.0 passes is_legal (1.0 == CASTLE), then LOCATION_NAMES[1.0] raises "
-    "TypeError after state.locations/phase were already changed (C-6: never corrupts the state)",
-    strict=True,
-)
 def test_float_action_is_rejected_without_corrupting_state() -> None:  # C-6
     state = make_state()
     before = state.to_dict()
@@ -458,11 +453,6 @@ def test_float_action_is_rejected_without_corrupting_state() -> None:  # C-6
     assert state.to_dict() == before
 
 
-@pytest.mark.xfail(
-    reason="engine bug: numpy integer actions are stored as np.int64 in state.locations/last_actions/money "
-    "and event prices, so to_dict() is no longer JSON-safe",
-    strict=True,
-)
 def test_numpy_integer_actions_keep_state_json_safe() -> None:  # C-6
     game = Game()
     state = make_state(lot=30)
@@ -684,10 +674,6 @@ def test_from_dict_rejects_corrupt_state(name: str, match: str) -> None:  # C-2 
         GameState.from_dict(_corrupt(good, name))
 
 
-@pytest.mark.xfail(
-    reason="engine bug: from_dict raises TypeError/OverflowError instead of StateError for some wrong types",
-    strict=True,
-)
 @pytest.mark.parametrize(
     ("key", "value"),
     [

@@ -35,6 +35,13 @@ from hoity_env.engine.state import GameState
 _TALLY_OF_ROLE = {EXHIBIT: 2, THIEF: 3, DETECTIVE: 4}
 
 
+def _as_int(player: int, action: object) -> int:
+    """Python or NumPy integer → ``int`` (the state stays JSON-safe); anything else is rejected."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"action for player_{player} must be an integer, got {action!r}")
+    return int(action)
+
+
 class StandardRuleset:
     """Rules of the ``standard`` ruleset, as stateless methods over a :class:`GameState`."""
 
@@ -107,14 +114,17 @@ class StandardRuleset:
     def step(self, state: GameState, actions: Sequence[int], *, validate: bool = True) -> list[Event]:
         """Apply one simultaneous step (C-4) and return its events.
 
-        With ``validate`` every action is checked first and an illegal one raises
-        :class:`IllegalActionError` before anything changes.
+        With ``validate`` every action is checked first (Python or NumPy integers,
+        legal now) and a bad one raises :class:`IllegalActionError` before anything
+        changes.  ``validate=False`` is for callers that already checked (the env):
+        actions must then be legal Python ints.
         """
         if state.done:
             raise IllegalActionError("the game is over; start a new one")
         if len(actions) != state.num_players:
             raise IllegalActionError(f"expected {state.num_players} actions, got {len(actions)}")
         if validate:
+            actions = [_as_int(p, a) for p, a in enumerate(actions)]
             for p, a in enumerate(actions):
                 if not self.is_legal(state, p, a):
                     raise IllegalActionError(

@@ -248,7 +248,7 @@ def rng_from_dict(value: Any, field: str) -> np.random.Generator:
     rng = np.random.Generator(np.random.PCG64(0))
     try:
         rng.bit_generator.state = value
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise StateError(f"state field {field!r} is not a valid PCG64 state: {exc}") from exc
     return rng
 
@@ -313,7 +313,7 @@ class _StateReader:
         last_card = num_cards - 1
         big = 10**9
 
-        state.draw_pile = self.int_list("draw_pile", len(self.get("draw_pile") or []), 0, last_card)
+        state.draw_pile = self._cards(self.get("draw_pile"), "draw_pile", last_card)
         state.lot = self.int_field("lot", -1, last_card)
         hands = self.get("hands")
         if not isinstance(hands, list) or len(hands) != n:
@@ -371,7 +371,10 @@ class _StateReader:
         state.truncated = self.bool_field("truncated")
         if state.terminated and state.truncated:
             raise StateError("state fields 'terminated' and 'truncated' cannot both be true")
-        state.winners = self.int_list("winners", len(self.get("winners") or []), 0, n - 1)
+        winners = self.get("winners")
+        if not isinstance(winners, list):
+            raise StateError(f"state field 'winners' must be a list of seats, got {winners!r}")
+        state.winners = self.check_int_list(winners, "winners", len(winners), 0, n - 1)
         if state.terminated != bool(state.winners):
             raise StateError("state field 'winners' must be non-empty exactly when 'terminated' is true")
         state.rng = rng_from_dict(self.get("rng"), "rng")

@@ -214,10 +214,8 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         joint = [0] * self.num_players
         illegal = [False] * self.num_players
         for agent, raw in actions.items():
-            if type(raw) is int and 0 <= raw < size:  # fast path for the common case
-                a = raw
-            else:
-                a = _as_action_int(agent, raw, size)
+            # Fast path for the common case (a plain in-range int), full checks otherwise.
+            a = raw if type(raw) is int and 0 <= raw < size else _as_action_int(agent, raw, size)
             p = index[agent]
             row = legal_rows[p]
             if not row[a]:
