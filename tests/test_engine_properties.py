@@ -28,7 +28,7 @@ from hoity_env.engine import (
     display_key,
     is_exhibition,
 )
-from hoity_env.engine.exhibitions import best_exhibition
+from hoity_env.engine.exhibitions import best_exhibition, best_exhibition_key, best_keys_with_each
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -230,3 +230,19 @@ def test_illegal_action_raises_and_changes_nothing(
     with pytest.raises(IllegalActionError, match=f"player_{player}"):
         game.step(state, actions)
     assert state.to_dict() == before
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hand=st.lists(st.integers(0, 44), max_size=12, unique=True),
+    extra=st.lists(st.integers(0, 44), min_size=1, max_size=8, unique=True),
+    min_size=st.integers(1, 4),
+)
+def test_best_keys_with_each_matches_best_exhibition_key(
+    hand: list[int], extra: list[int], min_size: int
+) -> None:
+    # C-3 / S-6.2: the thief's fast per-card evaluation equals the direct computation.
+    deck = build_deck(STANDARD, 4)
+    candidates = [c for c in extra if c not in hand]
+    expected = [best_exhibition_key([*hand, c], deck, min_size) for c in candidates]
+    assert best_keys_with_each(hand, candidates, deck, min_size) == expected

@@ -8,7 +8,7 @@ exhibition on display and nothing scores.
 from __future__ import annotations
 
 from hoity_env.engine.events import Event, EventKind
-from hoity_env.engine.exhibitions import best_exhibition_key, display_key
+from hoity_env.engine.exhibitions import best_keys_with_each, display_key
 from hoity_env.engine.state import GameState
 
 
@@ -29,12 +29,9 @@ def thief_order(state: GameState, thieves: list[int]) -> list[int]:
 
 def choose_card(state: GameState, thief: int, display: list[int]) -> int:
     """S-6.2: the displayed card that makes the thief's best exhibition best; ties the older card."""
-    deck, min_size = state.deck, state.rules.min_exhibition
-    hand = state.hands[thief]
-    return max(
-        display,
-        key=lambda c: (best_exhibition_key([*hand, c], deck, min_size), -deck.year[c]),
-    )
+    deck = state.deck
+    keys = best_keys_with_each(state.hands[thief], display, deck, state.rules.min_exhibition)
+    return max(zip(keys, display, strict=True), key=lambda kc: (kc[0], -deck.year[kc[1]]))[1]
 
 
 def resolve_castle(

@@ -43,21 +43,36 @@ class EventKind(str, Enum):
     """The round limit was reached without a winner."""
 
 
-class Event:
-    """One thing that happened in ``round`` (0-based), with JSON-safe ``data``."""
+class Event(dict[str, Any]):
+    """One thing that happened in ``round`` (0-based): a JSON-safe dict ``{"kind", "round", **data}``.
 
-    __slots__ = ("data", "kind", "round")
+    Events are dicts so that infos, replays and JSON need no conversion; ``kind``,
+    ``round`` and ``data`` give typed access.
+    """
+
+    __slots__ = ()
 
     def __init__(self, kind: EventKind, round_: int, **data: Any) -> None:
-        self.kind = kind
-        self.round = round_
-        self.data = data
+        super().__init__(kind=kind.value, round=round_, **data)
+
+    @property
+    def kind(self) -> EventKind:
+        """What happened."""
+        return EventKind(self["kind"])
+
+    @property
+    def round(self) -> int:
+        """Round (0-based) in which it happened."""
+        return int(self["round"])
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The fields besides ``kind`` and ``round``."""
+        return {k: v for k, v in self.items() if k not in ("kind", "round")}
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: ``{"kind": ..., "round": ..., **data}``."""
-        out: dict[str, Any] = {"kind": self.kind.value, "round": self.round}
-        out.update(self.data)
-        return out
+        """A plain JSON-safe dict copy."""
+        return dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Event:
@@ -67,16 +82,6 @@ class Event:
         round_ = int(rest.pop("round"))
         return cls(kind, round_, **rest)
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Event)
-            and self.kind is other.kind
-            and self.round == other.round
-            and self.data == other.data
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable data: not hashable
-
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.data.items())
-        return f"Event({self.kind.value}, round={self.round}{', ' if args else ''}{args})"
+        return f"Event({self['kind']}, round={self['round']}{', ' if args else ''}{args})"

@@ -60,6 +60,42 @@ def best_exhibition_key(cards: Iterable[int], deck: Deck, min_size: int) -> Exhi
     return display_key(best, deck) if best is not None else NO_EXHIBITION
 
 
+def best_keys_with_each(
+    hand: Iterable[int], candidates: Sequence[int], deck: Deck, min_size: int
+) -> list[ExhibitionKey]:
+    """Key of the best exhibition of ``hand`` plus each candidate card, one candidate at a time.
+
+    Works on per-series (count, oldest year) summaries, so a thief choosing among
+    the cards on display (RULES S-6.2) does not rebuild its hand once per card.
+    """
+    num = deck.num_series
+    series, year = deck.series, deck.year
+    counts = [0] * num
+    oldest = [1 << 30] * num
+    for c in hand:
+        s = series[c]
+        counts[s] += 1
+        if year[c] < oldest[s]:
+            oldest[s] = year[c]
+    keys = []
+    for card in candidates:
+        s_card, y_card = series[card], year[card]
+        best = NO_EXHIBITION
+        run_count, run_oldest = 0, 1 << 30
+        for s in range(num + 1):
+            k = counts[s] + (s == s_card) if s < num else 0
+            if k:
+                run_count += k
+                y = y_card if s == s_card and y_card < oldest[s] else oldest[s]
+                run_oldest = min(run_oldest, y)
+                continue
+            if run_count >= min_size and (run_count, -run_oldest) > best:
+                best = (run_count, -run_oldest)
+            run_count, run_oldest = 0, 1 << 30
+        keys.append(best)
+    return keys
+
+
 def is_exhibition(cards: Sequence[int], deck: Deck, min_size: int) -> bool:
     """Whether ``cards`` as a whole form a valid exhibition (C-3)."""
     if len(cards) < min_size:

@@ -169,7 +169,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         was_location = state.phase is Phase.LOCATION
         events = game.step(state, joint, validate=False)
         self._cycles += 1
-        self._events = [e.to_dict() for e in events]
+        self._events = [dict(e) for e in events]
 
         truncated = state.truncated or (self.max_cycles is not None and self._cycles >= self.max_cycles)
         done = state.terminated or truncated
