@@ -50,11 +50,11 @@ def resolve_castle(
             raise AssertionError(f"player_{p} exhibits without an exhibition")
         displays[p] = list(cards)
         state.reveal(p, cards)
-        events.append(Event(EventKind.EXHIBIT, rnd, player=p, cards=list(cards)))
+        events.append(Event(EventKind.EXHIBIT, rnd, player=p, cards=tuple(cards)))
 
     # 1. Arrest (S-6.1).
     if thieves and detectives:
-        events.append(Event(EventKind.ARREST, rnd, thieves=list(thieves), detectives=list(detectives)))
+        events.append(Event(EventKind.ARREST, rnd, thieves=tuple(thieves), detectives=tuple(detectives)))
         for p in thieves:
             move(state, p, -rules.thief_penalty, "caught", events)
         for p in detectives:
@@ -78,5 +78,5 @@ def resolve_castle(
     # 3. Exhibition (S-6.3): the best exhibition scores its card count.
     if displays:
         best = max(displays, key=lambda p: display_key(displays[p], state.deck))
-        events.append(Event(EventKind.SCORE, rnd, player=best, cards=list(displays[best])))
+        events.append(Event(EventKind.SCORE, rnd, player=best, cards=tuple(displays[best])))
         move(state, best, len(displays[best]), "exhibition", events)

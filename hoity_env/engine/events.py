@@ -43,17 +43,70 @@ class EventKind(str, Enum):
     """The round limit was reached without a winner."""
 
 
-class Event(dict[str, Any]):
-    """One thing that happened in ``round`` (0-based): a JSON-safe dict ``{"kind", "round", **data}``.
+class Record(dict[str, Any]):
+    """A read-only dict: events are shared by every agent's infos, so nobody may edit them.
+
+    Values are JSON-safe and immutable (tuples instead of lists); ``json.dumps``
+    writes a record as an object.  :func:`plain` turns records into ordinary
+    dicts and lists (what comes back from JSON).
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("events are read-only records; copy them with plain(event)")
+
+    __setitem__ = __delitem__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+    __ior__ = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), dict(self)))
+
+    def __copy__(self) -> Record:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Record:
+        return self
+
+
+def _rebuild(cls: type[Record], items: dict[str, Any]) -> Record:
+    record = dict.__new__(cls)
+    dict.update(record, items)
+    return record
+
+
+def frozen(value: Any) -> Any:
+    """JSON-like value → its immutable form (lists become tuples, dicts become records)."""
+    if isinstance(value, dict):
+        return (
+            value if isinstance(value, Record) else _rebuild(Record, {k: frozen(v) for k, v in value.items()})
+        )
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def plain(value: Any) -> Any:
+    """Immutable form → ordinary dicts and lists (equal to what ``json.loads`` gives)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+class Event(Record):
+    """One thing that happened in ``round`` (0-based): a read-only ``{"kind", "round", **data}``.
 
     Events are dicts so that infos, replays and JSON need no conversion; ``kind``,
-    ``round`` and ``data`` give typed access.
+    ``round`` and ``data`` give typed access.  Build list-valued fields from tuples.
     """
 
     __slots__ = ()
 
     def __init__(self, kind: EventKind, round_: int, **data: Any) -> None:
-        super().__init__(kind=kind.value, round=round_, **data)
+        dict.__init__(self, kind=kind.value, round=round_, **data)
 
     @property
     def kind(self) -> EventKind:
@@ -67,12 +120,12 @@ class Event(dict[str, Any]):
 
     @property
     def data(self) -> dict[str, Any]:
-        """The fields besides ``kind`` and ``round``."""
-        return {k: v for k, v in self.items() if k not in ("kind", "round")}
+        """The fields besides ``kind`` and ``round``, as plain dicts and lists."""
+        return {k: plain(v) for k, v in self.items() if k not in ("kind", "round")}
 
     def to_dict(self) -> dict[str, Any]:
-        """A plain JSON-safe dict copy."""
-        return dict(self)
+        """A plain JSON-safe dict (lists, not tuples): what ``json.loads(json.dumps(event))`` gives."""
+        return plain(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Event:
@@ -80,7 +133,7 @@ class Event(dict[str, Any]):
         rest = dict(data)
         kind = EventKind(rest.pop("kind"))
         round_ = int(rest.pop("round"))
-        return cls(kind, round_, **rest)
+        return cls(kind, round_, **{k: frozen(v) for k, v in rest.items()})
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.data.items())

@@ -28,11 +28,24 @@ from hoity_env.engine.auction import lone_bid, resolve_auction
 from hoity_env.engine.castle import resolve_castle
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import IllegalActionError
-from hoity_env.engine.events import Event, EventKind
+from hoity_env.engine.events import Event, EventKind, Record, frozen
 from hoity_env.engine.exhibitions import ExhibitionKey, best_exhibition_key
 from hoity_env.engine.state import GameState
 
+
+class _BidReveals(dict[int, Record]):
+    """``{"location": "auction", "bid": b}`` records, made once per amount."""
+
+    def __missing__(self, bid: int) -> Record:
+        record: Record = frozen({"location": "auction", "bid": bid})
+        self[bid] = record
+        return record
+
+
 _TALLY_OF_ROLE = {EXHIBIT: 2, THIEF: 3, DETECTIVE: 4}
+# Revealed choices are immutable records, so one object per possible choice serves every event.
+_CASTLE_REVEALS = tuple(frozen({"location": "castle", "role": name}) for name in ROLE_NAMES)
+_AUCTION_REVEALS = _BidReveals()
 
 
 def _as_int(player: int, action: object) -> int:
@@ -46,6 +59,10 @@ class StandardRuleset:
     """Rules of the ``standard`` ruleset, as stateless methods over a :class:`GameState`."""
 
     name = "standard"
+
+    def __init__(self) -> None:
+        self._location_templates: dict[tuple[int, int, bool], np.ndarray] = {}
+        """Location-step masks depend only on these three values: built once, copied out."""
 
     def layout(self, rules: RulesConfig, num_players: int) -> ActionLayout:
         """Flat action layout (see :mod:`hoity_env.engine.actions`)."""
@@ -91,11 +108,16 @@ class StandardRuleset:
 
     def location_masks(self, state: GameState) -> np.ndarray:
         """Masks of a location step (S-3), also used for the final observation of a game."""
-        masks = np.zeros((state.num_players, BID0 + state.rules.starting_money + 1), dtype=np.int8)
-        masks[:, CASTLE] = 1  # S-3: the Castle is always open
-        if state.lot >= 0:
-            masks[:, AUCTION] = 1
-        return masks
+        key = (state.num_players, state.rules.starting_money, state.lot >= 0)
+        template = self._location_templates.get(key)
+        if template is None:
+            template = np.zeros((state.num_players, BID0 + state.rules.starting_money + 1), dtype=np.int8)
+            template[:, CASTLE] = 1  # S-3: the Castle is always open
+            if state.lot >= 0:
+                template[:, AUCTION] = 1
+            self._location_templates[key] = template
+        out: np.ndarray = template.copy()
+        return out
 
     def is_legal(self, state: GameState, player: int, action: int) -> bool:
         """Whether ``action`` is legal for ``player`` now (the mask's entry, without building it)."""
@@ -133,14 +155,14 @@ class StandardRuleset:
         if state.phase is Phase.LOCATION:
             state.locations = list(actions)
             state.phase = Phase.ACTION
-            names = [LOCATION_NAMES[a] for a in actions]
+            names = tuple([LOCATION_NAMES[a] for a in actions])
             return [Event(EventKind.LOCATIONS, state.round, locations=names)]
         return self._resolve_round(state, actions)
 
     def _resolve_round(self, state: GameState, actions: Sequence[int]) -> list[Event]:
         """C-4.2-4: reveal, Auction House, Castle, end check, pass the start player."""
         rnd = state.round
-        reveal: list[dict[str, object]] = []
+        reveal: list[Record] = []
         bids: dict[int, int] = {}
         exhibitors: list[int] = []
         thieves: list[int] = []
@@ -152,13 +174,13 @@ class StandardRuleset:
                 bids[p] = bid
                 tally[0] += 1
                 tally[5] += bid
-                reveal.append({"location": "auction", "bid": bid})
+                reveal.append(_AUCTION_REVEALS[bid])
             else:
                 tally[1] += 1
                 tally[_TALLY_OF_ROLE[a]] += 1
                 (exhibitors if a == EXHIBIT else thieves if a == THIEF else detectives).append(p)
-                reveal.append({"location": "castle", "role": ROLE_NAMES[a - EXHIBIT]})
-        events = [Event(EventKind.ACTIONS, rnd, actions=reveal)]
+                reveal.append(_CASTLE_REVEALS[a - EXHIBIT])
+        events = [Event(EventKind.ACTIONS, rnd, actions=tuple(reveal))]
         resolve_auction(state, bids, events)
         resolve_castle(state, exhibitors, thieves, detectives, events)
 
@@ -189,8 +211,8 @@ class StandardRuleset:
             state.winners = [p for p, k in enumerate(keys) if k == top]
             state.terminated = True
             events.append(
-                Event(EventKind.GAME_END, rnd, winners=list(state.winners), positions=list(state.positions))
+                Event(EventKind.GAME_END, rnd, winners=tuple(state.winners), positions=tuple(state.positions))
             )
         elif state.round >= state.rules.max_rounds:
             state.truncated = True
-            events.append(Event(EventKind.TRUNCATED, rnd, positions=list(state.positions)))
+            events.append(Event(EventKind.TRUNCATED, rnd, positions=tuple(state.positions)))

@@ -31,6 +31,7 @@ from pettingzoo import ParallelEnv
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
+from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.state import GameState, rng_from_dict, rng_to_dict
 from hoity_env.environment.codec import ActionCodec
@@ -102,7 +103,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._np_random_seed: int | None = None
         self._state: GameState | None = None
         self._cycles = 0
-        self._events: list[dict[str, Any]] = []
+        self._events: list[Event] = []
         self._warned_illegal = False
         self._legal: list[list[int]] = []
         """Legal-action rows of the current step, as lists (fast checks in ``_decode``)."""
@@ -169,7 +170,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         was_location = state.phase is Phase.LOCATION
         events = game.step(state, joint, validate=False)
         self._cycles += 1
-        self._events = [dict(e) for e in events]
+        self._events = events  # read-only records: shared safely with every agent's infos
 
         truncated = state.truncated or (self.max_cycles is not None and self._cycles >= self.max_cycles)
         done = state.terminated or truncated
@@ -210,36 +211,40 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             missing = sorted(set(self.agents) - set(actions))
             raise IllegalActionError(f"missing action(s) for {missing}: every agent acts every step")
         size = self.codec.size
-        legal_rows = self._legal
         joint = [0] * self.num_players
-        illegal = [False] * self.num_players
+        # First every action's form (raises before any flag or warning changes) …
         for agent, raw in actions.items():
             # Fast path for the common case (a plain in-range int), full checks otherwise.
-            a = raw if type(raw) is int and 0 <= raw < size else _as_action_int(agent, raw, size)
-            p = index[agent]
-            row = legal_rows[p]
-            if not row[a]:
-                legal = [i for i, ok in enumerate(row) if ok]
-                if self.illegal_action == "raise":
-                    raise IllegalActionError(
-                        f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
-                        f"{state.phase.name.lower()} step; legal actions: {legal}"
-                    )
-                illegal[p] = True
-                if not self._warned_illegal:
-                    self._warned_illegal = True
-                    warnings.warn(
-                        f"{agent} sent masked-out action {a}; playing the lowest legal action "
-                        f"{legal[0]} instead (illegal_action={self.illegal_action!r}; "
-                        "infos[agent]['illegal_action'] flags each case; this warning is shown once)",
-                        stacklevel=3,
-                    )
-                a = legal[0]
-            joint[p] = a
+            joint[index[agent]] = (
+                raw if type(raw) is int and 0 <= raw < size else _as_action_int(agent, raw, size)
+            )
+        # … then legality, under the illegal-action policy.
+        illegal = [False] * self.num_players
+        for p, a in enumerate(joint):
+            row = self._legal[p]
+            if row[a]:
+                continue
+            legal = [i for i, ok in enumerate(row) if ok]
+            agent = self.possible_agents[p]
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
+                    f"{state.phase.name.lower()} step; legal actions: {legal}"
+                )
+            illegal[p] = True
+            if not self._warned_illegal:
+                self._warned_illegal = True
+                warnings.warn(
+                    f"{agent} sent masked-out action {a}; playing the lowest legal action "
+                    f"{legal[0]} instead (illegal_action={self.illegal_action!r}; "
+                    "infos[agent]['illegal_action'] flags each case; this warning is shown once)",
+                    stacklevel=3,
+                )
+            joint[p] = legal[0]
         return joint, illegal
 
     def _outputs(
-        self, events: list[dict[str, Any]], illegal: list[bool], *, reuse: bool, final: bool = False
+        self, events: list[Event], illegal: list[bool], *, reuse: bool, final: bool = False
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
         state = self._state
         assert state is not None
@@ -278,7 +283,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
     @property
     def last_events(self) -> list[dict[str, Any]]:
         """Public events of the last step (JSON-safe dicts)."""
-        return [dict(e) for e in self._events]
+        return [e.to_dict() for e in self._events]
 
     def render(self) -> str | None:
         """``ansi``: return the public board as text; ``human``: print it."""
@@ -311,7 +316,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             "env": {
                 "agents": list(self.agents),
                 "cycles": self._cycles,
-                "events": [dict(e) for e in self._events],
+                "events": [e.to_dict() for e in self._events],
                 "np_random": rng_to_dict(self._np_random),
                 "warned_illegal": self._warned_illegal,
             },
@@ -336,11 +341,15 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         events = env.get("events")
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise StateError("env state field 'events' must be a list of dicts")
+        try:
+            records = [Event.from_dict(e) for e in events]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"env state field 'events' holds a malformed event: {exc!r}") from exc
         rng = rng_from_dict(env.get("np_random"), "env.np_random")
         self._state = state
         self.agents = list(agents)
         self._cycles = cycles
-        self._events = [dict(e) for e in events]
+        self._events = records
         self._np_random = rng
         self._warned_illegal = bool(env.get("warned_illegal", False))
         self.observer.observations(state)  # refresh the encoder's per-round cache

@@ -6,14 +6,14 @@ cards publicly known to be in them, so a render can be shown to any player.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hoity_env.engine.cards import Deck
 from hoity_env.engine.state import GameState, card_text
 
 
-def describe_event(event: dict[str, Any], deck: Deck) -> str:
+def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
     """One line of text for one event dict (``Event.to_dict()`` form)."""
     kind = event["kind"]
 
@@ -60,7 +60,7 @@ def describe_event(event: dict[str, Any], deck: Deck) -> str:
     return str(event)
 
 
-def render_text(state: GameState, events: list[dict[str, Any]]) -> str:
+def render_text(state: GameState, events: Sequence[Mapping[str, Any]]) -> str:
     """The public board after the last step, preceded by that step's events."""
     deck = state.deck
     lines = [describe_event(e, deck) for e in events]
