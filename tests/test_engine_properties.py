@@ -28,7 +28,12 @@ from hoity_env.engine import (
     display_key,
     is_exhibition,
 )
-from hoity_env.engine.exhibitions import best_exhibition, best_exhibition_key, best_keys_with_each
+from hoity_env.engine.exhibitions import (
+    best_exhibition,
+    best_exhibition_counted,
+    best_exhibition_key,
+    best_keys_with_each,
+)
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -246,3 +251,14 @@ def test_best_keys_with_each_matches_best_exhibition_key(
     candidates = [c for c in extra if c not in hand]
     expected = [best_exhibition_key([*hand, c], deck, min_size) for c in candidates]
     assert best_keys_with_each(hand, candidates, deck, min_size) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(hand=st.lists(st.integers(0, 50), max_size=14, unique=True), min_size=st.integers(1, 5))
+def test_best_exhibition_from_counts_matches_the_direct_scan(hand: list[int], min_size: int) -> None:
+    # C-3: the state's cached path (per-series counts) equals the direct computation.
+    deck = build_deck(STANDARD, 6)
+    counts = [0] * deck.num_series
+    for c in hand:
+        counts[deck.series[c]] += 1
+    assert best_exhibition_counted(hand, counts, deck, min_size) == best_exhibition(hand, deck, min_size)

@@ -54,6 +54,35 @@ def best_exhibition(cards: Iterable[int], deck: Deck, min_size: int) -> tuple[in
     return tuple(sorted(best)) if best is not None else None
 
 
+def best_exhibition_counted(
+    hand: Sequence[int], counts: Sequence[int], deck: Deck, min_size: int
+) -> tuple[int, ...] | None:
+    """:func:`best_exhibition` given the hand's per-series ``counts`` (kept by the state).
+
+    Most hands have no run long enough, and the counts alone say so without
+    touching a card; only qualifying runs collect their cards.
+    """
+    best: list[int] | None = None
+    best_key = NO_EXHIBITION
+    num = len(counts)
+    s = 0
+    while s < num:
+        if not counts[s]:
+            s += 1
+            continue
+        lo, total = s, 0
+        while s < num and counts[s]:
+            total += counts[s]
+            s += 1
+        if total >= min_size:
+            series = deck.series
+            run = [c for c in hand if lo <= series[c] < s]
+            key = display_key(run, deck)
+            if key > best_key:
+                best, best_key = run, key
+    return tuple(sorted(best)) if best is not None else None
+
+
 def best_exhibition_key(cards: Iterable[int], deck: Deck, min_size: int) -> ExhibitionKey:
     """Key of the best exhibition of ``cards`` (``NO_EXHIBITION`` when there is none)."""
     best = best_exhibition(cards, deck, min_size)

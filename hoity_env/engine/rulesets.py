@@ -33,6 +33,18 @@ class Ruleset(Protocol):
         """A freshly dealt game."""
         ...
 
+    def mask_table(self, rules: RulesConfig) -> np.ndarray:
+        """Every distinct legal-action row (read-only)."""
+        ...
+
+    def mask_rows(self, state: GameState) -> list[int]:
+        """Each player's row of :meth:`mask_table` now."""
+        ...
+
+    def location_rows(self, state: GameState) -> list[int]:
+        """Each player's row in a location step (also the final observation's)."""
+        ...
+
     def legal_masks(self, state: GameState) -> np.ndarray:
         """``(num_players, N)`` int8 legal-action masks."""
         ...

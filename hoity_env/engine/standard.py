@@ -61,8 +61,8 @@ class StandardRuleset:
     name = "standard"
 
     def __init__(self) -> None:
-        self._location_templates: dict[tuple[int, int, bool], np.ndarray] = {}
-        """Location-step masks depend only on these three values: built once, copied out."""
+        self._mask_tables: dict[int, np.ndarray] = {}
+        """:meth:`mask_table` per ``starting_money``."""
 
     def layout(self, rules: RulesConfig, num_players: int) -> ActionLayout:
         """Flat action layout (see :mod:`hoity_env.engine.actions`)."""
@@ -81,43 +81,66 @@ class StandardRuleset:
         return state
 
     # ------------------------------------------------------------ legal moves
+    # A player's mask is always one of few distinct rows (a location step with the
+    # Auction House open or closed, a castle with or without Exhibit, one lone bid,
+    # or bids 0 … m), so masks are gathered from a table built once per money limit.
+    # _ROW_* are the table's row numbers.
+    _ROW_OPEN, _ROW_CLOSED, _ROW_CASTLE, _ROW_CASTLE_EXHIBIT, _ROW_SINGLE_BID = 0, 1, 2, 3, 4
+
+    def mask_table(self, rules: RulesConfig) -> np.ndarray:
+        """Every distinct mask row for ``rules`` (read-only; index it with :meth:`mask_rows`)."""
+        money = rules.starting_money
+        table = self._mask_tables.get(money)
+        if table is None:
+            size = BID0 + money + 1
+            table = np.zeros((self._ROW_SINGLE_BID + 2 * (money + 1), size), dtype=np.int8)
+            table[self._ROW_OPEN, [AUCTION, CASTLE]] = 1  # S-3
+            table[self._ROW_CLOSED, CASTLE] = 1  # S-3: the Castle is always open
+            table[self._ROW_CASTLE, [THIEF, DETECTIVE]] = 1  # S-4
+            table[self._ROW_CASTLE_EXHIBIT, [EXHIBIT, THIEF, DETECTIVE]] = 1
+            for m in range(money + 1):
+                table[self._ROW_SINGLE_BID + m, BID0 + m] = 1  # S-4: a lone bidder's one bid
+                table[self._ROW_SINGLE_BID + money + 1 + m, BID0 : BID0 + m + 1] = 1  # bids 0 … m
+            table.flags.writeable = False
+            self._mask_tables[money] = table
+        return table
+
+    def mask_rows(self, state: GameState) -> list[int]:
+        """Row of :meth:`mask_table` holding each player's legal actions now."""
+        if state.phase is Phase.LOCATION or state.done:
+            return self.location_rows(state)
+        locations = state.locations
+        lone = locations.count(AUCTION) == 1
+        min_price = state.rules.min_price
+        bid_rows = self._ROW_SINGLE_BID + state.rules.starting_money + 1
+        rows = []
+        for p, where in enumerate(locations):
+            if where == CASTLE:
+                exhibit = state.best_exhibition(p) is not None
+                rows.append(self._ROW_CASTLE_EXHIBIT if exhibit else self._ROW_CASTLE)
+            elif lone:
+                rows.append(self._ROW_SINGLE_BID + lone_bid(state.money[p], min_price))
+            else:
+                rows.append(bid_rows + state.money[p])
+        return rows
+
+    def location_rows(self, state: GameState) -> list[int]:
+        """Rows of a location step (S-3): the Auction House is open while a lot is on display."""
+        return [self._ROW_OPEN if state.lot >= 0 else self._ROW_CLOSED] * state.num_players
+
     def legal_masks(self, state: GameState) -> np.ndarray:
         """``(num_players, N)`` int8 array of legal actions (C-6: no row is ever all zero).
 
         After the game ends every row is the location-step mask, so a final
         observation never carries an empty mask.
         """
-        if state.phase is Phase.LOCATION or state.done:
-            return self.location_masks(state)
-        n = state.num_players
-        masks = np.zeros((n, BID0 + state.rules.starting_money + 1), dtype=np.int8)
-        locations = state.locations
-        bidders = locations.count(AUCTION)
-        min_price = state.rules.min_price
-        for p in range(n):
-            if locations[p] == CASTLE:
-                masks[p, THIEF] = 1
-                masks[p, DETECTIVE] = 1
-                if state.best_exhibition(p) is not None:
-                    masks[p, EXHIBIT] = 1
-            elif bidders == 1:
-                masks[p, BID0 + lone_bid(state.money[p], min_price)] = 1
-            else:
-                masks[p, BID0 : BID0 + state.money[p] + 1] = 1
+        masks: np.ndarray = self.mask_table(state.rules)[self.mask_rows(state)]
         return masks
 
     def location_masks(self, state: GameState) -> np.ndarray:
         """Masks of a location step (S-3), also used for the final observation of a game."""
-        key = (state.num_players, state.rules.starting_money, state.lot >= 0)
-        template = self._location_templates.get(key)
-        if template is None:
-            template = np.zeros((state.num_players, BID0 + state.rules.starting_money + 1), dtype=np.int8)
-            template[:, CASTLE] = 1  # S-3: the Castle is always open
-            if state.lot >= 0:
-                template[:, AUCTION] = 1
-            self._location_templates[key] = template
-        out: np.ndarray = template.copy()
-        return out
+        masks: np.ndarray = self.mask_table(state.rules)[self.location_rows(state)]
+        return masks
 
     def is_legal(self, state: GameState, player: int, action: int) -> bool:
         """Whether ``action`` is legal for ``player`` now (the mask's entry, without building it)."""

@@ -23,7 +23,7 @@ from hoity_env.engine.actions import LOCATION_NAMES, Phase
 from hoity_env.engine.cards import Deck, build_deck
 from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.errors import ConfigError, StateError
-from hoity_env.engine.exhibitions import best_exhibition
+from hoity_env.engine.exhibitions import best_exhibition_counted
 
 STATE_VERSION = 1
 TALLY_FIELDS = ("auction", "castle", "exhibit", "thief", "detective", "bid_total")
@@ -101,7 +101,9 @@ class GameState:
         """Best exhibition in ``player``'s hand (C-3), cached until the hand changes."""
         best = self._best[player]
         if best is _UNSET:
-            best = best_exhibition(self.hands[player], self.deck, self.rules.min_exhibition)
+            best = best_exhibition_counted(
+                self.hands[player], self.counts[player], self.deck, self.rules.min_exhibition
+            )
             self._best[player] = best
         return best  # type: ignore[no-any-return]
 

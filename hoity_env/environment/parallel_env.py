@@ -105,8 +105,11 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
-        self._legal: list[list[int]] = []
-        """Legal-action rows of the current step, as lists (fast checks in ``_decode``)."""
+        table = self.game.ruleset.mask_table(self.rules)
+        self._mask_table = table
+        self._mask_lists: list[list[int]] = table.tolist()
+        self._rows: list[int] = []
+        """Each agent's row of the mask table this step (fast legality checks in ``_decode``)."""
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -221,7 +224,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         # … then legality, under the illegal-action policy.
         illegal = [False] * self.num_players
         for p, a in enumerate(joint):
-            row = self._legal[p]
+            row = self._mask_lists[self._rows[p]]
             if row[a]:
                 continue
             legal = [i for i, ok in enumerate(row) if ok]
@@ -250,8 +253,9 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         assert state is not None
         obs_rows = self.observer.observations(state, reuse=reuse)
         # The last observation of a game carries a location-step mask, never an empty one.
-        masks = self.game.ruleset.location_masks(state) if final else self.game.legal_masks(state)
-        self._legal = masks.tolist()  # private copy: callers may write to the arrays handed out
+        ruleset = self.game.ruleset
+        self._rows = ruleset.location_rows(state) if final else ruleset.mask_rows(state)
+        masks = self._mask_table[self._rows]  # a fresh array
         info_masks = masks.copy()
         phase = "location" if state.phase is Phase.LOCATION else "action"
         obs = {}
@@ -354,8 +358,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._warned_illegal = bool(env.get("warned_illegal", False))
         self.observer.observations(state)  # refresh the encoder's per-round cache
         ruleset = self.game.ruleset
-        masks = ruleset.legal_masks(state) if self.agents else ruleset.location_masks(state)
-        self._legal = masks.tolist()
+        self._rows = ruleset.mask_rows(state) if self.agents else ruleset.location_rows(state)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Current observation of ``agent`` (fresh arrays)."""
