@@ -1,0 +1,73 @@
+"""Agents that play hoity_env seats: the scripted zoo and saved policies (DESIGN §3).
+
+``make(spec, seed=...)`` builds one from a spec string, the form every CLI uses:
+
+* ``random``: uniform over legal actions;
+* ``collector``, ``thief``, ``detective``, ``expert``: scripted styles (see their docstrings);
+* ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
+  deterministically / by sampling (needs the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hoity_env.agents.base import Agent, ObservationView, legal_actions
+from hoity_env.agents.policy import PolicyAgent
+from hoity_env.agents.random_agent import RandomAgent
+from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ExpertAgent, ThiefAgent
+from hoity_env.engine.errors import ConfigError
+
+SCRIPTED: dict[str, Callable[[int | None], Agent]] = {
+    "random": RandomAgent,
+    "collector": CollectorAgent,
+    "thief": ThiefAgent,
+    "detective": DetectiveAgent,
+    "expert": ExpertAgent,
+}
+"""Names of the scripted zoo, each a constructor taking a seed."""
+
+AGENT_NAMES = tuple(SCRIPTED)
+POLICY_PREFIXES = ("ppo:", "ppo-sample:")
+
+
+def make(
+    spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
+) -> Agent:
+    """Build an agent from a spec string (see the module docstring).
+
+    ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
+    policy trained for another player count or ruleset is refused up front.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
+    for prefix in POLICY_PREFIXES:
+        if spec.startswith(prefix):
+            return PolicyAgent(
+                spec[len(prefix) :],
+                deterministic=prefix == "ppo:",
+                seed=seed,
+                num_players=num_players,
+                num_actions=num_actions,
+            )
+    if spec not in SCRIPTED:
+        raise ConfigError(
+            f"unknown agent {spec!r}; choose one of {', '.join(AGENT_NAMES)} or ppo:PATH / ppo-sample:PATH"
+        )
+    return SCRIPTED[spec](seed)
+
+
+__all__ = [
+    "AGENT_NAMES",
+    "SCRIPTED",
+    "Agent",
+    "CollectorAgent",
+    "DetectiveAgent",
+    "ExpertAgent",
+    "ObservationView",
+    "PolicyAgent",
+    "RandomAgent",
+    "ThiefAgent",
+    "legal_actions",
+    "make",
+]
