@@ -1,0 +1,172 @@
+"""The agent zoo (DESIGN §3): legal moves only, seeded, observation-only, ``make`` specs."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hoity_env
+from hoity_env.agents import AGENT_NAMES, Agent, ObservationView, make
+from hoity_env.agents.scripted import best_run, lot_gain, series_counts
+
+Trace = list[tuple[np.ndarray, np.ndarray]]
+
+
+def play(specs: list[str], seed: int) -> tuple[hoity_env.HoityParallelEnv, Trace]:
+    """Play one game with ``make(spec)`` agents; assert every action is legal; return the observations."""
+    env = hoity_env.parallel_env(num_players=len(specs), illegal_action="raise")
+    agents = [make(s, seed=seed * 31 + i) for i, s in enumerate(specs)]
+    obs, _ = env.reset(seed=seed)
+    trace: Trace = []
+    while env.agents:
+        actions = {}
+        for i, name in enumerate(env.possible_agents):
+            o, m = obs[name]["observation"], obs[name]["action_mask"]
+            a = agents[i].act(o, m)
+            assert isinstance(a, int) and m[a] == 1, (specs[i], a)
+            actions[name] = a
+            trace.append((o, m))
+        obs, *_ = env.step(actions)
+    return env, trace
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_every_agent_plays_only_legal_actions(num_players: int) -> None:
+    names = list(AGENT_NAMES)
+    for seed in range(4):
+        specs = [names[(seed + i) % len(names)] for i in range(num_players)]
+        env, _ = play(specs, seed)  # illegal_action="raise": an illegal move fails the game
+        assert env.game_state.done
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_every_agent_is_legal_on_observations_from_other_games(name: str) -> None:
+    _, trace = play(["random", "collector", "thief", "detective"], seed=11)
+    agent = make(name, seed=0)
+    for o, m in trace:
+        a = agent.act(o, m)
+        assert m[a] == 1
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_same_seed_same_choices_other_seed_other_choices(name: str) -> None:
+    _, trace = play(["random", "collector", "thief", "expert"], seed=5)
+    a, b, c = make(name, seed=7), make(name, seed=7), make(name, seed=8)
+    first = [a.act(o, m) for o, m in trace]
+    assert first == [b.act(o, m) for o, m in trace]
+    assert first != [c.act(o, m) for o, m in trace]
+    a.reset(seed=7)
+    assert first == [a.act(o, m) for o, m in trace]
+
+
+def test_global_random_state_does_not_influence_agents() -> None:
+    _, trace = play(["expert", "collector", "thief", "detective"], seed=2)
+    runs = []
+    for noise in (0, 1):
+        np.random.seed(noise)  # the global generator must not matter
+        agent = make("expert", seed=3)
+        runs.append([agent.act(o, m) for o, m in trace])
+    assert runs[0] == runs[1]
+
+
+def _hidden_swap(env: hoity_env.HoityParallelEnv, observer: int) -> dict[str, object] | None:
+    """The env state with one hidden card of another player swapped with a draw-pile card."""
+    state = copy.deepcopy(env.get_state())
+    engine = state["engine"]
+    for p, hand in enumerate(engine["hands"]):
+        if p == observer:
+            continue
+        hidden = [c for c in hand if c not in engine["public"][p]]
+        if hidden and engine["draw_pile"]:
+            c, d = hidden[0], engine["draw_pile"][0]
+            hand[hand.index(c)] = d
+            engine["draw_pile"][0] = c
+            return state
+    return None
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_choices_depend_on_the_observation_only(name: str) -> None:
+    # Changing a rival's hidden cards changes neither the observation nor the choice.
+    env = hoity_env.parallel_env(num_players=4)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(20):
+        state = _hidden_swap(env, observer=0)
+        if state is not None:
+            twin = hoity_env.parallel_env(num_players=4)
+            twin.set_state(state)
+            o1, o2 = env.observe("player_0"), twin.observe("player_0")
+            assert np.array_equal(o1["observation"], o2["observation"])
+            a1 = make(name, seed=9).act(o1["observation"], o1["action_mask"])
+            a2 = make(name, seed=9).act(o2["observation"], o2["action_mask"])
+            assert a1 == a2
+            checked += 1
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, *_ = env.step(actions)
+        if not env.agents:
+            break
+    assert checked >= 5
+
+
+def test_agents_satisfy_the_protocol() -> None:
+    for name in AGENT_NAMES:
+        agent = make(name, seed=0)
+        assert isinstance(agent, Agent)
+        assert agent.name == name
+
+
+def test_observation_view_reads_the_layout() -> None:
+    env = hoity_env.parallel_env(num_players=3)
+    obs, _ = env.reset(seed=1)
+    view = ObservationView(obs["player_1"]["observation"])
+    state = env.game_state
+    assert view.n == 3 and not view.action_step
+    assert view.lot_series == state.deck.series[state.lot]
+    copies = np.asarray(state.deck.copies)
+    assert np.array_equal(np.rint(view.hand * copies).astype(int), state.counts[1])
+    assert np.allclose(view.money, 1.0)
+    with pytest.raises(ValueError, match="not a standard hoity_env observation"):
+        ObservationView(np.zeros(50, dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [([0, 2, 1, 1, 0, 0], 4), ([0, 0, 0, 0, 3, 0], 3), ([2, 0, 1, 0, 0, 0], 0), ([1, 1, 0, 1, 1, 1], 3)],
+)
+def test_best_run_follows_c3(counts: list[int], expected: int) -> None:  # C-3
+    assert best_run(np.asarray(counts)) == expected
+
+
+def test_lot_gain_counts_the_growth_of_the_best_run() -> None:
+    env = hoity_env.parallel_env(num_players=4)
+    obs, _ = env.reset(seed=0)
+    view = ObservationView(obs["player_0"]["observation"])
+    counts = series_counts(view)
+    more = counts.copy()
+    more[view.lot_series] += 1
+    assert lot_gain(view, counts) == best_run(more) - best_run(counts)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nobody", "unknown agent 'nobody'"),
+        ("", "non-empty"),
+        ("ppo:does/not/exist.zip", "not found"),
+    ],
+)
+def test_make_rejects_bad_specs_clearly(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make(spec)
+
+
+def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
+    bad = tmp_path / "model.zip"
+    bad.write_bytes(b"this is not a zip archive")
+    with pytest.raises(ValueError, match=r"not a MaskablePPO \.zip"):
+        make(f"ppo:{bad}")
