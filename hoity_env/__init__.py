@@ -2,7 +2,8 @@
 
 ``hoity_env.parallel_env(**kwargs)`` is the PettingZoo parallel environment;
 ``hoity_env.env`` / ``hoity_env.raw_env`` its AEC forms.  Importing the package
-registers ``pettingzoo.make("parallel", "hoity/HoityToity-v0")`` and the AEC id.
+registers ``pettingzoo.make("parallel", "hoity/HoityToity-v0")``, the AEC id and
+``gymnasium.make("hoity/HoityToityVsBots-v0")`` (:class:`hoity_env.wrappers.SingleAgentEnv`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hoity_env.engine import (
     StateError,
 )
 from hoity_env.environment import ActionCodec, HoityParallelEnv, env, parallel_env, raw_env
-from hoity_env.registration import AEC_ID, PARALLEL_ID, register_envs
+from hoity_env.registration import AEC_ID, GYM_ID, PARALLEL_ID, register_envs
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,7 @@ register_envs()
 
 __all__ = [
     "AEC_ID",
+    "GYM_ID",
     "PARALLEL_ID",
     "ActionCodec",
     "ConfigError",

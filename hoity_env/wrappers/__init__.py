@@ -1,0 +1,7 @@
+"""Wrappers over the parallel environment (DESIGN §4)."""
+
+from __future__ import annotations
+
+from hoity_env.wrappers.single_agent import DEFAULT_POOL, SingleAgentEnv
+
+__all__ = ["DEFAULT_POOL", "SingleAgentEnv"]

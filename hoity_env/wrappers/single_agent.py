@@ -1,0 +1,178 @@
+"""``SingleAgentEnv``: one learner seat as a Gymnasium env, the other seats played by agents.
+
+This is the view single-agent RL libraries need (DESIGN §4): a flat ``Box``
+observation, a ``Discrete`` action space and ``action_masks()`` for
+sb3-contrib's ``MaskablePPO``.  Opponents are agents (objects, names or
+checkpoint specs, see :func:`hoity_env.agents.make`); every random choice of the
+wrapper (deal, learner seat, opponents' seeds, opponents drawn from a pool) comes
+from the generator seeded in ``reset(seed=...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from hoity_env.agents import Agent, make
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.parallel_env import HoityParallelEnv
+
+DEFAULT_POOL = ("collector", "thief", "detective", "expert")
+"""Opponent styles drawn for each seat every episode when no opponents are given."""
+
+AgentLike = str | Agent
+
+
+class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
+    """A learner seat against agents; see the module docstring.
+
+    Args:
+        num_players: 2-6.
+        rules: preset name or ``RulesConfig``.
+        opponents: ``None`` (each seat drawn from ``opponent_pool`` every episode), one
+            agent or spec for every opponent seat, or a sequence of ``num_players - 1``
+            of them (seat order after the learner).
+        opponent_pool: specs/agents to draw opponents from when ``opponents`` is None.
+        learner_seat: a fixed seat, or ``None`` to draw the seat every episode.
+        reward, illegal_action, illegal_penalty, max_cycles, render_mode: as for the
+            parallel env.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012  # gym.Env declares it
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: str | RulesConfig = "standard",
+        opponents: AgentLike | Sequence[AgentLike] | None = None,
+        opponent_pool: Sequence[AgentLike] = DEFAULT_POOL,
+        learner_seat: int | None = None,
+        reward: str = "win_loss",
+        illegal_action: str = "fallback",
+        illegal_penalty: float = -1.0,
+        max_cycles: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.env = HoityParallelEnv(
+            num_players=num_players,
+            rules=rules,
+            reward=reward,
+            illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty,
+            max_cycles=max_cycles,
+            render_mode=render_mode,
+        )
+        n = self.env.num_players
+        self.num_players = n
+        self.render_mode = render_mode
+        if learner_seat is not None and (
+            not isinstance(learner_seat, int) or isinstance(learner_seat, bool) or not 0 <= learner_seat < n
+        ):
+            raise ConfigError(f"learner_seat must be None or an int in [0, {n}), got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self._fixed = self._resolve_fixed(opponents)
+        if self._fixed is None:
+            if isinstance(opponent_pool, str) or not opponent_pool:
+                raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
+            self._pool = [self._agent(o) for o in opponent_pool]
+        else:
+            self._pool = []
+        obs_space = self.env.observation_space("player_0")
+        assert isinstance(obs_space, spaces.Dict)
+        self.observation_space = obs_space["observation"]
+        self.action_space = self.env.action_space("player_0")
+        self._seat = 0
+        self._opponents: list[Agent] = []
+        self._obs: dict[str, dict[str, np.ndarray]] = {}
+
+    # ----------------------------------------------------------------- setup
+    def _agent(self, spec: AgentLike) -> Agent:
+        if isinstance(spec, str):
+            return make(spec, num_players=self.num_players, num_actions=self.env.codec.size)
+        if not isinstance(spec, Agent):
+            raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
+        return spec
+
+    def _resolve_fixed(self, opponents: AgentLike | Sequence[AgentLike] | None) -> list[Agent] | None:
+        if opponents is None:
+            return None
+        k = self.num_players - 1
+        if isinstance(opponents, (str, Agent)):  # one for every seat
+            specs: list[AgentLike] = [opponents] * k
+        else:
+            specs = list(opponents)
+            if len(specs) != k:
+                raise ConfigError(
+                    f"opponents must list {k} agents for {self.num_players} players, got {len(specs)}"
+                )
+        # Specs give one object per seat (each with its own generator); an Agent object
+        # given once serves every seat.
+        return [
+            make(s, num_players=self.num_players, num_actions=self.env.codec.size)
+            if isinstance(s, str)
+            else self._agent(s)
+            for s in specs
+        ]
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return self._seat
+
+    @property
+    def opponents(self) -> list[Agent]:
+        """The agents in the other seats this episode, in seat order after the learner."""
+        return list(self._opponents)
+
+    # -------------------------------------------------------------- gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new game, place the learner and (re)seed the opponents."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.num_players
+        self._seat = self.learner_seat if self.learner_seat is not None else int(rng.integers(n))
+        if self._fixed is not None:
+            self._opponents = self._fixed
+        else:
+            self._opponents = [self._pool[int(rng.integers(len(self._pool)))] for _ in range(n - 1)]
+        for agent in self._opponents:
+            agent.reset(int(rng.integers(2**62)))
+        self._obs, infos = self.env.reset(seed=int(rng.integers(2**62)))
+        return self._learner_view(infos)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action together with the opponents' choices (one env step)."""
+        learner = self.env.possible_agents[self._seat]
+        actions = {learner: action}
+        for k, agent in enumerate(self._opponents, start=1):
+            name = self.env.possible_agents[(self._seat + k) % self.num_players]
+            o = self._obs[name]
+            actions[name] = agent.act(o["observation"], o["action_mask"])
+        self._obs, rewards, terms, truncs, infos = self.env.step(actions)
+        obs, info = self._learner_view(infos)
+        return obs, rewards[learner], terms[learner], truncs[learner], info
+
+    def _learner_view(self, infos: dict[str, dict[str, Any]]) -> tuple[np.ndarray, dict[str, Any]]:
+        learner = self.env.possible_agents[self._seat]
+        info = dict(infos[learner])
+        info["learner_seat"] = self._seat
+        return self._obs[learner]["observation"], info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as booleans (what ``MaskablePPO`` asks for)."""
+        mask: np.ndarray = self._obs[self.env.possible_agents[self._seat]]["action_mask"].astype(bool)
+        return mask
+
+    def render(self) -> str | None:  # type: ignore[override]
+        """The parallel env's render (public information only)."""
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
