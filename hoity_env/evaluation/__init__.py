@@ -1,0 +1,52 @@
+"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (DESIGN §5).
+
+* :func:`evaluate` plays games between any agents (spec strings, as for
+  :func:`hoity_env.agents.make`) with duplicate seat rotation and reports, per
+  agent, wins, the win rate with its 95% Wilson interval, mean rank, mean final
+  position and mean game length, plus win rates by seat;
+* :func:`tournament` rates a pool in a round robin (OpenSkill Plackett-Luce);
+* :func:`head_to_head` fills a matrix: each agent against copies of each other;
+* results are dataclasses with JSON, CSV, Markdown and PNG forms;
+* ``hoity-eval`` (:mod:`hoity_env.evaluation.cli`) is the command line over it all.
+
+Same seed, same results, whatever ``workers=`` is.
+"""
+
+from __future__ import annotations
+
+from hoity_env.evaluation.harness import evaluate, play_tables
+from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed, play_game
+from hoity_env.evaluation.report import (
+    AgentStats,
+    EvaluationResult,
+    HeadToHeadResult,
+    PairStats,
+    Rating,
+    SeatStats,
+    TournamentResult,
+)
+from hoity_env.evaluation.stats import Z95, competition_ranks, wilson_interval
+from hoity_env.evaluation.tournament import RATING_MODEL, head_to_head, round_robin_tables, tournament
+
+__all__ = [
+    "RATING_MODEL",
+    "Z95",
+    "AgentStats",
+    "EvaluationResult",
+    "GameRecord",
+    "HeadToHeadResult",
+    "PairStats",
+    "Rating",
+    "SeatStats",
+    "TournamentResult",
+    "agent_seeds",
+    "competition_ranks",
+    "deal_seed",
+    "evaluate",
+    "head_to_head",
+    "play_game",
+    "play_tables",
+    "round_robin_tables",
+    "tournament",
+    "wilson_interval",
+]

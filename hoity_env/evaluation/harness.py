@@ -1,0 +1,231 @@
+"""Play many seeded games between agents in duplicate format, in parallel if asked.
+
+Duplicate seat rotation: with ``k`` players, a "game count" means deals × ``k``
+rotations.  Deal ``d`` is played ``k`` times with the same env seed
+(:func:`~hoity_env.evaluation.match.deal_seed`), rotation ``r`` putting entry
+``i`` of the agent list in seat ``(i + r) % k``.  Every entry thus plays every
+deal from every seat, and the luck of the deal (cards, lots, start player)
+cancels between agents.  A game count that is not a multiple of ``k`` is
+rounded up to the next whole deal; the result says how many games were played.
+
+Parallelism: deals are cut into chunks and spread over a ``spawn`` process pool
+(spawn, not fork: safe with torch and threads, and the same on every OS).
+Agents are built inside each worker from their spec strings, so checkpoints
+load there, and cached per worker.  Every game's seeds come from its
+coordinates alone and chunks are gathered in deal order, so ``workers=1`` and
+``workers=8`` give identical results.  Specs are checked in the calling process
+first, so a bad name or checkpoint fails fast with one clear ``ConfigError``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hoity_env.agents import Agent, make
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal_seed, play_game
+from hoity_env.evaluation.progress import ProgressBar
+from hoity_env.evaluation.report import EvaluationResult
+from hoity_env.evaluation.summary import agent_stats, seat_stats
+
+__all__ = ["check_specs", "evaluate", "play_tables", "rules_name"]
+
+Rules = str | RulesConfig
+
+_MAX_CHUNK = 25
+"""Deals per worker task at most: big enough to amortize the pickling, small enough for a live bar."""
+
+_ENVS: dict[tuple[int, Rules], HoityParallelEnv] = {}
+_AGENTS: dict[tuple[str, int, int, int], Agent] = {}
+"""Per-process caches: an env per (players, rules); an agent per (spec, players, actions, copy)."""
+
+
+@dataclass(frozen=True)
+class _Task:
+    """A chunk of deals of one table, as sent to a worker."""
+
+    table: int
+    specs: tuple[str, ...]
+    num_players: int
+    rules: Rules
+    seed: int
+    start: int
+    stop: int
+
+
+def _env(num_players: int, rules: Rules) -> HoityParallelEnv:
+    key = (num_players, rules)
+    if key not in _ENVS:
+        _ENVS[key] = HoityParallelEnv(num_players=num_players, rules=rules)
+    return _ENVS[key]
+
+
+def _agents(specs: Sequence[str], env: HoityParallelEnv) -> list[Agent]:
+    """One agent object per entry: repeated specs get distinct objects (each its own generator)."""
+    out = []
+    for i, spec in enumerate(specs):
+        key = (spec, env.num_players, env.codec.size, specs[:i].count(spec))
+        if key not in _AGENTS:
+            _AGENTS[key] = make(spec, num_players=env.num_players, num_actions=env.codec.size)
+        out.append(_AGENTS[key])
+    return out
+
+
+def _play_task(task: _Task, on_game: Callable[[], None] | None = None) -> list[GameRecord]:
+    """Play deals ``start..stop-1`` of a table, every rotation, in order."""
+    env = _env(task.num_players, task.rules)
+    entries = _agents(task.specs, env)
+    k = task.num_players
+    out = []
+    for d in range(task.start, task.stop):
+        env_seed = deal_seed(task.seed, d)
+        for r in range(k):
+            order = [(s - r) % k for s in range(k)]  # entry i sits in seat (i + r) % k
+            out.append(
+                play_game(
+                    env,
+                    [entries[e] for e in order],
+                    env_seed=env_seed,
+                    seeds=agent_seeds(task.seed, d, r, k),
+                    names=[task.specs[e] for e in order],
+                    deal=d,
+                    rotation=r,
+                )
+            )
+            if on_game is not None:
+                on_game()
+    return out
+
+
+def _init_worker() -> None:
+    """One math thread per worker: N workers each spreading a batch-1 policy over every core only thrash."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
+def check_specs(specs: Sequence[str], num_players: int, rules: Rules) -> HoityParallelEnv:
+    """Validate players, rules and every spec (building each once); return the env."""
+    env = _env(num_players, rules)
+    if isinstance(specs, str):
+        raise ConfigError("agent specs must be a list of strings, not one string")
+    if len(specs) != num_players:
+        raise ConfigError(f"{num_players} players need {num_players} agents, got {len(specs)}: {list(specs)}")
+    _agents(specs, env)
+    return env
+
+
+def rules_name(rules: Rules) -> str:
+    """The preset name recorded in results."""
+    return rules if isinstance(rules, str) else rules.name
+
+
+def deals_for(games: int, num_players: int) -> int:
+    """Whole deals needed for at least ``games`` games (each deal is ``num_players`` games)."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ConfigError(f"games must be an int >= 1, got {games!r}")
+    return math.ceil(games / num_players)
+
+
+def play_tables(
+    tables: Sequence[Sequence[str]],
+    *,
+    num_players: int,
+    deals: int,
+    seed: int,
+    workers: int = 1,
+    rules: Rules = "standard",
+    progress: bool = True,
+) -> list[list[GameRecord]]:
+    """Play ``deals`` deals × ``num_players`` rotations at each table; records per table, in order.
+
+    Every table replays the same deals (deal ``d`` has the same env seed at every
+    table), so any one table's games are exactly those of ``evaluate`` on it.
+    """
+    seed = check_seed(seed)
+    # Agents are cached for one call only: a checkpoint file rewritten between calls
+    # (a training loop's latest.zip) must be loaded afresh, and old models freed.
+    _AGENTS.clear()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be an int >= 1, got {workers!r}")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ConfigError(f"deals must be an int >= 1, got {deals!r}")
+    for specs in tables:
+        check_specs(specs, num_players, rules)
+    chunk = max(1, min(_MAX_CHUNK, math.ceil(deals / (4 * workers))))
+    tasks = [
+        _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals))
+        for t, specs in enumerate(tables)
+        for start in range(0, deals, chunk)
+    ]
+    results: list[list[GameRecord]] = [[] for _ in tables]
+    with ProgressBar(len(tables) * deals * num_players, enabled=progress) as bar:
+        if workers == 1 or len(tasks) == 1:
+            for task in tasks:
+                results[task.table] += _play_task(task, bar.update)
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+                # imap keeps task order whatever finishes first: the source of worker independence.
+                for task, records in zip(tasks, pool.imap(_play_task, tasks), strict=True):
+                    results[task.table] += records
+                    bar.update(len(records))
+    return results
+
+
+def summarize(
+    specs: Sequence[str], records: Sequence[GameRecord], *, num_players: int, rules: Rules, seed: int
+) -> EvaluationResult:
+    """An :class:`EvaluationResult` from one table's records."""
+    return EvaluationResult(
+        agents=tuple(specs),
+        num_players=num_players,
+        rules=rules_name(rules),
+        seed=seed,
+        deals=len(records) // num_players,
+        games=len(records),
+        truncated=sum(1 for r in records if r.truncated),
+        agent_stats=agent_stats(records, order=specs),
+        seat_stats=seat_stats(records, num_players),
+        records=tuple(records),
+    )
+
+
+def evaluate(
+    agent_specs: Sequence[str],
+    num_players: int = 4,
+    games: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    rules: Rules = "standard",
+    progress: bool = True,
+) -> EvaluationResult:
+    """Play at least ``games`` games between ``agent_specs`` (one per seat) in duplicate format.
+
+    ``agent_specs`` are :func:`hoity_env.agents.make` specs (``expert``, ``random``,
+    ``ppo:PATH``…); the same spec may appear several times.  Raises ``ConfigError``
+    (a ``ValueError``) for unknown names, bad checkpoints or bad arguments.
+
+    With ``workers > 1`` the pool uses ``spawn``, which re-imports the main module
+    in each worker: call this from under ``if __name__ == "__main__":`` in a script
+    (as for SB3's ``SubprocVecEnv``); notebooks and ``hoity-eval`` need nothing.
+    """
+    if isinstance(agent_specs, str):
+        raise ConfigError("agent_specs must be a list of spec strings (one per seat), not one string")
+    deals = deals_for(games, num_players)
+    specs = list(agent_specs)
+    (records,) = play_tables(
+        [specs],
+        num_players=num_players,
+        deals=deals,
+        seed=seed,
+        workers=workers,
+        rules=rules,
+        progress=progress,
+    )
+    return summarize(specs, records, num_players=num_players, rules=rules, seed=seed)

@@ -1,0 +1,117 @@
+"""Result round trips (JSON exact, CSV per-agent table), Markdown tables and PNG charts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from hoity_env.evaluation import (
+    EvaluationResult,
+    HeadToHeadResult,
+    TournamentResult,
+    evaluate,
+    head_to_head,
+    tournament,
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+Result = EvaluationResult | TournamentResult | HeadToHeadResult
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Result]:
+    return {
+        "evaluation": evaluate(["expert", "random", "random", "random"], games=8, seed=2, progress=False),
+        "tournament": tournament(["expert", "collector", "random"], num_players=3, games=3, progress=False),
+        "h2h": head_to_head(["expert", "thief", "random"], num_players=3, games=3, progress=False),
+    }
+
+
+KINDS = ["evaluation", "tournament", "h2h"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_json_round_trip_is_exact(results: dict[str, Result], kind: str, tmp_path: Path) -> None:
+    result = results[kind]
+    back = type(result).from_json(result.to_json())
+    assert back == result
+    assert back.to_json() == result.to_json()
+    path = tmp_path / "r.json"
+    result.save_json(path)
+    assert type(result).from_json(path.read_text(encoding="utf-8")) == result
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_csv_round_trip_of_the_table(results: dict[str, Result], kind: str) -> None:
+    result = results[kind]
+    rows = type(result).from_csv(result.to_csv())
+    expected = {
+        "evaluation": lambda r: r.agent_stats,
+        "tournament": lambda r: r.ratings,
+        "h2h": lambda r: r.pairs,
+    }[kind](result)
+    assert rows == expected
+    assert len(result.to_csv().splitlines()) == len(expected) + 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_markdown_names_every_agent(results: dict[str, Result], kind: str) -> None:
+    result = results[kind]
+    text = result.to_markdown()
+    names = result.agents if isinstance(result, EvaluationResult) else result.pool
+    for name in names:
+        assert f"`{name}`" in text
+    assert "95%" in text and "| :--- |" in text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_png_is_written(results: dict[str, Result], kind: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{kind}.png"
+    results[kind].plot_png(path)
+    data = path.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 5000
+
+
+def test_malformed_inputs_are_value_errors(results: dict[str, Result]) -> None:
+    result = results["evaluation"]
+    assert isinstance(result, EvaluationResult)
+    with pytest.raises(ValueError, match="not a JSON result"):
+        EvaluationResult.from_json("{nope")
+    data = json.loads(result.to_json())
+    data["games"] = "many"
+    with pytest.raises(ValueError, match=r"EvaluationResult\.games"):
+        EvaluationResult.from_json(json.dumps(data))
+    del data["games"]
+    with pytest.raises(ValueError, match="fields"):
+        EvaluationResult.from_json(json.dumps(data))
+    with pytest.raises(ValueError, match="header"):
+        EvaluationResult.from_csv("a,b\n1,2\n")
+    bad = result.to_csv().replace(str(result.agent_stats[0].wins), "x", 1)
+    with pytest.raises(ValueError, match="bad value"):
+        EvaluationResult.from_csv(bad)
+
+
+def test_tournament_ratings_and_tables(results: dict[str, Result]) -> None:
+    result = results["tournament"]
+    assert isinstance(result, TournamentResult)
+    assert [r.agent for r in result.ratings] == ["expert", "collector", "random"]
+    assert len(result.tables) == 1 and result.tables[0].agents == ("expert", "collector", "random")
+    assert all(r.sigma < 25 / 3 for r in result.ratings)  # every agent played and was rated
+    for r in result.ratings:
+        assert r.ordinal == pytest.approx(r.mu - 3 * r.sigma)
+    assert dataclasses.replace(result, ratings=()) != result
+
+
+def test_head_to_head_pairs(results: dict[str, Result]) -> None:
+    result = results["h2h"]
+    assert isinstance(result, HeadToHeadResult)
+    assert len(result.pairs) == 6
+    pair = result.pair("expert", "random")
+    table = result.tables[[(p.agent, p.opponent) for p in result.pairs].index(("expert", "random"))]
+    assert table.agents == ("expert", "random", "random")
+    assert pair.wins == table.agent_stats[0].wins and pair.games == 3
+    with pytest.raises(KeyError):
+        result.pair("expert", "expert")
