@@ -84,3 +84,33 @@ def test_checkpoint_for_another_game_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         make(f"ppo:{checkpoint}", **kwargs)
+
+
+def test_deterministic_choice_is_the_models_own_prediction(checkpoint: Path) -> None:
+    agent = PolicyAgent(checkpoint)
+    trace_env = hoity_env.parallel_env(num_players=4)
+    obs, _ = trace_env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        for name in trace_env.possible_agents:
+            o, m = obs[name]["observation"], obs[name]["action_mask"]
+            expected, _ = agent.model.predict(o, action_masks=m.astype(bool), deterministic=True)
+            assert agent.act(o, m) == int(expected)
+        obs, *_ = trace_env.step(
+            {a: int(rng.choice(np.flatnonzero(x["action_mask"]))) for a, x in obs.items()}
+        )
+        if not trace_env.agents:
+            break
+
+
+def test_sampling_leaves_torch_and_numpy_global_generators_alone(checkpoint: Path) -> None:
+    import torch
+
+    env = hoity_env.parallel_env(num_players=4)
+    obs, _ = env.reset(seed=2)
+    before = (torch.random.get_rng_state().clone(), np.random.get_state()[1].copy())
+    agent = make(f"ppo-sample:{checkpoint}", seed=3)
+    agent.reset(4)
+    agent.act(obs["player_0"]["observation"], obs["player_0"]["action_mask"])
+    assert torch.equal(before[0], torch.random.get_rng_state())
+    assert np.array_equal(before[1], np.random.get_state()[1])

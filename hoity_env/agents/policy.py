@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.base import legal_actions, num_players_of
+from hoity_env.agents.base import num_players_of
 from hoity_env.engine.errors import ConfigError
 
 
@@ -31,7 +31,8 @@ class PolicyAgent:
     ) -> None:
         self.path = Path(path)
         self.deterministic = deterministic
-        self.name = f"ppo:{self.path}"
+        self.name = f"{'ppo' if deterministic else 'ppo-sample'}:{self.path}"
+        self.rng = np.random.default_rng(seed)
         self.model = _load(self.path)
         obs_shape = getattr(self.model.observation_space, "shape", None)
         n_act = getattr(self.model.action_space, "n", None)
@@ -51,15 +52,11 @@ class PolicyAgent:
                 f"checkpoint {self.path} was trained with {self.num_actions} actions (another ruleset "
                 f"or starting money), this game has {num_actions}"
             )
-        self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Seed the policy's sampling (only used when ``deterministic=False``)."""
+        """Reseed the agent's own generator (used only when sampling; torch's global RNG is never touched)."""
         if seed is not None:
-            import torch
-
-            self.model.set_random_seed(seed)
-            torch.manual_seed(seed)
+            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's action under the mask."""
@@ -67,11 +64,28 @@ class PolicyAgent:
         if obs.shape != (self.obs_dim,):
             raise ConfigError(f"{self.name} expects observations of length {self.obs_dim}, got {obs.shape}")
         mask = np.asarray(action_mask).astype(bool)
-        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        a = int(np.asarray(action).reshape(()))
-        if not mask[a]:  # cannot happen with MaskablePPO; guard against a corrupt policy
-            a = int(legal_actions(action_mask)[0])
-        return a
+        probs = self.action_probabilities(obs, mask)
+        if self.deterministic:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(probs.size, p=probs))
+
+    def action_probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over actions, zero off the mask."""
+        import torch
+
+        policy = self.model.policy
+        obs_tensor, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            dist = policy.get_distribution(obs_tensor, action_masks=mask[None, :])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs = np.where(mask, probs, 0.0)
+        total = probs.sum()
+        if not np.isfinite(total) or total <= 0:  # a corrupt policy: fall back to uniform legal
+            probs = mask / mask.sum()
+        else:
+            probs /= total
+        out: np.ndarray = probs
+        return out
 
 
 def _load(path: Path) -> Any:
