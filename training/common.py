@@ -1,0 +1,205 @@
+"""Shared plumbing of the training recipes: CLI from a dataclass, vec envs, evaluation, curves.
+
+The recipes (``train_ppo.py``, ``selfplay.py``) stay one readable file each;
+what they share (turning ``Args`` into a command line, building vector envs,
+scoring a checkpoint against the zoo, the learning-curve callback) lives here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from hoity_env.evaluation import AgentStats, play_tables
+from hoity_env.evaluation.harness import summarize
+from hoity_env.wrappers import SingleAgentEnv
+
+ZOO = ("expert", "collector", "thief", "detective", "random")
+"""The scripted zoo: training opponents and evaluation yardsticks."""
+
+A = TypeVar("A")
+
+
+def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> A:
+    """A command line with one ``--flag`` per field of the ``Args`` dataclass ``cls``."""
+    parser = argparse.ArgumentParser(description=description)
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+        else:
+            kind = type(default) if default is not None else str
+            parser.add_argument(flag, type=kind, default=default, help=f"(default: {default})")
+    return cls(**vars(parser.parse_args(argv)))
+
+
+def specs(text: str) -> list[str]:
+    """``"expert,random"`` → ``["expert", "random"]``; ``"zoo"`` → the scripted zoo."""
+    out = [s.strip() for s in text.split(",") if s.strip()]
+    return list(ZOO) if out == ["zoo"] else out
+
+
+def make_vec_env(n_envs: int, **env_kwargs: Any) -> VecEnv:
+    """``n_envs`` :class:`SingleAgentEnv` copies, in subprocesses when more than one."""
+    fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
+    return SubprocVecEnv(fns) if n_envs > 1 else DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
+
+
+def score_checkpoint(
+    model_path: Path, opponents: Sequence[str], *, games: int, seed: int, workers: int, num_players: int = 4
+) -> dict[str, AgentStats]:
+    """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format."""
+    learner = f"ppo:{model_path}"
+    tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
+    deals = max(1, -(-games // num_players))
+    per_table = play_tables(
+        tables, num_players=num_players, deals=deals, seed=seed, workers=workers, progress=False
+    )
+    out = {}
+    for opponent, table, records in zip(opponents, tables, per_table, strict=True):
+        result = summarize(table, records, num_players=num_players, rules="standard", seed=seed)
+        out[opponent] = next(s for s in result.agent_stats if s.agent == learner)
+    return out
+
+
+def stats_markdown(scores: dict[str, AgentStats], num_players: int) -> str:
+    """Markdown table: the learner against copies of each opponent."""
+    rows = [
+        f"| opponent (×{num_players - 1}) | games | win rate | 95% interval | mean rank | mean rounds |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, s in scores.items():
+        rows.append(
+            f"| {name} | {s.games} | {s.win_rate:.3f} | [{s.ci_low:.3f}, {s.ci_high:.3f}] | "
+            f"{s.mean_rank:.2f} | {s.mean_rounds:.1f} |"
+        )
+    return "\n".join(rows)
+
+
+def write_report(run_dir: Path, scores: dict[str, AgentStats], num_players: int, meta: dict[str, Any]) -> str:
+    """``evaluation.json`` and ``evaluation.md`` in ``run_dir``; returns the Markdown."""
+    table = stats_markdown(scores, num_players)
+    (run_dir / "evaluation.json").write_text(
+        json.dumps({"meta": meta, "scores": {k: dataclasses.asdict(v) for k, v in scores.items()}}, indent=1)
+    )
+    (run_dir / "evaluation.md").write_text(f"# Evaluation of {meta.get('model')}\n\n{table}\n")
+    return table
+
+
+class LearningCurve(BaseCallback):  # type: ignore[misc]
+    """Every ``every`` timesteps: save a snapshot, score it against the zoo, extend the curve.
+
+    Writes ``curve.csv`` and ``learning_curve.png`` in the run folder and prints a
+    progress line (timesteps, steps/s, elapsed, the latest win rates).  Stops
+    training once ``time_limit_s`` has passed (0 = no limit).
+    """
+
+    def __init__(
+        self,
+        run_dir: Path,
+        every: int,
+        opponents: Sequence[str],
+        games: int,
+        seed: int,
+        workers: int,
+        num_players: int,
+        time_limit_s: float = 0.0,
+        on_score: Callable[[int, dict[str, AgentStats]], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.run_dir, self.every, self.opponents = run_dir, every, list(opponents)
+        self.games, self.seed, self.workers, self.num_players = games, seed, workers, num_players
+        self.time_limit_s, self.on_score = time_limit_s, on_score
+        self.start = time.time()
+        self.next_eval = every
+        self.last_print = 0.0
+        self.csv_path = run_dir / "curve.csv"
+        self.last_scored = -1
+
+    def _on_training_start(self) -> None:
+        self.start = time.time()
+        self.start_steps = self.num_timesteps
+        self.next_eval = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        now = time.time()
+        if now - self.last_print > 15:
+            self.last_print = now
+            rate = (self.num_timesteps - self.start_steps) / max(now - self.start, 1e-9)
+            print(
+                f"[{now - self.start:6.0f}s] timesteps {self.num_timesteps:>9,}  {rate:6.0f} steps/s",
+                flush=True,
+            )
+        if self.num_timesteps >= self.next_eval:
+            self.next_eval += self.every
+            self.evaluate()
+        return not (self.time_limit_s and now - self.start > self.time_limit_s)
+
+    def evaluate(self) -> dict[str, AgentStats] | None:
+        """Score the current policy now and extend the curve (once per timestep count)."""
+        if self.num_timesteps == self.last_scored:
+            return None
+        self.last_scored = self.num_timesteps
+        path = self.run_dir / "checkpoints" / f"curve_{self.num_timesteps}.zip"
+        self.model.save(str(path))
+        scores = score_checkpoint(
+            path,
+            self.opponents,
+            games=self.games,
+            seed=self.seed,
+            workers=self.workers,
+            num_players=self.num_players,
+        )
+        new = not self.csv_path.exists()
+        with self.csv_path.open("a", newline="") as fh:
+            writer = csv.writer(fh)
+            if new:
+                writer.writerow(["timesteps", "opponent", "win_rate", "ci_low", "ci_high", "games"])
+            for name, s in scores.items():
+                writer.writerow([self.num_timesteps, name, s.win_rate, s.ci_low, s.ci_high, s.games])
+                self.logger.record(f"eval/win_rate_vs_{name}", s.win_rate)
+        plot_curve(self.csv_path, self.run_dir / "learning_curve.png", self.num_players)
+        summary = ", ".join(f"{k} {v.win_rate:.2f}" for k, v in scores.items())
+        print(f"[eval @ {self.num_timesteps:,}] win rate vs 3 copies of: {summary}", flush=True)
+        if self.on_score is not None:
+            self.on_score(self.num_timesteps, scores)
+        return scores
+
+
+def plot_curve(csv_path: Path, png_path: Path, num_players: int) -> None:
+    """Win rate against each opponent over training, with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    with csv_path.open() as fh:
+        for row in csv.DictReader(fh):
+            series.setdefault(row["opponent"], []).append(
+                (int(row["timesteps"]), float(row["win_rate"]), float(row["ci_low"]), float(row["ci_high"]))
+            )
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, points in series.items():
+        points.sort()
+        xs = [p[0] for p in points]
+        ax.plot(xs, [p[1] for p in points], marker="o", label=f"vs {num_players - 1}× {name}")
+        ax.fill_between(xs, [p[2] for p in points], [p[3] for p in points], alpha=0.15)
+    ax.axhline(1.0 / num_players, linestyle="--", color="grey", label="even")
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("win rate (95% interval)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
