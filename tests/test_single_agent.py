@@ -118,3 +118,16 @@ def test_masked_ppo_learns_under_dummy_and_subproc_vec_envs() -> None:
             model.learn(total_timesteps=64)
         assert model.num_timesteps >= 64
         vec.close()
+
+
+def test_the_pool_can_grow_between_episodes() -> None:
+    env = SingleAgentEnv(num_players=4, opponent_pool=["thief"])
+    env.reset(seed=0)
+    assert {o.name for o in env.opponents} == {"thief"}
+    env.set_opponent_pool(["expert"])
+    env.reset(seed=1)
+    assert {o.name for o in env.opponents} == {"expert"}
+    with pytest.raises(ValueError, match="non-empty"):
+        env.set_opponent_pool([])
+    with pytest.raises(ValueError, match="fixed opponents"):
+        SingleAgentEnv(opponents="random").set_opponent_pool(["expert"])

@@ -76,12 +76,9 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
             raise ConfigError(f"learner_seat must be None or an int in [0, {n}), got {learner_seat!r}")
         self.learner_seat = learner_seat
         self._fixed = self._resolve_fixed(opponents)
+        self._pool: list[Agent] = []
         if self._fixed is None:
-            if isinstance(opponent_pool, str) or not opponent_pool:
-                raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
-            self._pool = [self._agent(o) for o in opponent_pool]
-        else:
-            self._pool = []
+            self.set_opponent_pool(opponent_pool)
         obs_space = self.env.observation_space("player_0")
         assert isinstance(obs_space, spaces.Dict)
         self.observation_space = obs_space["observation"]
@@ -118,6 +115,18 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
             else self._agent(s)
             for s in specs
         ]
+
+    def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
+        """Replace the pool opponents are drawn from (from the next episode on).
+
+        Self-play grows its league this way, also inside ``SubprocVecEnv`` workers
+        (``vec_env.env_method("set_opponent_pool", specs)``).
+        """
+        if self._fixed is not None:
+            raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
+        if isinstance(pool, str) or not pool:
+            raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
+        self._pool = [self._agent(o) for o in pool]
 
     @property
     def seat(self) -> int:

@@ -1,0 +1,169 @@
+"""The training recipes run end to end on tiny budgets, resume, and their models play (DESIGN §4)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hoity_env.evaluation import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = [
+    "--n-envs",
+    "1",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "64",
+    "--n-epochs",
+    "1",
+    "--net-width",
+    "16",
+    "--eval-games",
+    "4",
+    "--final-eval-games",
+    "4",
+    "--workers",
+    "1",
+]
+
+
+def _load(name: str) -> ModuleType:
+    path = ROOT / "training" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"recipe_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
+    train = _load("train_ppo")
+    args = [
+        "--name",
+        "t",
+        "--runs-dir",
+        str(tmp_path),
+        "--total-timesteps",
+        "128",
+        "--eval-every",
+        "64",
+        "--checkpoint-every",
+        "64",
+        "--eval-opponents",
+        "random,expert",
+        *TINY,
+    ]
+    train.main(args)
+    run = tmp_path / "t"
+    for name in (
+        "final_model.zip",
+        "evaluation.json",
+        "evaluation.md",
+        "learning_curve.png",
+        "curve.csv",
+        "args.json",
+    ):
+        assert (run / name).is_file(), name
+    assert any((run / "tb").rglob("events.out.tfevents*"))
+    report = json.loads((run / "evaluation.json").read_text())
+    assert set(report["scores"]) == {"random", "expert"}
+    assert report["meta"]["timesteps"] >= 128
+    checkpoint = run / "checkpoints" / "t_128_steps.zip"
+    assert checkpoint.is_file()
+
+    train.main([*args[:4], "--resume", str(checkpoint), "--total-timesteps", "64", *args[6:]])
+    report = json.loads((run / "evaluation.json").read_text())
+    assert report["meta"]["timesteps"] >= 192  # continued the count
+    curve = (run / "curve.csv").read_text().splitlines()
+    assert curve[0].startswith("timesteps") and len(curve) > 4
+
+
+def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
+    selfplay = _load("selfplay")
+    result = selfplay.main(
+        [
+            "--name",
+            "s",
+            "--runs-dir",
+            str(tmp_path),
+            "--total-timesteps",
+            "192",
+            "--gate-every",
+            "64",
+            "--gate-games",
+            "4",
+            "--gate-win-rate",
+            "0.0",
+            "--max-snapshots",
+            "2",
+            "--eval-every",
+            "128",
+            "--zoo",
+            "random,thief",
+            *TINY,
+        ]
+    )
+    league = sorted((tmp_path / "s" / "league").glob("snapshot_*.zip"))
+    assert len(result["gates"]) >= 2 and all(g["admitted"] for g in result["gates"])
+    assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
+    assert (tmp_path / "s" / "final_model.zip").is_file()
+
+
+def test_selfplay_gate_refuses_a_weak_learner(tmp_path: Path) -> None:
+    selfplay = _load("selfplay")
+    result = selfplay.main(
+        [
+            "--name",
+            "w",
+            "--runs-dir",
+            str(tmp_path),
+            "--total-timesteps",
+            "64",
+            "--gate-every",
+            "64",
+            "--gate-games",
+            "4",
+            "--gate-win-rate",
+            "1.01",
+            "--eval-every",
+            "64",
+            "--zoo",
+            "random",
+            *TINY,
+        ]
+    )
+    assert result["gates"] and not any(g["admitted"] for g in result["gates"])
+    assert not list((tmp_path / "w" / "league").glob("snapshot_*.zip"))
+
+
+def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
+    train = _load("train_ppo")
+    train.main(
+        [
+            "--name",
+            "h",
+            "--runs-dir",
+            str(tmp_path),
+            "--total-timesteps",
+            "64",
+            "--eval-every",
+            "64",
+            "--eval-opponents",
+            "random",
+            *TINY,
+        ]
+    )
+    model = tmp_path / "h" / "final_model.zip"
+    result = evaluate([f"ppo:{model}", "expert", "random", "thief"], games=8, seed=0, progress=False)
+    assert result.games == 8
+    assert {s.agent for s in result.agent_stats} == {f"ppo:{model}", "expert", "random", "thief"}

@@ -1,0 +1,213 @@
+"""MaskablePPO self-play: a league of frozen snapshots of the learner plus the zoo (DESIGN §4).
+
+Opponent seats are drawn every episode from the league: the scripted zoo and the
+snapshots that earned a place.  Every ``gate_every`` timesteps the current policy
+is scored against three copies of each league member; when its mean win rate
+passes ``gate_win_rate`` (above the even 1/n), it is frozen into
+``runs/<name>/league/`` and joins the pool of every env worker (oldest snapshots
+leave beyond ``max_snapshots``).  Also writes TensorBoard logs, checkpoints,
+``final_model.zip``, the evaluation report and ``learning_curve.png`` (win rate
+against the zoo over training), like ``train_ppo.py``.
+
+    python training/selfplay.py --name league --total-timesteps 2000000
+    python training/selfplay.py --name league --resume runs/league/checkpoints/league_400000_steps.zip
+
+A resumed run finds its league again in ``runs/<name>/league/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import LearningCurve, make_vec_env, parse_args, score_checkpoint, specs, write_report
+
+
+@dataclass
+class Args:
+    """Every knob of the recipe (each is a ``--flag``)."""
+
+    name: str = "selfplay"
+    num_players: int = 4
+    zoo: str = "zoo"  # scripted members of the league
+    reward: str = "progress"
+    total_timesteps: int = 500_000
+    time_limit_minutes: float = 0.0
+    n_envs: int = 2
+    seed: int = 0
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_width: int = 128
+    gate_every: int = 100_000
+    gate_games: int = 100
+    gate_win_rate: float = 0.35
+    max_snapshots: int = 4
+    snapshot_weight: int = 2  # a snapshot is drawn this many times as often as one zoo member
+    eval_every: int = 100_000
+    eval_games: int = 100
+    final_eval_games: int = 400
+    checkpoint_every: int = 100_000
+    workers: int = 2
+    resume: str = ""
+    runs_dir: str = "runs"
+
+
+class League(BaseCallback):  # type: ignore[misc]
+    """The win-rate gate: freezes the learner into the league when it beats the league."""
+
+    def __init__(self, args: Args, league_dir: Path, env: VecEnv) -> None:
+        super().__init__()
+        self.args, self.league_dir, self.env = args, league_dir, env
+        self.zoo = specs(args.zoo)
+        self.snapshots = sorted(league_dir.glob("snapshot_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+        self.next_gate = args.gate_every
+        self.history: list[dict[str, object]] = []
+
+    def pool(self) -> list[str]:
+        """Zoo members once, snapshots ``snapshot_weight`` times each."""
+        frozen = [f"ppo-sample:{p}" for p in self.snapshots] * self.args.snapshot_weight
+        return [*self.zoo, *frozen]
+
+    def _on_training_start(self) -> None:
+        self.env.env_method("set_opponent_pool", self.pool())
+        self.next_gate = (self.num_timesteps // self.args.gate_every + 1) * self.args.gate_every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_gate:
+            self.next_gate += self.args.gate_every
+            self.gate()
+        return True
+
+    def gate(self) -> None:
+        """Score the learner against every league member; admit it if it passes."""
+        a = self.args
+        candidate = self.league_dir / "candidate.zip"
+        self.model.save(str(candidate))
+        members = [*self.zoo, *(f"ppo:{p}" for p in self.snapshots)]
+        scores = score_checkpoint(
+            candidate,
+            members,
+            games=a.gate_games,
+            seed=a.seed + self.num_timesteps,
+            workers=a.workers,
+            num_players=a.num_players,
+        )
+        mean = sum(s.win_rate for s in scores.values()) / len(scores)
+        admitted = mean >= a.gate_win_rate
+        self.history.append({"timesteps": self.num_timesteps, "mean_win_rate": mean, "admitted": admitted})
+        self.logger.record("league/mean_win_rate", mean)
+        print(
+            f"[gate @ {self.num_timesteps:,}] mean win rate vs league {mean:.3f} "
+            f"({'admitted' if admitted else 'not admitted'}; gate {a.gate_win_rate})",
+            flush=True,
+        )
+        if admitted:
+            snapshot = self.league_dir / f"snapshot_{self.num_timesteps}.zip"
+            shutil.copy(candidate, snapshot)
+            self.snapshots = [*self.snapshots, snapshot][-a.max_snapshots :]
+            self.env.env_method("set_opponent_pool", self.pool())
+        self.logger.record("league/snapshots", len(self.snapshots))
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, object]:
+    """Train with the league, evaluate against the zoo, write the run folder."""
+    args = parse_args(Args, argv, __doc__.splitlines()[0])
+    torch.set_num_threads(1)
+    run_dir = Path(args.runs_dir) / args.name
+    league_dir = run_dir / "league"
+    for d in (run_dir / "checkpoints", league_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+
+    env = make_vec_env(
+        args.n_envs, num_players=args.num_players, opponent_pool=specs(args.zoo), reward=args.reward
+    )
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        print(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=args.learning_rate,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            ent_coef=args.ent_coef,
+            seed=args.seed,
+            device="cpu",
+            policy_kwargs={"net_arch": [args.net_width, args.net_width]},
+            tensorboard_log=str(run_dir / "tb"),
+        )
+    league = League(args, league_dir, env)
+    curve = LearningCurve(
+        run_dir,
+        args.eval_every,
+        specs(args.zoo),
+        args.eval_games,
+        args.seed,
+        args.workers,
+        args.num_players,
+        time_limit_s=args.time_limit_minutes * 60,
+    )
+    checkpoints = CheckpointCallback(
+        max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
+    )
+    start = time.time()
+    model.learn(
+        total_timesteps=args.total_timesteps,
+        callback=CallbackList([league, curve, checkpoints]),
+        reset_num_timesteps=not args.resume,
+        tb_log_name="selfplay",
+    )
+    train_seconds = time.time() - start
+    final = run_dir / "final_model.zip"
+    model.save(str(final))
+    env.close()
+
+    curve.evaluate()
+    scores = score_checkpoint(
+        final,
+        specs(args.zoo),
+        games=args.final_eval_games,
+        seed=args.seed + 1,
+        workers=args.workers,
+        num_players=args.num_players,
+    )
+    meta = {
+        "model": str(final),
+        "timesteps": model.num_timesteps,
+        "train_minutes": train_seconds / 60,
+        "league": [str(p) for p in league.snapshots],
+        "gates": league.history,
+        "games_per_opponent": args.final_eval_games,
+    }
+    table = write_report(run_dir, scores, args.num_players, meta)
+    print(
+        f"\nleague: {len(league.snapshots)} snapshot(s); {final} against "
+        f"{args.num_players - 1} copies of each scripted agent:\n\n{table}\n"
+    )
+    return {"scores": scores, "run_dir": str(run_dir), "league": league.snapshots, "gates": league.history}
+
+
+if __name__ == "__main__":
+    main()
