@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
@@ -53,6 +54,63 @@ def make_vec_env(n_envs: int, **env_kwargs: Any) -> VecEnv:
     """``n_envs`` :class:`SingleAgentEnv` copies, in subprocesses when more than one."""
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     return SubprocVecEnv(fns) if n_envs > 1 else DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
+
+
+def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
+    """A new MaskablePPO from the recipe's ``Args``, or the one ``args.resume`` names."""
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        print(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
+        return model
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=args.learning_rate,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        ent_coef=args.ent_coef,
+        seed=args.seed,
+        device="cpu",
+        policy_kwargs={"net_arch": [args.net_width, args.net_width]},
+        tensorboard_log=str(run_dir / "tb"),
+    )
+
+
+def finish(
+    model: MaskablePPO,
+    args: Any,
+    run_dir: Path,
+    opponents: Sequence[str],
+    train_seconds: float,
+    **meta: Any,
+) -> tuple[Path, dict[str, AgentStats], str]:
+    """Save ``final_model.zip``, score it against ``opponents`` and write the evaluation report."""
+    final = run_dir / "final_model.zip"
+    model.save(str(final))
+    print(
+        f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating ...",
+        flush=True,
+    )
+    scores = score_checkpoint(
+        final,
+        opponents,
+        games=args.final_eval_games,
+        seed=args.seed + 1,
+        workers=args.workers,
+        num_players=args.num_players,
+    )
+    meta = {
+        "model": str(final),
+        "timesteps": model.num_timesteps,
+        "train_minutes": train_seconds / 60,
+        "games_per_opponent": args.final_eval_games,
+        "seed": args.seed + 1,
+        **meta,
+    }
+    return final, scores, write_report(run_dir, scores, args.num_players, meta)
 
 
 def score_checkpoint(

@@ -24,11 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, make_vec_env, parse_args, score_checkpoint, specs, write_report
+from common import LearningCurve, build_model, finish, make_vec_env, parse_args, specs
 
 
 @dataclass
@@ -72,25 +71,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     env = make_vec_env(
         args.n_envs, num_players=args.num_players, opponent_pool=specs(args.opponents), reward=args.reward
     )
-    if args.resume:
-        model = MaskablePPO.load(args.resume, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
-        print(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=args.learning_rate,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            ent_coef=args.ent_coef,
-            seed=args.seed,
-            device="cpu",
-            policy_kwargs={"net_arch": [args.net_width, args.net_width]},
-            tensorboard_log=str(run_dir / "tb"),
-        )
+    model = build_model(args, env, run_dir)
     curve = LearningCurve(
         run_dir,
         args.eval_every,
@@ -112,28 +93,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         tb_log_name="ppo",
     )
     train_seconds = time.time() - start
-    final = run_dir / "final_model.zip"
-    model.save(str(final))
     env.close()
-
     curve.evaluate()  # the last point of the curve
-    print(f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating ...")
-    scores = score_checkpoint(
-        final,
-        specs(args.eval_opponents),
-        games=args.final_eval_games,
-        seed=args.seed + 1,
-        workers=args.workers,
-        num_players=args.num_players,
-    )
-    meta = {
-        "model": str(final),
-        "timesteps": model.num_timesteps,
-        "train_minutes": train_seconds / 60,
-        "games_per_opponent": args.final_eval_games,
-        "seed": args.seed + 1,
-    }
-    table = write_report(run_dir, scores, args.num_players, meta)
+    final, scores, table = finish(model, args, run_dir, specs(args.eval_opponents), train_seconds)
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 

@@ -27,6 +27,7 @@ __all__ = [
     "THIEF",
     "Agent",
     "ObservationView",
+    "SeededAgent",
     "legal_actions",
 ]
 
@@ -44,6 +45,20 @@ class Agent(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; ``seed`` reseeds the agent's own generator."""
         ...
+
+
+class SeededAgent:
+    """Base of the scripted agents: one generator of its own, reseeded by ``reset(seed)``."""
+
+    name = "seeded"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a ``None`` seed keeps the current stream)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:

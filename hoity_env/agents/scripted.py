@@ -22,6 +22,7 @@ from hoity_env.agents.base import (
     EXHIBIT,
     THIEF,
     ObservationView,
+    SeededAgent,
     legal_actions,
 )
 from hoity_env.engine.config import STANDARD
@@ -70,18 +71,10 @@ def near_run(counts: np.ndarray, series: int) -> bool:
     return bool(counts[lo:hi].sum() > 0)
 
 
-class ScriptedAgent:
-    """Common plumbing: seeded generator, dispatch on the step, bid helpers."""
+class ScriptedAgent(SeededAgent):
+    """Common plumbing: dispatch on the step, bid helpers (the generator comes from ``SeededAgent``)."""
 
     name = "scripted"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a ``None`` seed keeps the current stream)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Decode the observation, then choose a location, a bid or a role."""
