@@ -34,10 +34,16 @@ def test_readme_quickstart_is_the_example_file() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["examples/quickstart.py"], ["examples/random_game.py", "--seed", "3", "--players", "3"]]
+    "args",
+    [
+        ["examples/quickstart.py"],
+        ["examples/random_game.py", "--seed", "3", "--players", "3"],
+        ["examples/zoo_baseline.py", "--games", "4", "--workers", "1", "--no-progress", "--out", "{tmp}"],
+    ],
 )
-def test_examples_run(args: list[str]) -> None:
-    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+def test_examples_run(args: list[str], tmp_path: Path) -> None:
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "player_0" in out.stdout
 
