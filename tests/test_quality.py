@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ["hoity_env", "tests", "examples", "benchmarks"]
+PATHS = ["hoity_env", "tests", "examples", "benchmarks", "training"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
