@@ -33,7 +33,8 @@ from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
-from hoity_env.engine.state import GameState, rng_from_dict, rng_to_dict
+from hoity_env.engine.rng import rng_from_dict, rng_to_dict
+from hoity_env.engine.state import GameState
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.observers import make_observer
 from hoity_env.environment.render import render_text
