@@ -167,3 +167,37 @@ def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
     result = evaluate([f"ppo:{model}", "expert", "random", "thief"], games=8, seed=0, progress=False)
     assert result.games == 8
     assert {s.agent for s in result.agent_stats} == {f"ppo:{model}", "expert", "random", "thief"}
+
+
+def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Path) -> None:
+    train = _load("train_ppo")
+    train.main(
+        [
+            "--name",
+            "b",
+            "--runs-dir",
+            str(tmp_path),
+            "--total-timesteps",
+            "192",
+            "--eval-every",
+            "64",
+            "--eval-opponents",
+            "random",
+            "--select-best",
+            "2",
+            "--validation-games",
+            "4",
+            *TINY,
+        ]
+    )
+    run = tmp_path / "b"
+    meta = json.loads((run / "evaluation.json").read_text())["meta"]
+    table = meta["selected_from"]
+    assert [Path(row["checkpoint"]).name for row in table] == [
+        "curve_128.zip",
+        "curve_192.zip",
+        "last_model.zip",
+    ]
+    best = max(table, key=lambda row: row["mean_win_rate"])
+    assert meta["selected"] == best["checkpoint"]
+    assert (run / "final_model.zip").read_bytes() == Path(best["checkpoint"]).read_bytes()

@@ -11,6 +11,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -79,6 +80,38 @@ def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
     )
 
 
+def select_best(
+    candidates: Sequence[Path],
+    opponents: Sequence[str],
+    *,
+    games: int,
+    seed: int,
+    workers: int,
+    num_players: int,
+) -> tuple[Path, list[dict[str, Any]]]:
+    """The candidate with the best mean win rate against ``opponents`` on a validation seed.
+
+    The validation seed must differ from the final evaluation's, so that picking a
+    checkpoint does not bias the reported result.
+    """
+    table = []
+    for path in candidates:
+        scores = score_checkpoint(
+            path, opponents, games=games, seed=seed, workers=workers, num_players=num_players
+        )
+        mean = sum(s.win_rate for s in scores.values()) / len(scores)
+        table.append(
+            {
+                "checkpoint": str(path),
+                "mean_win_rate": mean,
+                **{name: s.win_rate for name, s in scores.items()},
+            }
+        )
+        print(f"[select] {path.name}: mean win rate {mean:.3f}", flush=True)
+    best = max(range(len(table)), key=lambda i: table[i]["mean_win_rate"])
+    return Path(candidates[best]), table
+
+
 def finish(
     model: MaskablePPO,
     args: Any,
@@ -87,9 +120,32 @@ def finish(
     train_seconds: float,
     **meta: Any,
 ) -> tuple[Path, dict[str, AgentStats], str]:
-    """Save ``final_model.zip``, score it against ``opponents`` and write the evaluation report."""
+    """Save ``final_model.zip``, score it against ``opponents`` and write the evaluation report.
+
+    With ``args.select_best = k > 0`` the final model is the best of the last ``k``
+    learning-curve snapshots and the end-of-training model, judged on
+    ``args.validation_games`` games per opponent with seed ``args.seed + 2`` (the
+    report uses ``args.seed + 1``).
+    """
     final = run_dir / "final_model.zip"
     model.save(str(final))
+    k = getattr(args, "select_best", 0)
+    if k > 0:
+        snapshots = sorted(
+            (run_dir / "checkpoints").glob("curve_*.zip"), key=lambda p: int(p.stem.split("_")[1])
+        )
+        last = run_dir / "checkpoints" / "last_model.zip"
+        shutil.copy(final, last)
+        best, table = select_best(
+            [*snapshots[-k:], last],
+            opponents,
+            games=args.validation_games,
+            seed=args.seed + 2,
+            workers=args.workers,
+            num_players=args.num_players,
+        )
+        shutil.copy(best, final)
+        meta = {**meta, "selected_from": table, "selected": str(best)}
     print(
         f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating ...",
         flush=True,

@@ -9,6 +9,11 @@ report (``evaluation.json``, ``evaluation.md``) and ``learning_curve.png``
     python training/train_ppo.py                          # the README's small run
     python training/train_ppo.py --name ref --time-limit-minutes 60 --total-timesteps 100000000
     python training/train_ppo.py --resume runs/ppo/checkpoints/ppo_200000_steps.zip
+    python training/train_ppo.py --select-best 4     # keep the best of the last snapshots
+
+``--select-best k`` compares the last ``k`` learning-curve snapshots and the final
+model on a validation seed (``seed + 2``) and keeps the best as ``final_model.zip``;
+the reported evaluation uses another seed (``seed + 1``).
 
 Resuming continues the timestep count, the TensorBoard run and the curve.
 """
@@ -53,6 +58,8 @@ class Args:
     eval_every: int = 100_000
     eval_games: int = 100
     final_eval_games: int = 400
+    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
+    validation_games: int = 400  # per opponent, on seed + 2, for --select-best
     eval_opponents: str = "zoo"
     checkpoint_every: int = 100_000
     workers: int = 2
