@@ -21,8 +21,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from hoity_env.evaluation import AgentStats, play_tables
-from hoity_env.evaluation.harness import summarize
+from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.wrappers import SingleAgentEnv
 
 ZOO = ("expert", "collector", "thief", "detective", "random")
@@ -175,15 +174,13 @@ def score_checkpoint(
     """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format."""
     learner = f"ppo:{model_path}"
     tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
-    deals = max(1, -(-games // num_players))
-    per_table = play_tables(
-        tables, num_players=num_players, deals=deals, seed=seed, workers=workers, progress=False
+    results = evaluate_tables(
+        tables, num_players=num_players, games=games, seed=seed, workers=workers, progress=False
     )
-    out = {}
-    for opponent, table, records in zip(opponents, tables, per_table, strict=True):
-        result = summarize(table, records, num_players=num_players, rules="standard", seed=seed)
-        out[opponent] = next(s for s in result.agent_stats if s.agent == learner)
-    return out
+    return {
+        opponent: next(s for s in result.agent_stats if s.agent == learner)
+        for opponent, result in zip(opponents, results, strict=True)
+    }
 
 
 def stats_markdown(scores: dict[str, AgentStats], num_players: int) -> str:

@@ -14,7 +14,7 @@ Same seed, same results, whatever ``workers=`` is.
 
 from __future__ import annotations
 
-from hoity_env.evaluation.harness import evaluate, play_tables
+from hoity_env.evaluation.harness import evaluate, evaluate_tables, play_tables
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed, play_game
 from hoity_env.evaluation.report import (
     AgentStats,
@@ -43,6 +43,7 @@ __all__ = [
     "competition_ranks",
     "deal_seed",
     "evaluate",
+    "evaluate_tables",
     "head_to_head",
     "play_game",
     "play_tables",

@@ -196,6 +196,33 @@ def summarize(
     )
 
 
+def evaluate_tables(
+    tables: Sequence[Sequence[str]],
+    num_players: int = 4,
+    games: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    rules: Rules = "standard",
+    progress: bool = True,
+) -> tuple[EvaluationResult, ...]:
+    """:func:`evaluate` for several tables at once (one worker pool, the same deals at each)."""
+    seed = check_seed(seed)
+    tables = [list(t) for t in tables]
+    per_table = play_tables(
+        tables,
+        num_players=num_players,
+        deals=deals_for(games, num_players),
+        seed=seed,
+        workers=workers,
+        rules=rules,
+        progress=progress,
+    )
+    return tuple(
+        summarize(t, records, num_players=num_players, rules=rules, seed=seed)
+        for t, records in zip(tables, per_table, strict=True)
+    )
+
+
 def evaluate(
     agent_specs: Sequence[str],
     num_players: int = 4,
@@ -217,15 +244,13 @@ def evaluate(
     """
     if isinstance(agent_specs, str):
         raise ConfigError("agent_specs must be a list of spec strings (one per seat), not one string")
-    deals = deals_for(games, num_players)
-    specs = list(agent_specs)
-    (records,) = play_tables(
-        [specs],
+    (result,) = evaluate_tables(
+        [agent_specs],
         num_players=num_players,
-        deals=deals,
+        games=games,
         seed=seed,
         workers=workers,
         rules=rules,
         progress=progress,
     )
-    return summarize(specs, records, num_players=num_players, rules=rules, seed=seed)
+    return result

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.harness import Rules, deals_for, play_tables, rules_name, summarize
+from hoity_env.evaluation.harness import Rules, evaluate_tables, rules_name
 from hoity_env.evaluation.match import GameRecord, check_seed
 from hoity_env.evaluation.report import HeadToHeadResult, PairStats, Rating, TournamentResult
 from hoity_env.evaluation.stats import mean
@@ -102,21 +102,16 @@ def tournament(
     """Round robin over ``pool``, at least ``games`` games per table, rated with Plackett-Luce."""
     seed = check_seed(seed)
     tables = round_robin_tables(pool, num_players)
-    deals = deals_for(games, num_players)
-    per_table = play_tables(
+    results = evaluate_tables(
         tables,
         num_players=num_players,
-        deals=deals,
+        games=games,
         seed=seed,
         workers=workers,
         rules=rules,
         progress=progress,
     )
-    results = tuple(
-        summarize(t, recs, num_players=num_players, rules=rules, seed=seed)
-        for t, recs in zip(tables, per_table, strict=True)
-    )
-    every = [rec for recs in per_table for rec in recs]
+    every = [rec for result in results for rec in result.records]
     ratings = rate_games(pool, every)
     pooled = {s.agent: s for s in agent_stats(every, order=list(pool))}
     rows = tuple(
@@ -162,19 +157,18 @@ def head_to_head(
     members = _check_pool(pool)
     pairs = [(a, b) for a in members for b in members if a != b]
     tables = [(a, *([b] * (num_players - 1))) for a, b in pairs]
-    deals = deals_for(games, num_players)
-    per_table = play_tables(
+    results = evaluate_tables(
         tables,
         num_players=num_players,
-        deals=deals,
+        games=games,
         seed=seed,
         workers=workers,
         rules=rules,
         progress=progress,
     )
     stats = []
-    for (a, b), recs in zip(pairs, per_table, strict=True):
-        s = agent_stats(recs, order=[a])[0]
+    for (a, b), result in zip(pairs, results, strict=True):
+        s = next(row for row in result.agent_stats if row.agent == a)
         stats.append(
             PairStats(
                 agent=a,
@@ -193,8 +187,5 @@ def head_to_head(
         rules=rules_name(rules),
         seed=seed,
         pairs=tuple(stats),
-        tables=tuple(
-            summarize(t, recs, num_players=num_players, rules=rules, seed=seed)
-            for t, recs in zip(tables, per_table, strict=True)
-        ),
+        tables=results,
     )
