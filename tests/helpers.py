@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hoity_env.engine import STANDARD, Event, EventKind, Game, GameState, RulesConfig
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.cards import Deck
@@ -148,3 +150,22 @@ def card_places(state: GameState) -> dict[int, list[str]]:
         for c in hand:
             places.setdefault(c, []).append(f"hand{p}")
     return places
+
+
+def assert_same(a: Any, b: Any, where: str = "") -> None:
+    """Deep, type-strict equality (arrays: dtype, shape and bits)."""
+    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} != {b.dtype}"
+        assert a.shape == b.shape, f"{where}: shape {a.shape} != {b.shape}"
+        assert np.array_equal(a, b), f"{where}: arrays differ"
+    elif isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys {list(a)} != {list(b)}"
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), f"{where}: lengths {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gymnasium import spaces
+from helpers import assert_same
 
 import hoity_env
 from hoity_env import ConfigError, HoityParallelEnv, IllegalActionError, RulesConfig, StateError
@@ -54,24 +55,6 @@ def play(env: HoityParallelEnv, seed: int, steps: int, action_seed: int = 0) -> 
         obs = env.step(masked_choice(obs, rng))[0]
         assert env.agents, "the game ended earlier than the test needs"
     return obs
-
-
-def assert_same(a: Any, b: Any, where: str = "") -> None:
-    """Deep, type-strict equality (arrays: dtype, shape and bits)."""
-    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
-    if isinstance(a, np.ndarray):
-        assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
-        assert np.array_equal(a, b), f"{where}: arrays differ"
-    elif isinstance(a, dict):
-        assert list(a) == list(b), f"{where}: keys {list(a)} != {list(b)}"
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), f"{where}: lengths {len(a)} != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
 
 
 def run_to_end(env: HoityParallelEnv, obs: Obs, rng: np.random.Generator) -> list[StepOut]:

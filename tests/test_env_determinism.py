@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import assert_same
 
 import hoity_env
 from hoity_env import HoityParallelEnv
@@ -21,25 +22,6 @@ from hoity_env import HoityParallelEnv
 SEEDS = (0, 1, 7, 2024)
 PLAYER_COUNTS = (2, 4, 6)
 MAX_STEPS = 2 * 100 + 10  # the round limit (S-8) is 100 rounds of two steps
-
-
-def assert_same(a: Any, b: Any, where: str = "") -> None:
-    """Deep, type-strict equality (arrays: dtype, shape and bits)."""
-    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
-    if isinstance(a, np.ndarray):
-        assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} != {b.dtype}"
-        assert a.shape == b.shape, f"{where}: shape {a.shape} != {b.shape}"
-        assert np.array_equal(a, b), f"{where}: arrays differ"
-    elif isinstance(a, dict):
-        assert list(a) == list(b), f"{where}: keys {list(a)} != {list(b)}"
-        for k in a:
-            assert_same(a[k], b[k], f"{where}[{k!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert len(a) == len(b), f"{where}: lengths {len(a)} != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
 
 
 def masked_choice(obs: dict[str, dict[str, np.ndarray]], rng: np.random.Generator) -> dict[str, int]:
