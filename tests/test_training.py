@@ -201,3 +201,21 @@ def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Pat
     best = max(table, key=lambda row: row["mean_win_rate"])
     assert meta["selected"] == best["checkpoint"]
     assert (run / "final_model.zip").read_bytes() == Path(best["checkpoint"]).read_bytes()
+
+
+def test_final_lr_fraction_decays_the_learning_rate_linearly(tmp_path: Path) -> None:
+    common = _load("common")
+    train = _load("train_ppo")
+    env = common.make_vec_env(1, num_players=3)
+    try:
+        args = train.Args(learning_rate=1e-3, final_lr_fraction=0.1, n_steps=64, batch_size=64)
+        model = common.build_model(args, env, tmp_path)
+        assert model.lr_schedule(1.0) == pytest.approx(1e-3)
+        assert model.lr_schedule(0.5) == pytest.approx(5.5e-4)
+        assert model.lr_schedule(0.0) == pytest.approx(1e-4)
+        constant = common.build_model(train.Args(n_steps=64, batch_size=64), env, tmp_path)
+        assert constant.lr_schedule(0.0) == pytest.approx(3e-4)
+        with pytest.raises(ValueError, match="final-lr-fraction"):
+            common.build_model(train.Args(final_lr_fraction=1.5), env, tmp_path)
+    finally:
+        env.close()

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hoity_env.evaluation import AgentStats, evaluate_tables
@@ -62,10 +63,19 @@ def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
         model = MaskablePPO.load(args.resume, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
         print(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
         return model
+    # ``final_lr_fraction < 1`` decays the rate linearly over ``total_timesteps`` (a run
+    # cut short by its time limit stops part-way down): late, smaller updates keep the
+    # last snapshots from swinging between checkpoints.
+    frac = getattr(args, "final_lr_fraction", 1.0)
+    if not 0.0 <= frac <= 1.0:
+        raise ValueError(f"--final-lr-fraction must be in [0, 1], got {frac}")
+    learning_rate = (
+        LinearSchedule(args.learning_rate, args.learning_rate * frac, 1.0) if frac < 1 else args.learning_rate
+    )
     return MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=args.learning_rate,
+        learning_rate=learning_rate,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,

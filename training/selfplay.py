@@ -47,6 +47,7 @@ class Args:
     n_envs: int = 2
     seed: int = 0
     learning_rate: float = 3e-4
+    final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
     n_steps: int = 512
     batch_size: int = 512
     n_epochs: int = 4
