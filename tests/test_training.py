@@ -219,3 +219,17 @@ def test_final_lr_fraction_decays_the_learning_rate_linearly(tmp_path: Path) -> 
             common.build_model(train.Args(final_lr_fraction=1.5), env, tmp_path)
     finally:
         env.close()
+
+
+def test_a_fresh_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
+    common = _load("common")
+    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x"
+    (tmp_path / "x").mkdir()
+    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x"  # empty: reused
+    (tmp_path / "x" / "curve.csv").write_text("old")
+    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x_2"
+    (tmp_path / "x_2").mkdir()
+    (tmp_path / "x_2" / "args.json").write_text("{}")
+    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x_3"
+    # resuming continues in the named folder itself
+    assert common.run_directory(str(tmp_path), "x", "runs/x/checkpoints/x_64_steps.zip") == tmp_path / "x"

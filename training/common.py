@@ -51,6 +51,25 @@ def specs(text: str) -> list[str]:
     return list(ZOO) if out == ["zoo"] else out
 
 
+def run_directory(runs_dir: str, name: str, resume: str) -> Path:
+    """The run folder ``runs_dir/name``, or ``name_2``, ``name_3``, … if that one is taken.
+
+    A fresh run never writes into an older run's folder: its curve would be appended
+    to the old one and ``--select-best`` could pick the old run's snapshots.  Resuming
+    (``resume`` set) continues in ``runs_dir/name`` itself.
+    """
+    base = Path(runs_dir) / name
+    if resume:
+        return base
+    run_dir, k = base, 1
+    while run_dir.exists() and any(run_dir.iterdir()):
+        k += 1
+        run_dir = base.with_name(f"{name}_{k}")
+    if run_dir != base:
+        print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
+    return run_dir
+
+
 def make_vec_env(n_envs: int, **env_kwargs: Any) -> VecEnv:
     """``n_envs`` :class:`SingleAgentEnv` copies, in subprocesses when more than one."""
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]

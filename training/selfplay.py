@@ -31,7 +31,16 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, build_model, finish, make_vec_env, parse_args, score_checkpoint, specs
+from common import (
+    LearningCurve,
+    build_model,
+    finish,
+    make_vec_env,
+    parse_args,
+    run_directory,
+    score_checkpoint,
+    specs,
+)
 
 
 @dataclass
@@ -130,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with the league, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
     torch.set_num_threads(1)
-    run_dir = Path(args.runs_dir) / args.name
+    run_dir = run_directory(args.runs_dir, args.name, args.resume)
     league_dir = run_dir / "league"
     for d in (run_dir / "checkpoints", league_dir):
         d.mkdir(parents=True, exist_ok=True)

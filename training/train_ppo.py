@@ -1,10 +1,11 @@
 """MaskablePPO against the scripted zoo: the reference training recipe (DESIGN §4).
 
 One learner seat (drawn every episode) against opponents drawn from the zoo
-for each seat and episode.  Writes under ``runs/<name>/``: TensorBoard logs
-(``tb/``), checkpoints (``checkpoints/``), ``final_model.zip``, the evaluation
-report (``evaluation.json``, ``evaluation.md``) and ``learning_curve.png``
-(win rate against each zoo member over training).
+for each seat and episode.  Writes under ``runs/<name>/`` (``runs/<name>_2/``, …
+when an earlier run holds it): TensorBoard logs (``tb/``), checkpoints
+(``checkpoints/``), ``final_model.zip``, the evaluation report
+(``evaluation.json``, ``evaluation.md``) and ``learning_curve.png`` (win rate
+against each zoo member over training).
 
     python training/train_ppo.py                          # the README's small run
     python training/train_ppo.py --name ref --time-limit-minutes 60 --total-timesteps 100000000
@@ -32,7 +33,7 @@ import torch
 from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, build_model, finish, make_vec_env, parse_args, specs
+from common import LearningCurve, build_model, finish, make_vec_env, parse_args, run_directory, specs
 
 
 @dataclass
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-    run_dir = Path(args.runs_dir) / args.name
+    run_dir = run_directory(args.runs_dir, args.name, args.resume)
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
 
