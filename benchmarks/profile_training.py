@@ -7,7 +7,7 @@ opponent's ``act`` (the scripted agents that ``SingleAgentEnv`` runs inside
 ``step``), and prints their shares of the wall time and the training throughput.
 DESIGN §7's target is environment time ≤ 5% of training wall time.
 
-    python benchmarks/profile_training.py [--timesteps 50000] [--opponents zoo]
+    python benchmarks/profile_training.py [--timesteps 50000] [--n-envs 2] [--n-steps 512] [--opponents zoo]
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=50_000)
     parser.add_argument("--n-envs", type=int, default=2)
+    parser.add_argument("--n-steps", type=int, default=512, help="rollout steps per env")
     parser.add_argument("--opponents", default="zoo", help="comma-separated specs or 'zoo'")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     model = MaskablePPO(
         "MlpPolicy",
         vec,
-        n_steps=512,
+        n_steps=args.n_steps,
         batch_size=512,
         n_epochs=4,
         gamma=0.995,

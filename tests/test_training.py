@@ -233,3 +233,22 @@ def test_a_fresh_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) ->
     assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x_3"
     # resuming continues in the named folder itself
     assert common.run_directory(str(tmp_path), "x", "runs/x/checkpoints/x_64_steps.zip") == tmp_path / "x"
+
+
+def test_vec_env_choice() -> None:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    common = _load("common")
+    for kind, n, cls in (
+        ("dummy", 2, DummyVecEnv),
+        ("subproc", 2, SubprocVecEnv),
+        ("subproc", 1, DummyVecEnv),
+    ):
+        env = common.make_vec_env(n, kind, num_players=3)
+        try:
+            assert isinstance(env, cls) and env.num_envs == n
+            env.reset()
+        finally:
+            env.close()
+    with pytest.raises(ValueError, match="vec-env"):
+        common.make_vec_env(2, "threads")

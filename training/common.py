@@ -70,10 +70,23 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
     return run_dir
 
 
-def make_vec_env(n_envs: int, **env_kwargs: Any) -> VecEnv:
-    """``n_envs`` :class:`SingleAgentEnv` copies, in subprocesses when more than one."""
+VEC_ENVS = ("subproc", "dummy")
+
+
+def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> VecEnv:
+    """``n_envs`` :class:`SingleAgentEnv` copies.
+
+    ``"subproc"`` runs them in subprocesses (one env alone stays in-process);
+    ``"dummy"`` steps them all in this process, which on two cores was the faster of
+    the two with 16 envs (``benchmarks/profile_training.py``): the env step is short
+    next to the pipe round trip.
+    """
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"--vec-env must be one of {VEC_ENVS}, got {vec_env!r}")
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
-    return SubprocVecEnv(fns) if n_envs > 1 else DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
+    if vec_env == "subproc" and n_envs > 1:
+        return SubprocVecEnv(fns)  # type: ignore[arg-type]
+    return DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
 
 
 def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:

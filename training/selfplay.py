@@ -54,6 +54,7 @@ class Args:
     total_timesteps: int = 500_000
     time_limit_minutes: float = 0.0
     n_envs: int = 2
+    vec_env: str = "subproc"  # or "dummy": all envs in this process
     seed: int = 0
     learning_rate: float = 3e-4
     final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
@@ -146,7 +147,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
 
     env = make_vec_env(
-        args.n_envs, num_players=args.num_players, opponent_pool=specs(args.zoo), reward=args.reward
+        args.n_envs,
+        args.vec_env,
+        num_players=args.num_players,
+        opponent_pool=specs(args.zoo),
+        reward=args.reward,
     )
     model = build_model(args, env, run_dir)
     league = League(args, league_dir, env)
