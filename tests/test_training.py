@@ -252,3 +252,14 @@ def test_vec_env_choice() -> None:
             env.close()
     with pytest.raises(ValueError, match="vec-env"):
         common.make_vec_env(2, "threads")
+
+
+@pytest.mark.parametrize("flag", [["--vec-env", "threads"], ["--final-lr-fraction", "2"]])
+@pytest.mark.parametrize("recipe", ["train_ppo", "selfplay"])
+def test_bad_recipe_arguments_fail_before_a_run_folder_is_made(
+    tmp_path: Path, recipe: str, flag: list[str]
+) -> None:
+    module = _load(recipe)
+    with pytest.raises(ValueError, match=flag[0]):
+        module.main(["--runs-dir", str(tmp_path), *flag])
+    assert not any(tmp_path.iterdir())

@@ -73,6 +73,22 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
 VEC_ENVS = ("subproc", "dummy")
 
 
+def _check_vec_env(kind: str) -> None:
+    if kind not in VEC_ENVS:
+        raise ValueError(f"--vec-env must be one of {VEC_ENVS}, got {kind!r}")
+
+
+def _check_lr_fraction(frac: float) -> None:
+    if not 0.0 <= frac <= 1.0:
+        raise ValueError(f"--final-lr-fraction must be in [0, 1], got {frac}")
+
+
+def check_args(args: Any) -> None:
+    """Fail on bad recipe arguments before a run folder or a worker process is made."""
+    _check_vec_env(args.vec_env)
+    _check_lr_fraction(args.final_lr_fraction)
+
+
 def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> VecEnv:
     """``n_envs`` :class:`SingleAgentEnv` copies.
 
@@ -81,8 +97,7 @@ def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> Ve
     the two with 16 envs (``benchmarks/profile_training.py``): the env step is short
     next to the pipe round trip.
     """
-    if vec_env not in VEC_ENVS:
-        raise ValueError(f"--vec-env must be one of {VEC_ENVS}, got {vec_env!r}")
+    _check_vec_env(vec_env)
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     if vec_env == "subproc" and n_envs > 1:
         return SubprocVecEnv(fns)  # type: ignore[arg-type]
@@ -99,8 +114,7 @@ def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
     # cut short by its time limit stops part-way down): late, smaller updates keep the
     # last snapshots from swinging between checkpoints.
     frac = getattr(args, "final_lr_fraction", 1.0)
-    if not 0.0 <= frac <= 1.0:
-        raise ValueError(f"--final-lr-fraction must be in [0, 1], got {frac}")
+    _check_lr_fraction(frac)
     learning_rate = (
         LinearSchedule(args.learning_rate, args.learning_rate * frac, 1.0) if frac < 1 else args.learning_rate
     )

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     LearningCurve,
     build_model,
+    check_args,
     finish,
     make_vec_env,
     parse_args,
@@ -139,6 +140,7 @@ class League(BaseCallback):  # type: ignore[misc]
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with the league, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
+    check_args(args)
     torch.set_num_threads(1)
     run_dir = run_directory(args.runs_dir, args.name, args.resume)
     league_dir = run_dir / "league"

@@ -33,7 +33,16 @@ import torch
 from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, build_model, finish, make_vec_env, parse_args, run_directory, specs
+from common import (
+    LearningCurve,
+    build_model,
+    check_args,
+    finish,
+    make_vec_env,
+    parse_args,
+    run_directory,
+    specs,
+)
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Args:
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
+    check_args(args)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
     run_dir = run_directory(args.runs_dir, args.name, args.resume)
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
