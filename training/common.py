@@ -83,10 +83,19 @@ def _check_lr_fraction(frac: float) -> None:
         raise ValueError(f"--final-lr-fraction must be in [0, 1], got {frac}")
 
 
-def check_args(args: Any) -> None:
-    """Fail on bad recipe arguments before a run folder or a worker process is made."""
+def start_run(args: Any, *subdirs: str) -> Path:
+    """Check the recipe's ``Args``, make its run folder and write ``args.json`` there.
+
+    Bad arguments fail before any folder or worker process exists; the folder is
+    :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside.
+    """
     _check_vec_env(args.vec_env)
     _check_lr_fraction(args.final_lr_fraction)
+    run_dir = run_directory(args.runs_dir, args.name, args.resume)
+    for sub in ("checkpoints", *subdirs):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    return run_dir
 
 
 def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> VecEnv:

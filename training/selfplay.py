@@ -17,8 +17,6 @@ A resumed run finds its league again in ``runs/<name>/league/``.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import shutil
 import sys
 import time
@@ -34,13 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     LearningCurve,
     build_model,
-    check_args,
     finish,
     make_vec_env,
     parse_args,
-    run_directory,
     score_checkpoint,
     specs,
+    start_run,
 )
 
 
@@ -140,13 +137,9 @@ class League(BaseCallback):  # type: ignore[misc]
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with the league, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
-    check_args(args)
-    torch.set_num_threads(1)
-    run_dir = run_directory(args.runs_dir, args.name, args.resume)
+    run_dir = start_run(args, "league")
     league_dir = run_dir / "league"
-    for d in (run_dir / "checkpoints", league_dir):
-        d.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    torch.set_num_threads(1)
 
     env = make_vec_env(
         args.n_envs,

@@ -21,8 +21,6 @@ Resuming continues the timestep count, the TensorBoard run and the curve.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -36,12 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     LearningCurve,
     build_model,
-    check_args,
     finish,
     make_vec_env,
     parse_args,
-    run_directory,
     specs,
+    start_run,
 )
 
 
@@ -82,11 +79,8 @@ class Args:
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
-    check_args(args)
+    run_dir = start_run(args)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-    run_dir = run_directory(args.runs_dir, args.name, args.resume)
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
 
     env = make_vec_env(
         args.n_envs,
