@@ -1,0 +1,302 @@
+"""The batched engine: B games of the ``standard`` ruleset stepped by one call.
+
+:class:`BatchedGame` is the fast twin of :class:`~hoity_env.engine.game.Game`.
+It reuses the one-game engine's configuration, action layout, deck and mask
+table, and plays exactly the same rules; a differential test
+(``tests/test_batched_engine.py``) steps both side by side on the same deals and
+actions and compares every game's state at every step.
+
+* **Deals.** Game ``k`` dealt from game seed ``s`` is the deal of
+  ``Game.new_state(s)``: the same ``PCG64`` permutation, handed out the same way
+  (RULES S-1).  Shuffling is the only Python work per game, and it happens only
+  when a game starts (``deal``/``reset_games``); the step path has no loop over
+  games, only over seats, series and thieves.
+* **Steps.** :meth:`BatchedGame.step` applies one simultaneous step (C-4) to
+  every game that is not over: a location step or an action step, per game, as
+  each game's phase says (games of one batch may be in different phases).
+  Actions must be legal (:meth:`legal_masks`); ``validate=True`` checks that and
+  raises :class:`IllegalActionError` before anything changes.
+* **No events.** The batched engine records outcomes in the state only; the
+  one-game engine is the one to use for event logs, replays and text.
+
+The ``original`` ruleset is not batched yet: asking for it raises
+:class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, ActionLayout, Phase
+from hoity_env.engine.batched_castle import resolve_castles
+from hoity_env.engine.batched_exhibitions import CardTable
+from hoity_env.engine.batched_state import BatchState, refresh_derived
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.game import Game
+from hoity_env.engine.state import GameState
+from hoity_env.engine.standard import StandardRuleset
+
+BATCHED_RULESETS = ("standard",)
+
+
+class BatchedGame:
+    """Rules and player count of a batch of games; deals them and steps them all at once."""
+
+    def __init__(self, rules: str | RulesConfig = "standard", num_players: int = 4) -> None:
+        self.game = Game(rules, num_players)
+        self.rules: RulesConfig = self.game.rules
+        if self.rules.ruleset not in BATCHED_RULESETS:
+            raise ConfigError(
+                f"the batched engine plays the rulesets {BATCHED_RULESETS}, not {self.rules.ruleset!r}; "
+                "use the one-game engine (hoity_env.engine.Game) for it"
+            )
+        self.num_players = self.game.num_players
+        self.layout: ActionLayout = self.game.layout
+        self.table = CardTable(self.rules, self.num_players)
+        ruleset = self.game.ruleset
+        assert isinstance(ruleset, StandardRuleset)
+        self.mask_table: np.ndarray = ruleset.mask_table(self.rules)
+        self._row_open = ruleset._ROW_OPEN
+        self._row_closed = ruleset._ROW_CLOSED
+        self._row_castle = ruleset._ROW_CASTLE
+        self._row_single = ruleset._ROW_SINGLE_BID
+        self._row_bids = ruleset._ROW_SINGLE_BID + self.rules.starting_money + 1
+        self._seats = np.arange(self.num_players)
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the flat action space (the one-game engine's)."""
+        return self.layout.size
+
+    # ------------------------------------------------------------------ deals
+    def deal(self, seeds: Sequence[int] | np.ndarray) -> BatchState:
+        """A batch of fresh games, game ``k`` dealt as ``Game.new_state(seeds[k])`` (S-1)."""
+        seeds = _seed_list(seeds)
+        state = BatchState.empty(len(seeds), self.num_players, self.table)
+        self._deal_into(state, np.arange(len(seeds)), seeds)
+        return state
+
+    def reset_games(self, state: BatchState, games: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
+        """Deal new games into the slots ``games`` (one seed each), in place."""
+        games = np.asarray(games, dtype=np.intp)
+        seeds = _seed_list(seeds)
+        if len(seeds) != len(games):
+            raise ValueError(f"reset_games: {len(games)} games but {len(seeds)} seeds")
+        if len(games):
+            self._deal_into(state, games, seeds)
+
+    def _deal_into(self, state: BatchState, games: np.ndarray, seeds: list[int]) -> None:
+        n, size, per = self.num_players, self.table.deck.size, self.rules.starting_antiques
+        perms = np.empty((len(games), size), dtype=np.int16)
+        for i, seed in enumerate(seeds):  # one shuffle per new game: the one-game engine's stream
+            rng = np.random.Generator(np.random.PCG64(seed))
+            perms[i] = rng.permutation(size)
+            state.rngs[int(games[i])] = rng
+        # Game.new_state pops from the end: seat 0 gets the last `per` cards, then seat 1, …, then the lot.
+        dealt = n * per
+        owner = np.full((len(games), size), -1, dtype=np.int8)
+        hands = perms[:, size - dealt :][:, ::-1].reshape(len(games), n, per)
+        rows = np.arange(len(games))[:, None, None]
+        owner[rows, hands] = self._seats[None, :, None]
+        state.owner[games] = owner
+        state.public[games] = False
+        pile = np.full((len(games), size), -1, dtype=np.int16)
+        pile[:, : size - dealt - 1] = perms[:, : size - dealt - 1]
+        state.pile[games] = pile
+        state.pile_len[games] = size - dealt - 1
+        state.lot[games] = perms[:, size - dealt - 1]
+        state.money[games] = self.rules.starting_money
+        state.positions[games] = 0
+        state.start_player[games] = 0
+        state.round[games] = 0
+        state.phase[games] = int(Phase.LOCATION)
+        state.locations[games] = -1
+        state.last_locations[games] = -1
+        state.last_actions[games] = -1
+        state.tallies[games] = 0
+        state.terminated[games] = False
+        state.truncated[games] = False
+        state.winners[games] = False
+        refresh_derived(state, self.table, games)
+
+    # ------------------------------------------------------------ conversions
+    def from_states(self, states: Sequence[GameState]) -> BatchState:
+        """A batch holding copies of one-game states (hand-made positions, restored games)."""
+        return BatchState.from_states(states, self.table)
+
+    def to_states(self, state: BatchState, index: Sequence[int] | None = None) -> list[GameState]:
+        """One-game states of the batch's games (all, or those in ``index``)."""
+        return state.to_states(self.rules, index)
+
+    # ------------------------------------------------------------ legal moves
+    def mask_rows(self, state: BatchState, *, location: np.ndarray | None = None) -> np.ndarray:
+        """``[B, n]`` row of :attr:`mask_table` holding each player's legal actions now.
+
+        Finished games get location-step rows (as the one-game env's final masks);
+        ``location`` (``[B]`` bool) forces location-step rows for more games.
+        """
+        open_row = np.where(state.lot >= 0, self._row_open, self._row_closed)[:, None]
+        rows = np.broadcast_to(open_row, state.money.shape)
+        as_location = (state.phase == Phase.LOCATION) | state.done
+        if location is not None:
+            as_location = as_location | location
+        if as_location.all():
+            return rows.copy()
+        locs = state.locations
+        at_castle = locs == CASTLE
+        castle_rows = self._row_castle + (state.best_count > 0)  # +1: the row with Exhibit
+        at_auction = locs == AUCTION
+        lone = (at_auction.sum(axis=1) == 1)[:, None]
+        min_price = self.rules.min_price
+        lone_rows = self._row_single + np.where(state.money >= min_price, min_price, 0)
+        bid_rows = self._row_bids + state.money
+        action_rows = np.where(at_castle, castle_rows, np.where(lone, lone_rows, bid_rows))
+        return np.where(as_location[:, None], rows, action_rows)  # type: ignore[no-any-return]
+
+    def legal_masks(self, state: BatchState) -> np.ndarray:
+        """``[B, n, N]`` int8 legal-action masks (never an empty row, C-6)."""
+        return self.mask_table[self.mask_rows(state)]  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------- step
+    def step(self, state: BatchState, actions: np.ndarray, *, validate: bool = True) -> np.ndarray:
+        """Apply one simultaneous step to every game that is not over; returns ``[B]`` "played".
+
+        ``actions`` is ``[B, n]`` of flat indices (rows of finished games are ignored).
+        Each game takes the step its phase says.  With ``validate`` every action of every
+        live game is checked against :meth:`legal_masks` first.
+        """
+        actions = np.asarray(actions)
+        b, n = state.money.shape
+        if actions.shape != (b, n) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be an integer array of shape ({b}, {n}), got {actions.dtype} {actions.shape}"
+            )
+        live = ~state.done
+        if validate:
+            clipped = np.clip(actions, 0, self.num_actions - 1)
+            ok = self.legal_masks(state)[np.arange(b)[:, None], self._seats[None, :], clipped] == 1
+            ok &= actions == clipped
+            bad = live[:, None] & ~ok
+            if bad.any():
+                g, p = (int(v) for v in np.argwhere(bad)[0])
+                raise IllegalActionError(
+                    f"action {int(actions[g, p])} is illegal for player_{p} in game {g} "
+                    f"({Phase(int(state.phase[g])).name.lower()} step); {int(bad.sum())} illegal in all"
+                )
+        actions = actions.astype(np.int16)
+        locating = live & (state.phase == Phase.LOCATION)
+        acting = live & (state.phase == Phase.ACTION)
+        if acting.any():
+            self._resolve_rounds(state, np.flatnonzero(acting), actions)
+        if locating.any():
+            g = np.flatnonzero(locating)
+            state.locations[g] = actions[g]
+            state.phase[g] = int(Phase.ACTION)
+        return live  # type: ignore[no-any-return]
+
+    def _resolve_rounds(self, state: BatchState, g: np.ndarray, actions: np.ndarray) -> None:
+        """C-4.2-4 for games ``g``: tallies, Auction House, Castle, end check, next start player."""
+        acts = actions[g]
+        locs = state.locations[g]
+        auction = locs == AUCTION
+        castle = ~auction
+        bids = np.where(auction, acts - BID0, 0)
+        tallies = state.tallies[g]
+        tallies[..., 0] += auction
+        tallies[..., 1] += castle
+        tallies[..., 2] += castle & (acts == EXHIBIT)
+        tallies[..., 3] += castle & (acts == THIEF)
+        tallies[..., 4] += castle & (acts == DETECTIVE)
+        tallies[..., 5] += bids
+        state.tallies[g] = tallies
+        self._resolve_auctions(state, g, auction, bids)
+        resolve_castles(
+            state,
+            self.table,
+            g,
+            castle & (acts == EXHIBIT),
+            castle & (acts == THIEF),
+            castle & (acts == DETECTIVE),
+        )
+        refresh_derived(state, self.table, g)  # hands changed: purchases, exhibitions, thefts
+        state.last_locations[g] = locs
+        state.last_actions[g] = acts
+        state.locations[g] = -1
+        state.phase[g] = int(Phase.LOCATION)
+        state.round[g] += 1
+        state.start_player[g] = (state.start_player[g] + 1) % self.num_players
+        self._check_end(state, g)
+
+    def _resolve_auctions(self, state: BatchState, g: np.ndarray, auction: np.ndarray, bids: np.ndarray) -> None:
+        """S-5 for games ``g``: lone bidders buy at ``min_price``; otherwise the tie rule decides."""
+        rules, n = self.rules, self.num_players
+        bidders = auction.sum(axis=1)
+        lone = bidders == 1
+        if rules.tie_break == "unique":
+            # Amounts bid by two or more players are void; 0 never wins (S-5).
+            same = (bids[:, :, None] == bids[:, None, :]) & auction[:, :, None] & auction[:, None, :]
+            valid = auction & (bids > 0) & (same.sum(axis=2) == 1)
+            amount = np.where(valid, bids, 0)
+            winner = amount.argmax(axis=1)
+        else:
+            amount = np.where(auction, bids, 0)
+            best = amount.max(axis=1, keepdims=True)
+            order = (self._seats[None, :] - state.start_player[g][:, None].astype(np.intp)) % n
+            winner = np.where(amount == best, order, n).argmin(axis=1)
+        rows = np.arange(len(g))
+        price = amount[rows, winner]
+        sold = (bidders >= 2) & (price > 0)
+        # A lone bidder's one legal bid is min_price, or 0 without that much money (S-4).
+        lone_winner = auction.argmax(axis=1)
+        lone_sale = lone & (bids[rows, lone_winner] >= rules.min_price)
+        winner = np.where(lone_sale, lone_winner, winner)
+        price = np.where(lone_sale, rules.min_price, price)
+        sold |= lone_sale
+        if not sold.any():
+            return
+        gs, ws, prices = g[sold], winner[sold], price[sold]
+        lots = state.lot[gs].astype(np.intp)
+        state.money[gs, ws] -= prices
+        state.owner[gs, lots] = ws
+        state.public[gs, lots] = True
+        # The next card of the draw pile goes on display; an empty pile closes the Auction House.
+        left = state.pile_len[gs]
+        more = left > 0
+        top = state.pile[gs, np.maximum(left - 1, 0)]
+        state.lot[gs] = np.where(more, top, -1)
+        state.pile[gs, np.maximum(left - 1, 0)] = np.where(more, -1, top)
+        state.pile_len[gs] = left - more
+
+    def _check_end(self, state: BatchState, g: np.ndarray) -> None:
+        """S-7 (a pawn reached the finish: furthest, then best exhibition in hand) and S-8."""
+        positions = state.positions[g]
+        ended = positions.max(axis=1) >= self.rules.finish
+        if ended.any():
+            e = g[ended]
+            rank = self._rank(state.positions[e], state.best_count[e], state.best_oldest[e])
+            state.winners[e] = rank == rank.max(axis=1, keepdims=True)
+            state.terminated[e] = True
+        late = ~ended & (state.round[g] >= self.rules.max_rounds)
+        state.truncated[g[late]] = True
+
+    def rank_keys(self, state: BatchState) -> np.ndarray:
+        """``[B, n]`` int64 end-of-game order (S-7: position, then best exhibition); larger is better."""
+        return self._rank(state.positions, state.best_count, state.best_oldest)
+
+    def _rank(self, positions: np.ndarray, best_count: np.ndarray, best_oldest: np.ndarray) -> np.ndarray:
+        # A packed exhibition key is below (deck size + 1) * year_span, so position dominates.
+        scale = (self.table.deck.size + 1) * self.table.year_span
+        return positions.astype(np.int64) * scale + self.table.key(best_count, best_oldest)  # type: ignore[no-any-return]
+
+
+def _seed_list(seeds: Sequence[int] | np.ndarray) -> list[int]:
+    out = [int(s) for s in np.asarray(seeds).reshape(-1).tolist()]
+    if any(s < 0 for s in out):
+        raise ValueError("game seeds must be non-negative integers")
+    return out
+
+
+__all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame"]
