@@ -36,8 +36,8 @@ from hoity_env.engine.batched_state import BatchState, refresh_derived
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
-from hoity_env.engine.state import GameState
 from hoity_env.engine.standard import StandardRuleset
+from hoity_env.engine.state import GameState
 
 BATCHED_RULESETS = ("standard",)
 
@@ -230,7 +230,9 @@ class BatchedGame:
         state.start_player[g] = (state.start_player[g] + 1) % self.num_players
         self._check_end(state, g)
 
-    def _resolve_auctions(self, state: BatchState, g: np.ndarray, auction: np.ndarray, bids: np.ndarray) -> None:
+    def _resolve_auctions(
+        self, state: BatchState, g: np.ndarray, auction: np.ndarray, bids: np.ndarray
+    ) -> None:
         """S-5 for games ``g``: lone bidders buy at ``min_price``; otherwise the tie rule decides."""
         rules, n = self.rules, self.num_players
         bidders = auction.sum(axis=1)
