@@ -144,7 +144,7 @@ class BatchedGame:
         if location is not None:
             as_location = as_location | location
         if as_location.all():
-            return rows.copy()
+            return np.array(rows)
         locs = state.locations
         at_castle = locs == CASTLE
         castle_rows = self._row_castle + (state.best_count > 0)  # +1: the row with Exhibit
@@ -192,9 +192,9 @@ class BatchedGame:
         if acting.any():
             self._resolve_rounds(state, np.flatnonzero(acting), actions)
         if locating.any():
-            g = np.flatnonzero(locating)
-            state.locations[g] = actions[g]
-            state.phase[g] = int(Phase.ACTION)
+            moving = np.flatnonzero(locating)
+            state.locations[moving] = actions[moving]
+            state.phase[moving] = int(Phase.ACTION)
         return live  # type: ignore[no-any-return]
 
     def _resolve_rounds(self, state: BatchState, g: np.ndarray, actions: np.ndarray) -> None:

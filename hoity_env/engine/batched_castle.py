@@ -41,14 +41,14 @@ def resolve_castles(
     state.public[games] |= displayed
 
     # 1. Arrest (S-6.1): a detective meeting any thief catches every thief.
-    arrest = thief.any(axis=1) & detective.any(axis=1)
+    arrest: np.ndarray = thief.any(axis=1) & detective.any(axis=1)
     if arrest.any():
         a = games[arrest]
         pos = state.positions[a]
         pos = np.where(thief[arrest], np.maximum(pos - rules.thief_penalty, 0), pos)
         pos = np.where(detective[arrest], pos + rules.detective_reward, pos)
         state.positions[a] = pos
-        thief = thief & ~arrest[:, None]
+        thief = np.logical_and(thief, ~arrest[:, None])
 
     # 2. Theft (S-6.2): uncaught thieves rob the best exhibition; nothing scores.
     robbed = thief.any(axis=1)

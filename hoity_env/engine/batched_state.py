@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class BatchState:
 
     def nbytes_per_game(self) -> float:
         """Bytes of array state per game (derived fields included, generators excluded)."""
-        total = sum(getattr(self, f.name).nbytes for f in fields(self) if f.name != "rngs")
+        total: int = sum(getattr(self, f.name).nbytes for f in fields(self) if f.name != "rngs")
         return total / max(self.batch_size, 1)
 
     def copy(self) -> BatchState:
@@ -116,7 +117,7 @@ class BatchState:
     def select(self, index: np.ndarray | Sequence[int]) -> BatchState:
         """A new batch made of the games ``index`` (copies)."""
         idx = np.asarray(index, dtype=np.intp)
-        kw = {}
+        kw: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
             kw[f.name] = [copy.deepcopy(v[i]) for i in idx] if f.name == "rngs" else v[idx].copy()
