@@ -41,7 +41,7 @@ def resolve_castles(
     state.public[games] |= displayed
 
     # 1. Arrest (S-6.1): a detective meeting any thief catches every thief.
-    arrest: np.ndarray = thief.any(axis=1) & detective.any(axis=1)
+    arrest = np.logical_and(thief.any(axis=1), detective.any(axis=1))
     if arrest.any():
         a = games[arrest]
         pos = state.positions[a]
