@@ -32,7 +32,7 @@ import numpy as np
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, ActionLayout, Phase
 from hoity_env.engine.batched_castle import resolve_castles
 from hoity_env.engine.batched_exhibitions import CardTable
-from hoity_env.engine.batched_state import BatchState, refresh_derived
+from hoity_env.engine.batched_state import BatchState, refresh_best_of, refresh_derived
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
@@ -212,16 +212,12 @@ class BatchedGame:
         tallies[..., 4] += castle & (acts == DETECTIVE)
         tallies[..., 5] += bids
         state.tallies[g] = tallies
-        self._resolve_auctions(state, g, auction, bids)
-        resolve_castles(
-            state,
-            self.table,
-            g,
-            castle & (acts == EXHIBIT),
-            castle & (acts == THIEF),
-            castle & (acts == DETECTIVE),
-        )
-        refresh_derived(state, self.table, g)  # hands changed: purchases, exhibitions, thefts
+        changed = np.zeros(locs.shape, dtype=bool)  # hands that gained or lost a card
+        self._resolve_auctions(state, g, auction, bids, changed)
+        exhibit, thief = castle & (acts == EXHIBIT), castle & (acts == THIEF)
+        resolve_castles(state, self.table, g, exhibit, thief, castle & (acts == DETECTIVE), changed)
+        which, players = np.nonzero(changed)
+        refresh_best_of(state, self.table, g[which], players)
         state.last_locations[g] = locs
         state.last_actions[g] = acts
         state.locations[g] = -1
@@ -231,7 +227,7 @@ class BatchedGame:
         self._check_end(state, g)
 
     def _resolve_auctions(
-        self, state: BatchState, g: np.ndarray, auction: np.ndarray, bids: np.ndarray
+        self, state: BatchState, g: np.ndarray, auction: np.ndarray, bids: np.ndarray, changed: np.ndarray
     ) -> None:
         """S-5 for games ``g``: lone bidders buy at ``min_price``; otherwise the tie rule decides."""
         rules, n = self.rules, self.num_players
@@ -264,6 +260,10 @@ class BatchedGame:
         state.money[gs, ws] -= prices
         state.owner[gs, lots] = ws
         state.public[gs, lots] = True
+        series = self.table.series[lots]
+        state.counts[gs, ws, series] += 1
+        state.public_counts[gs, ws, series] += 1
+        changed[np.flatnonzero(sold), ws] = True
         # The next card of the draw pile goes on display; an empty pile closes the Auction House.
         left = state.pile_len[gs]
         more = left > 0

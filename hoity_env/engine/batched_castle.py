@@ -21,24 +21,32 @@ def resolve_castles(
     exhibit: np.ndarray,
     thief: np.ndarray,
     detective: np.ndarray,
+    changed: np.ndarray,
 ) -> None:
     """S-6 for ``games`` given ``[G, n]`` role indicators.
 
-    The derived fields (counts, best exhibitions) must be current for the players at
-    the Castle (the Auction House never changes their hands); the caller rebuilds
-    them afterwards.
+    Per-series counts are kept up to date as cards move; the players whose hands
+    changed are marked in ``changed`` (``[G, n]``) so that the caller recomputes
+    their best exhibitions (which must be current on entry for the players at the
+    Castle: the Auction House never changes their hands).
     """
     rules = table.rules
-    rows = np.arange(len(games))
-    owner = state.owner[games]
-    held_by = np.clip(owner, 0, None).astype(np.intp)
-    in_hand = owner >= 0
-    # Every exhibitor shows its best exhibition (C-3): all its cards of the best run's series.
-    lo = state.best_lo[games][rows[:, None], held_by]
-    hi = state.best_hi[games][rows[:, None], held_by]
-    shows = in_hand & exhibit[rows[:, None], held_by]
-    displayed = shows & (table.series >= lo) & (table.series < hi)
-    state.public[games] |= displayed
+    has_show = exhibit.any(axis=1)
+    shows = np.flatnonzero(has_show)
+    displayed = np.zeros((0, table.deck.size), dtype=bool)
+    if shows.size:
+        # Every exhibitor shows its best exhibition (C-3): all its cards of the best run's series.
+        g = games[shows]
+        owner = state.owner[g]
+        held_by = np.clip(owner, 0, None).astype(np.intp)
+        rows = np.arange(len(g))[:, None]
+        lo, hi = state.best_lo[g], state.best_hi[g]
+        displayed = (owner >= 0) & exhibit[shows][rows, held_by]
+        displayed &= (table.series >= lo[rows, held_by]) & (table.series < hi[rows, held_by])
+        state.public[g] |= displayed
+        series = np.arange(table.deck.num_series)[None, None, :]
+        shown = exhibit[shows][:, :, None] & (series >= lo[:, :, None]) & (series < hi[:, :, None])
+        state.public_counts[g] = np.where(shown, state.counts[g], state.public_counts[g])
 
     # 1. Arrest (S-6.1): a detective meeting any thief catches every thief.
     arrest = np.logical_and(thief.any(axis=1), detective.any(axis=1))
@@ -50,13 +58,18 @@ def resolve_castles(
         state.positions[a] = pos
         thief = np.logical_and(thief, ~arrest[:, None])
 
-    # 2. Theft (S-6.2): uncaught thieves rob the best exhibition; nothing scores.
+    # 2. Theft (S-6.2): uncaught thieves rob the best exhibition; nothing scores.  Thieves
+    # without any exhibition on display take nothing, so only games with a show are played out.
     robbed = thief.any(axis=1)
-    if robbed.any():
-        _thefts(state, table, games[robbed], thief[robbed], displayed[robbed])
+    stealing = robbed[shows]
+    if stealing.any():
+        local = shows[stealing]
+        changed[local] |= _thefts(
+            state, table, games[local], thief[local], exhibit[local], displayed[stealing]
+        )
 
     # 3. Exhibition (S-6.3): the best exhibition moves its owner by its card count.
-    scoring = ~robbed & exhibit.any(axis=1)
+    scoring = ~robbed & has_show
     if scoring.any():
         s = games[scoring]
         key = np.where(exhibit[scoring], table.key(state.best_count[s], state.best_oldest[s]), -1)
@@ -65,57 +78,92 @@ def resolve_castles(
 
 
 def _thefts(
-    state: BatchState, table: CardTable, games: np.ndarray, thief: np.ndarray, displayed: np.ndarray
-) -> None:
-    """S-6.2: thieves in turn (furthest back first, ties from the start player) take one card each."""
+    state: BatchState,
+    table: CardTable,
+    games: np.ndarray,
+    thief: np.ndarray,
+    exhibit: np.ndarray,
+    displayed: np.ndarray,
+) -> np.ndarray:
+    """S-6.2: thieves in turn (furthest back first, ties from the start player) take one card each.
+
+    ``displayed`` (``[G, N]``) holds the cards on show and loses each stolen card.  Each
+    display's rank (count, oldest card) starts as its owner's best exhibition and is
+    updated after every theft.  Returns ``[G, n]``: the hands that changed.
+    """
     n = thief.shape[1]
     seats = np.arange(n)
+    changed = np.zeros(thief.shape, dtype=bool)
+    shown_count = np.where(exhibit, state.best_count[games], 0)
+    shown_oldest = state.best_oldest[games].copy()
     turn = state.positions[games].astype(np.int64) * n + (seats - state.start_player[games][:, None]) % n
     order = np.argsort(np.where(thief, turn, np.iinfo(np.int64).max), axis=1)
+    # A thief's hand changes only by its own theft, so every thief's preference over the
+    # cards on display is scored once, up front; the turns below only pick among them.
+    preference = _card_preferences(state, table, games, thief, displayed)
     rows = np.arange(len(games))
     for r in range(n):
         who = order[:, r]
-        acting = thief[rows, who]
-        if not acting.any():
-            break
-        sub = np.flatnonzero(acting)
-        g = games[sub]
-        owner = state.owner[g]
-        shown = displayed[sub]
         # The victim: the best exhibition still on display (C-3 order on the cards left).
-        on_show = shown[:, None, :] & (owner[:, None, :] == seats[None, :, None])
-        count = on_show.sum(axis=2)
-        oldest = np.where(on_show, table.year, NO_YEAR).min(axis=2)
-        key = table.key(count, oldest)
-        victim = key.argmax(axis=1)
-        found = key.max(axis=1) > 0
-        if not found.any():
+        key = table.key(shown_count, shown_oldest)
+        acting = thief[rows, who] & (key.max(axis=1) > 0)
+        if not acting.any():
+            if not thief[rows, who].any():
+                break
             continue
-        sub, g, owner, victim = sub[found], g[found], owner[found], victim[found]
-        taker = who[sub]
+        sub = np.flatnonzero(acting)
+        g, taker = games[sub], who[sub]
+        victim = key[sub].argmax(axis=1)
+        owner = state.owner[g]
         candidates = displayed[sub] & (owner == victim[:, None])
-        card = _choose_cards(state, table, g, taker, candidates)
+        card = np.where(candidates, preference[sub, taker], -1).argmax(axis=1)
         state.owner[g, card] = taker
         state.public[g, card] = True
+        series = table.series[card]
+        state.counts[g, victim, series] -= 1
+        state.public_counts[g, victim, series] -= 1  # every displayed card is public
+        state.counts[g, taker, series] += 1
+        state.public_counts[g, taker, series] += 1
         displayed[sub, card] = False
+        candidates[np.arange(len(sub)), card] = False
+        shown_count[sub, victim] -= 1
+        shown_oldest[sub, victim] = np.where(candidates, table.year, NO_YEAR).min(axis=1)
+        changed[sub, victim] = True
+        changed[sub, taker] = True
+    return changed
 
 
-def _choose_cards(
-    state: BatchState, table: CardTable, games: np.ndarray, thief: np.ndarray, candidates: np.ndarray
+def _card_preferences(
+    state: BatchState, table: CardTable, games: np.ndarray, thief: np.ndarray, displayed: np.ndarray
 ) -> np.ndarray:
-    """Per game, the candidate card that makes the thief's best exhibition best; ties the older."""
-    counts = state.counts[games, thief].astype(np.int16)  # [G, S]
-    held = state.owner[games] == thief[:, None]
+    """``[G, n, N]`` int64: how much each thief wants each displayed card (-1 elsewhere).
+
+    S-6.2: the card that makes the thief's own best exhibition best, ties the older card.
+    Each displayed card is added to the thief's per-series summary and the best run
+    recomputed, for all (game, thief) pairs at once (``[pairs, K, S]``, K the most cards
+    on display in one game).
+    """
+    out = np.full((*thief.shape, table.deck.size), -1, dtype=np.int64)
+    pair_game, pair_thief = np.nonzero(thief)
+    shown = displayed[pair_game]  # [P, N]
+    k = int(shown.sum(axis=1).max())
+    if k == 0:
+        return out
+    # Displayed card ids per pair, padded with the first one (a duplicate changes no maximum).
+    order = np.argsort(~shown, axis=1, kind="stable")[:, :k]
+    cards = np.where(np.take_along_axis(shown, order, axis=1), order, order[:, :1])
+    g = games[pair_game]
+    counts = state.counts[g, pair_thief]  # [P, S]
+    held = state.owner[g] == pair_thief[:, None]
     oldest = np.minimum.reduceat(np.where(held, table.year, NO_YEAR), table.series_start, axis=1)
     num_series = counts.shape[1]
-    added = table.series[None, :, None] == np.arange(num_series)[None, None, :]  # [1, N, S]
-    with_card = counts[:, None, :] + added  # [G, N, S]
-    year = table.year[None, :, None]
+    added = table.series[cards][:, :, None] == np.arange(num_series)[None, None, :]  # [P, K, S]
+    year = table.year[cards][:, :, None]
     oldest_with = np.where(added, np.minimum(oldest[:, None, :], year), oldest[:, None, :])
-    count, old, _, _ = best_runs(with_card, oldest_with, table.rules.min_exhibition)
-    key = table.key(count, old)  # [G, N]
-    score = key * table.year_span + (table.newest - table.year[None, :])
-    return np.where(candidates, score, -1).argmax(axis=1)  # type: ignore[no-any-return]
+    count, old, _, _ = best_runs(counts[:, None, :] + added, oldest_with, table.rules.min_exhibition)
+    score = table.key(count, old) * table.year_span + (table.newest - table.year[cards])
+    out[pair_game[:, None], pair_thief[:, None], cards] = score
+    return out
 
 
 __all__ = ["resolve_castles"]

@@ -2,7 +2,7 @@
 
 The one-game engine scans a hand's maximal runs of consecutive series
 (:mod:`hoity_env.engine.exhibitions`); here the same scan runs over arrays of
-per-series counts and oldest years with any leading shape, one loop over the
+per-series counts and oldest years with any leading shape: one loop over the
 six series instead of one over games.  Cards are numbered in series order
 (C-2), so "per series" reductions are ``reduceat`` over contiguous card ranges.
 
@@ -61,35 +61,34 @@ def best_runs(
     shape ``[...]``; ``count`` is 0 where no run reaches ``min_size`` (C-3).  Among runs,
     more cards win, then the older oldest card (years are unique, so no ties remain).
     """
-    shape = counts.shape[:-1]
     num = counts.shape[-1]
-    best_n = np.zeros(shape, dtype=np.int16)
-    best_old = np.zeros(shape, dtype=np.int32)
+    shape = counts.shape[:-1]
+    by_series = np.moveaxis(counts, -1, 0).astype(np.int64)  # [S, ...], contiguous per series
+    oldest_by_series = np.moveaxis(oldest, -1, 0).astype(np.int64)
+    # A run's rank (size, -oldest year) packed in one int64: size * 2**32 - oldest.
+    best_key = np.full(shape, -1, dtype=np.int64)
     best_lo = np.zeros(shape, dtype=np.int8)
     best_hi = np.zeros(shape, dtype=np.int8)
-    run_n = np.zeros(shape, dtype=np.int16)
-    run_old = np.full(shape, NO_YEAR, dtype=np.int32)
+    run_n = np.zeros(shape, dtype=np.int64)
+    run_old = np.full(shape, NO_YEAR, dtype=np.int64)
     run_lo = np.zeros(shape, dtype=np.int8)
     for s in range(num + 1):
-        if s < num:
-            c = counts[..., s]
-            present = c > 0
-        else:
-            present = np.zeros(shape, dtype=bool)
+        present = by_series[s] > 0 if s < num else np.zeros(shape, dtype=bool)
         # A run ends where series s is missing: keep it if it beats the best so far.
-        ends = ~present & (run_n >= min_size)
-        better = ends & ((run_n > best_n) | ((run_n == best_n) & (run_old < best_old)))
-        if better.any():
-            best_n = np.where(better, run_n, best_n)
-            best_old = np.where(better, run_old, best_old)
-            best_lo = np.where(better, run_lo, best_lo)
-            best_hi = np.where(better, s, best_hi).astype(np.int8)
+        key = (run_n << 32) - run_old
+        better = ~present & (run_n >= min_size) & (key > best_key)
+        np.copyto(best_key, key, where=better)
+        np.copyto(best_lo, run_lo, where=better)
+        np.copyto(best_hi, s, where=better)
         if s == num:
             break
-        run_lo = np.where(present & (run_n == 0), s, run_lo).astype(np.int8)
-        run_n = np.where(present, run_n + c, 0).astype(np.int16)
-        run_old = np.where(present, np.minimum(run_old, oldest[..., s]), NO_YEAR)
-    return best_n, best_old, best_lo, best_hi
+        np.copyto(run_lo, s, where=present & (run_n == 0))
+        run_n = (run_n + by_series[s]) * present
+        run_old = np.where(present, np.minimum(run_old, oldest_by_series[s]), NO_YEAR)
+    found = best_key >= 0
+    size = np.where(found, (best_key + (1 << 32) - 1) >> 32, 0)
+    best_old = np.where(found, (size << 32) - best_key, 0)
+    return size.astype(np.int16), best_old.astype(np.int32), best_lo, best_hi
 
 
 __all__ = ["NO_YEAR", "CardTable", "best_runs"]
