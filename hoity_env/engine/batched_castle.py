@@ -61,7 +61,7 @@ def resolve_castles(
     # 2. Theft (S-6.2): uncaught thieves rob the best exhibition; nothing scores.  Thieves
     # without any exhibition on display take nothing, so only games with a show are played out.
     robbed = thief.any(axis=1)
-    stealing = robbed[shows]
+    stealing: np.ndarray = np.asarray(robbed)[shows]
     if stealing.any():
         local = shows[stealing]
         changed[local] |= _thefts(

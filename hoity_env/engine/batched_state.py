@@ -115,13 +115,20 @@ class BatchState:
         out = {k: (copy.deepcopy(v) if k == "rngs" else v.copy()) for k, v in kw.items()}
         return BatchState(**out)
 
-    def select(self, index: np.ndarray | Sequence[int]) -> BatchState:
-        """A new batch made of the games ``index`` (copies)."""
+    def select(self, index: np.ndarray | Sequence[int], *, with_rngs: bool = True) -> BatchState:
+        """A new batch made of the games ``index`` (copies).
+
+        ``with_rngs=False`` leaves the generators out (an empty list): enough for
+        encoding observations, and it skips copying them.
+        """
         idx = np.asarray(index, dtype=np.intp)
         kw: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            kw[f.name] = [copy.deepcopy(v[i]) for i in idx] if f.name == "rngs" else v[idx].copy()
+            if f.name == "rngs":
+                kw[f.name] = [copy.deepcopy(v[i]) for i in idx] if with_rngs else []
+            else:
+                kw[f.name] = v[idx].copy()
         return BatchState(**kw)
 
     def assign(self, index: np.ndarray | Sequence[int], other: BatchState) -> None:

@@ -7,6 +7,10 @@ order as the end of game (track position, then best exhibition, RULES S-7).
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.game import Game
 from hoity_env.engine.state import GameState
@@ -54,3 +58,46 @@ def progress_shaping(before: list[int], after: list[int], rules: RulesConfig) ->
     gains = [a - b for a, b in zip(after, before, strict=True)]
     total = sum(gains)
     return [(g - (total - g) / (n - 1)) / rules.finish for g in gains]
+
+
+# --------------------------------------------------------------------------- batches
+# The batched environments compute the same rewards for ``[B, n]`` arrays; the
+# differential tests compare them with the functions above bit for bit, so the
+# arithmetic below follows theirs operation by operation.
+
+
+def win_loss_batch(winners: np.ndarray) -> np.ndarray:
+    """:func:`win_loss` for ``[B, n]`` bool winner flags → ``[B, n]`` float64."""
+    n = winners.shape[1]
+    k = winners.sum(axis=1, keepdims=True)
+    decided = (k > 0) & (k < n)
+    win = 1.0 / np.maximum(k, 1)
+    lose = -1.0 / np.maximum(n - k, 1)
+    return np.where(decided, np.where(winners, win, lose), 0.0)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _rank_share_table(n: int) -> np.ndarray:
+    """``[r, t]``: the reward shared by ``t`` players tied from rank ``r`` (as :func:`rank_rewards`)."""
+    values = [1.0 - 2.0 * r / (n - 1) for r in range(n)]
+    table = np.zeros((n, n + 1))
+    for r in range(n):
+        for t in range(1, n - r + 1):
+            table[r, t] = sum(values[r : r + t]) / t
+    return table
+
+
+def rank_rewards_batch(keys: np.ndarray) -> np.ndarray:
+    """:func:`rank_rewards` for ``[B, n]`` integer rank keys (larger is better) → ``[B, n]``."""
+    n = keys.shape[1]
+    better = (keys[:, None, :] > keys[:, :, None]).sum(axis=2)  # players ranked above
+    tied = (keys[:, None, :] == keys[:, :, None]).sum(axis=2)
+    return _rank_share_table(n)[better, tied]  # type: ignore[no-any-return]
+
+
+def progress_shaping_batch(before: np.ndarray, after: np.ndarray, finish: int) -> np.ndarray:
+    """:func:`progress_shaping` for ``[B, n]`` positions → ``[B, n]`` float64."""
+    n = before.shape[1]
+    gains = (after - before).astype(np.int64)
+    total = gains.sum(axis=1, keepdims=True)
+    return (gains - (total - gains) / (n - 1)) / finish  # type: ignore[no-any-return]

@@ -1,0 +1,272 @@
+"""``BatchedHoityEnv``: B games stepped together, every seat of every game acting (self-play).
+
+The multi-agent batched environment over the batched engine (docs/design.md §1,
+§2).  It is what the one-game parallel env is, for ``num_envs`` games at once,
+with arrays instead of dicts:
+
+==========================  =====================================================
+call                        returns
+==========================  =====================================================
+``reset(seed=None)``        ``observations [B, n, D]`` float32, ``masks [B, n, A]``
+                            int8, ``infos`` (dict of arrays)
+``step(actions [B, n])``    ``observations, masks, rewards [B, n]`` float32,
+                            ``terminated [B]``, ``truncated [B]`` bool, ``infos``
+==========================  =====================================================
+
+Row ``[b, i]`` is seat ``i`` of game ``b`` (seat-relative observation, as
+``player_i`` of the parallel env).  Games that end in a step are reset in the
+same step (*same-step autoreset*): the returned row is the first observation of
+the next game, and the last observation of the finished game is in
+``infos["final_observation"]`` (with ``final_action_mask`` and ``final_reward``),
+valid where ``infos["_final"]`` is true; the returned ``rewards``,
+``terminated`` and ``truncated`` are the finished game's.
+
+**Seeding.** ``reset(seed=s)`` seeds game slot ``k`` with ``s + k`` (as
+Gymnasium's vector envs do), and slot ``k`` then plays exactly the games that
+``parallel_env().reset(seed=s + k)`` followed by plain ``reset()`` calls plays:
+the same deals, and, for the same actions, the same observations, masks and
+rewards (the differential tests check this).  So game ``k``'s deal does not
+depend on B.
+
+**Illegal actions** follow ``illegal_action`` as in the parallel env
+(``fallback``: lowest legal index, flagged in ``infos["illegal_action"]``, one
+warning per env; ``penalize``: the same plus ``illegal_penalty``; ``raise``:
+:class:`IllegalActionError`).  Malformed input (wrong shape, non-integer dtype,
+out of range) always raises :class:`IllegalActionError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+
+from hoity_env.engine.actions import Phase
+from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.environment.batched_observation import BatchObserver
+from hoity_env.environment.parallel_env import ILLEGAL_ACTION_MODES
+from hoity_env.environment.rewards import (
+    REWARD_MODES,
+    progress_shaping_batch,
+    rank_rewards_batch,
+    win_loss_batch,
+)
+
+MAX_SEED = 2**63 - 1
+"""Game seeds are drawn as the parallel env draws them: ``integers(0, MAX_SEED)``."""
+
+
+class BatchedHoityEnv:
+    """``num_envs`` games of one configuration, every seat acting; see the module docstring.
+
+    Args:
+        num_envs: number of games B (>= 1).
+        num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for
+            :class:`~hoity_env.environment.parallel_env.HoityParallelEnv` (``max_cycles``
+            counts each game's own steps).
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        num_players: int = 4,
+        rules: str | RulesConfig = "standard",
+        reward: str = "win_loss",
+        illegal_action: str = "fallback",
+        illegal_penalty: float = -1.0,
+        max_cycles: int | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ConfigError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
+            raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {max_cycles!r}")
+        self.batched = BatchedGame(rules, num_players)
+        self.observer = BatchObserver(self.batched)
+        self.num_envs = num_envs
+        self.num_players = self.batched.num_players
+        self.rules = self.batched.rules
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.max_cycles = max_cycles
+        self.num_actions = self.batched.num_actions
+        self.obs_dim = self.observer.obs_dim
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.obs_dim,), np.float32)
+        self.single_action_space = spaces.Discrete(self.num_actions)
+        self.state_space = spaces.Box(0.0, 1.0, (self.observer.state_dim,), np.float32)
+        table = self.batched.mask_table
+        self._first_legal = table.argmax(axis=1)
+        self._state: BatchState | None = None
+        self._rngs: list[np.random.Generator] = []
+        self._cycles = np.zeros(num_envs, dtype=np.int64)
+        self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
+        self._warned_illegal = False
+
+    # ---------------------------------------------------------------- layout
+    def obs_layout(self) -> dict[str, slice]:
+        """Name → slice of an observation row (the parallel env's layout)."""
+        return self.observer.obs_layout()
+
+    @property
+    def game_state(self) -> BatchState:
+        """The batch's engine state (read it; change it only through the engine)."""
+        if self._state is None:
+            raise IllegalActionError("call reset() first")
+        return self._state
+
+    # ----------------------------------------------------------------- reset
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring)."""
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ConfigError(f"seed must be None or an int >= 0, got {seed!r}")
+        if seed is not None or not self._rngs:
+            self._rngs = [
+                seeding.np_random(None if seed is None else int(seed) + k)[0] for k in range(self.num_envs)
+            ]
+        self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
+        self._cycles[:] = 0
+        obs, masks = self._outputs(self._state)
+        infos = {"phase": self._state.phase.copy(), "illegal_action": np.zeros(masks.shape[:2], dtype=bool)}
+        return obs, masks, infos
+
+    def _game_seeds(self, slots: Any) -> list[int]:
+        return [int(self._rngs[k].integers(0, MAX_SEED)) for k in slots]
+
+    # ------------------------------------------------------------------ step
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One step of every game (see the module docstring for the outputs)."""
+        state = self._state
+        if state is None:
+            raise IllegalActionError("call reset() before step()")
+        joint, illegal = self._decode(actions)
+        before = state.positions.copy() if self.reward_mode == "progress" else None
+        acting = state.phase == Phase.ACTION
+        self.batched.step(state, joint, validate=False)
+        self._cycles += 1
+        cut = np.zeros(self.num_envs, dtype=bool)
+        if self.max_cycles is not None:
+            cut = self._cycles >= self.max_cycles
+        terminated = state.terminated.copy()
+        truncated = (state.truncated | cut) & ~terminated
+        done = terminated | truncated
+        rewards = np.zeros(joint.shape, dtype=np.float64)
+        if done.any():
+            rewards[done] = self._final_rewards(state, done)
+        if before is not None and acting.any():
+            rewards[acting] += progress_shaping_batch(
+                before[acting], state.positions[acting], self.rules.finish
+            )
+        if self.illegal_action == "penalize":
+            rewards += np.where(illegal, self.illegal_penalty, 0.0)
+        rewards32 = rewards.astype(np.float32)
+        infos: dict[str, Any] = {"illegal_action": illegal}
+        obs, masks = self._outputs(state, final=done)
+        if done.any():
+            ended = np.flatnonzero(done)
+            infos["_final"] = done
+            infos["final_observation"] = np.where(done[:, None, None], obs, 0.0).astype(np.float32)
+            infos["final_action_mask"] = np.where(done[:, None, None], masks, 0).astype(np.int8)
+            infos["final_reward"] = np.where(done[:, None], rewards32, 0.0).astype(np.float32)
+            self.batched.reset_games(state, ended, self._game_seeds(ended.tolist()))
+            self._cycles[ended] = 0
+            fresh = state.select(ended, with_rngs=False)
+            obs[ended] = self.observer.observations(fresh)
+            rows = self.batched.mask_rows(fresh)
+            self._rows[ended] = rows
+            masks[ended] = self.batched.mask_table[rows]
+        infos["phase"] = state.phase.copy()
+        return obs, masks, rewards32, terminated, truncated, infos
+
+    def _decode(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Check the joint actions; apply the illegal-action policy; never mutate the games."""
+        arr = np.asarray(actions)
+        shape = (self.num_envs, self.num_players)
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions must be an integer array of shape {shape}, got dtype {arr.dtype}"
+            )
+        if arr.shape != shape:
+            raise IllegalActionError(f"actions must have shape {shape} (games, seats), got {arr.shape}")
+        out_of_range = (arr < 0) | (arr >= self.num_actions)
+        if out_of_range.any():
+            g, p = (int(v) for v in np.argwhere(out_of_range)[0])
+            raise IllegalActionError(
+                f"action {int(arr[g, p])} for player_{p} of game {g} is out of range [0, {self.num_actions})"
+            )
+        joint = arr.astype(np.intp)
+        legal = self.batched.mask_table[self._rows, joint] == 1
+        illegal = ~legal
+        if illegal.any():
+            g, p = (int(v) for v in np.argwhere(illegal)[0])
+            if self.illegal_action == "raise":
+                allowed = np.flatnonzero(self.batched.mask_table[self._rows[g, p]]).tolist()
+                raise IllegalActionError(
+                    f"action {int(joint[g, p])} is illegal for player_{p} of game {g}; "
+                    f"legal actions: {allowed} ({int(illegal.sum())} illegal actions in this step)"
+                )
+            if not self._warned_illegal:
+                self._warned_illegal = True
+                warnings.warn(
+                    f"player_{p} of game {g} sent masked-out action {int(joint[g, p])}; playing the lowest "
+                    f"legal action instead (illegal_action={self.illegal_action!r}; "
+                    "infos['illegal_action'] flags each case; this warning is shown once)",
+                    stacklevel=3,
+                )
+            joint = np.where(illegal, self._first_legal[self._rows], joint)
+        return joint, illegal
+
+    def _final_rewards(self, state: BatchState, done: np.ndarray) -> np.ndarray:
+        """Rewards of the step that ends each game in ``done`` (as ``final_rewards``)."""
+        if self.reward_mode == "rank":
+            return rank_rewards_batch(self.batched.rank_keys(state)[done])
+        decided = state.terminated[done]
+        return win_loss_batch(state.winners[done] & decided[:, None])
+
+    def _outputs(self, state: BatchState, final: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Observations and masks of every game; ``final`` games get location-step masks."""
+        obs = self.observer.observations(state)
+        self._rows = self.batched.mask_rows(state, location=final)
+        return obs, self.batched.mask_table[self._rows]
+
+    # --------------------------------------------------------------- extras
+    def state(self) -> np.ndarray:
+        """``[B, S]`` global states (all hands included), as the parallel env's ``state()``."""
+        return self.observer.global_states(self.game_state)
+
+    def action_masks(self) -> np.ndarray:
+        """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""
+        self.game_state  # noqa: B018  # raises before reset
+        return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedHoityEnv(num_envs={self.num_envs}, num_players={self.num_players}, "
+            f"rules={self.rules.name!r}, reward={self.reward_mode!r}, illegal_action={self.illegal_action!r})"
+        )
+
+
+__all__ = ["BatchedHoityEnv"]
