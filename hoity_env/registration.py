@@ -17,4 +17,8 @@ def register_envs() -> None:
     if AEC_ID not in pettingzoo.aec_registry:
         pettingzoo.register("aec", AEC_ID, entry_point="hoity_env.environment:env")
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="hoity_env.wrappers:SingleAgentEnv")
+        gymnasium.register(
+            id=GYM_ID,
+            entry_point="hoity_env.wrappers:SingleAgentEnv",
+            vector_entry_point="hoity_env.wrappers.vector_env:HoityVsBotsVectorEnv",
+        )

@@ -24,6 +24,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.wrappers import SingleAgentEnv
+from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
 ZOO = ("expert", "collector", "thief", "detective", "random")
 """The scripted zoo: training opponents and evaluation yardsticks."""
@@ -70,7 +71,7 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
     return run_dir
 
 
-VEC_ENVS = ("subproc", "dummy")
+VEC_ENVS = ("batched", "subproc", "dummy")
 
 
 def _check_vec_env(kind: str) -> None:
@@ -98,15 +99,20 @@ def start_run(args: Any, *subdirs: str) -> Path:
     return run_dir
 
 
-def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> VecEnv:
-    """``n_envs`` :class:`SingleAgentEnv` copies.
+def make_vec_env(n_envs: int, vec_env: str = "batched", **env_kwargs: Any) -> VecEnv:
+    """``n_envs`` games of the single-agent view.
 
-    ``"subproc"`` runs them in subprocesses (one env alone stays in-process);
+    ``"batched"`` (the default) plays them all in one batched engine with batched bots
+    (:class:`~hoity_env.wrappers.sb3_vec_env.HoityVsBotsSB3VecEnv`), the fastest by far
+    (``benchmarks/profile_training.py``).  ``"subproc"`` runs :class:`SingleAgentEnv`
+    copies in subprocesses (one env alone stays in-process);
     ``"dummy"`` steps them all in this process, which on two cores was the faster of
     the two with 16 envs (``benchmarks/profile_training.py``): the env step is short
     next to the pipe round trip.
     """
     _check_vec_env(vec_env)
+    if vec_env == "batched":
+        return HoityVsBotsSB3VecEnv(num_envs=n_envs, **env_kwargs)
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     if vec_env == "subproc" and n_envs > 1:
         return SubprocVecEnv(fns)  # type: ignore[arg-type]

@@ -52,7 +52,7 @@ class Args:
     total_timesteps: int = 500_000
     time_limit_minutes: float = 0.0
     n_envs: int = 2
-    vec_env: str = "subproc"  # or "dummy": all envs in this process
+    vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
     seed: int = 0
     learning_rate: float = 3e-4
     final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps

@@ -53,7 +53,7 @@ class Args:
     total_timesteps: int = 250_000
     time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
     n_envs: int = 2
-    vec_env: str = "subproc"  # or "dummy": all envs in this process
+    vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
     seed: int = 0
     learning_rate: float = 3e-4
     final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps

@@ -1,0 +1,207 @@
+"""One learner seat per game against batched bots, for N games at once (docs/design.md §4).
+
+:class:`BatchedVsBots` is the batched twin of :class:`~hoity_env.wrappers.SingleAgentEnv`:
+N games of :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, in each a learner
+seat (fixed, or drawn every episode) and opponents (fixed agents, or drawn from a
+pool every episode).  Every opponent decides for all the seats it plays in all N
+games with one ``act_batch`` call, so a step costs a handful of array operations
+per agent, not one Python call per seat.
+
+It is the engine room of the Gymnasium ``VectorEnv``
+(:class:`~hoity_env.wrappers.vector_env.HoityVsBotsVectorEnv`) and of the SB3
+``VecEnv`` (:mod:`hoity_env.wrappers.sb3_vec_env`).  Seeds: ``reset(seed=s)`` seeds
+game slot k's deals with ``s + k`` (as the batched env does) and the wrapper's own
+generator (learner seats, opponents drawn from the pool, the opponents' seeds)
+with ``s``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hoity_env.agents import Agent, make
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.environment.batched_env import BatchedHoityEnv
+
+DEFAULT_POOL = ("collector", "thief", "detective", "expert")
+"""Opponent styles drawn for each seat every episode when no opponents are given."""
+
+AgentLike = str | Agent
+
+
+def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``agent``'s actions for a batch of rows: its ``act_batch`` when it has one, else row by row."""
+    batch = getattr(agent, "act_batch", None)
+    if batch is not None:
+        return np.asarray(batch(observations, masks), dtype=np.int64)
+    return np.asarray([agent.act(o, m) for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
+
+
+class BatchedVsBots:
+    """N games, one learner seat each, the other seats played by agents (see the module docstring).
+
+    Args:
+        num_envs: number of games N.
+        num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for the
+            parallel env (``illegal_action`` applies to the learner; bots only play legal moves).
+        opponents: ``None`` (each seat drawn from ``opponent_pool`` every episode), one agent
+            or spec for every opponent seat, or ``num_players - 1`` of them (seat order after
+            the learner).
+        opponent_pool: specs/agents to draw opponents from when ``opponents`` is None.
+        learner_seat: a fixed seat, or ``None`` to draw the seat every episode.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 16,
+        num_players: int = 4,
+        rules: str | RulesConfig = "standard",
+        opponents: AgentLike | Sequence[AgentLike] | None = None,
+        opponent_pool: Sequence[AgentLike] = DEFAULT_POOL,
+        learner_seat: int | None = None,
+        reward: str = "win_loss",
+        illegal_action: str = "fallback",
+        illegal_penalty: float = -1.0,
+        max_cycles: int | None = None,
+    ) -> None:
+        self.env = BatchedHoityEnv(
+            num_envs=num_envs,
+            num_players=num_players,
+            rules=rules,
+            reward=reward,
+            illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty,
+            max_cycles=max_cycles,
+        )
+        n = self.num_players = self.env.num_players
+        self.num_envs = num_envs
+        if learner_seat is not None and (
+            not isinstance(learner_seat, int) or isinstance(learner_seat, bool) or not 0 <= learner_seat < n
+        ):
+            raise ConfigError(f"learner_seat must be None or an int in [0, {n}), got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self._fixed = self._resolve_fixed(opponents)
+        self._pool: list[Agent] = []
+        if self._fixed is None:
+            self.set_opponent_pool(opponent_pool)
+        self.rng = np.random.default_rng()
+        self.seats = np.zeros(num_envs, dtype=np.intp)
+        """Each game's learner seat this episode."""
+        self.assignment = np.full((num_envs, n), -1, dtype=np.intp)
+        """``[N, n]``: index into :attr:`agents` of the agent in each seat (-1: the learner)."""
+        self._obs = np.zeros((num_envs, n, self.env.obs_dim), dtype=np.float32)
+        self._masks = np.zeros((num_envs, n, self.env.num_actions), dtype=np.int8)
+        self._rows = np.arange(num_envs)
+
+    # ----------------------------------------------------------------- setup
+    def _agent(self, spec: AgentLike) -> Agent:
+        if isinstance(spec, str):
+            return make(spec, num_players=self.num_players, num_actions=self.env.num_actions)
+        if not isinstance(spec, Agent):
+            raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
+        return spec
+
+    def _resolve_fixed(self, opponents: AgentLike | Sequence[AgentLike] | None) -> list[Agent] | None:
+        if opponents is None:
+            return None
+        k = self.num_players - 1
+        specs: list[AgentLike] = [opponents] * k if isinstance(opponents, (str, Agent)) else list(opponents)
+        if len(specs) != k:
+            raise ConfigError(
+                f"opponents must list {k} agents for {self.num_players} players, got {len(specs)}"
+            )
+        # As in SingleAgentEnv: a spec gives one object per seat, an Agent object serves every seat.
+        return [self._agent(s) for s in specs]
+
+    def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
+        """Replace the pool opponents are drawn from (each game draws anew when its next episode starts)."""
+        if self._fixed is not None:
+            raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
+        if isinstance(pool, str) or not pool:
+            raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
+        self._pool = [self._agent(o) for o in pool]
+
+    @property
+    def agents(self) -> list[Agent]:
+        """The opponents :attr:`assignment` indexes: the fixed ones, or the pool."""
+        return self._fixed if self._fixed is not None else self._pool
+
+    def _place(self, games: np.ndarray) -> None:
+        """Draw the learner seat and the opponents of ``games`` (a new episode in each)."""
+        n, k = self.num_players, len(games)
+        seats = (
+            np.full(k, self.learner_seat)
+            if self.learner_seat is not None
+            else self.rng.integers(0, n, size=k)
+        )
+        self.seats[games] = seats
+        offset = (np.arange(n)[None, :] - seats[:, None]) % n  # 0 = learner, j = j-th seat after it
+        if self._fixed is not None:
+            chosen = np.broadcast_to(np.arange(n - 1), (k, n - 1))
+        else:
+            chosen = self.rng.integers(0, len(self._pool), size=(k, n - 1))
+        self.assignment[games] = np.where(
+            offset == 0, -1, np.take_along_axis(chosen, np.maximum(offset - 1, 0), axis=1)
+        )
+
+    # -------------------------------------------------------------------- API
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """New games in every slot: ``(observations [N, D], masks [N, A], infos)`` of the learners."""
+        self.rng = np.random.default_rng(seed)
+        for agent in self._fixed if self._fixed is not None else self._pool:
+            agent.reset(int(self.rng.integers(2**62)))
+        self._place(self._rows)
+        self._obs, self._masks, infos = self.env.reset(seed=seed)
+        out_infos = {
+            "illegal_action": np.zeros(self.num_envs, dtype=bool),
+            "learner_seat": self.seats.copy(),
+            "phase": infos["phase"],
+        }
+        return self._learner(self._obs), self._learner(self._masks), out_infos
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learners' actions (``[N]``) with the bots' choices: one step of every game."""
+        if self.env._state is None:
+            raise IllegalActionError("call reset() before step()")
+        learner = np.asarray(actions)
+        if learner.shape != (self.num_envs,):
+            raise IllegalActionError(f"actions must have shape ({self.num_envs},), got {learner.shape}")
+        if learner.dtype == np.bool_ or not np.issubdtype(learner.dtype, np.integer):
+            raise IllegalActionError(f"actions must be integers, got dtype {learner.dtype}")
+        joint = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
+        joint[self._rows, self.seats] = learner
+        for index, agent in enumerate(self.agents):
+            g, s = np.nonzero(self.assignment == index)
+            if g.size:
+                joint[g, s] = act_batch(agent, self._obs[g, s], self._masks[g, s])
+        obs, masks, rewards, terminated, truncated, infos = self.env.step(joint)
+        played = self.seats.copy()  # the seats of this step's actions (a new episode may move them)
+        out_infos: dict[str, Any] = {"illegal_action": infos["illegal_action"][self._rows, played]}
+        seat_rewards = rewards[self._rows, played]
+        if "_final" in infos:
+            final = infos["_final"]
+            out_infos["_final"] = final
+            out_infos["final_observation"] = infos["final_observation"][self._rows, played]
+            out_infos["final_action_mask"] = infos["final_action_mask"][self._rows, played]
+            out_infos["final_learner_seat"] = played
+            self._place(np.flatnonzero(final))
+        out_infos["learner_seat"] = self.seats.copy()
+        out_infos["phase"] = infos["phase"]
+        self._obs, self._masks = obs, masks
+        return self._learner(obs), self._learner(masks), seat_rewards, terminated, truncated, out_infos
+
+    def _learner(self, per_seat: np.ndarray) -> np.ndarray:
+        return per_seat[self._rows, self.seats]  # type: ignore[no-any-return]
+
+    def action_masks(self) -> np.ndarray:
+        """``[N, A]`` bool: the learners' legal actions now (what ``MaskablePPO`` asks for)."""
+        return self._learner(self._masks).astype(bool)
+
+
+__all__ = ["DEFAULT_POOL", "BatchedVsBots", "act_batch"]
