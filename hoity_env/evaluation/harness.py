@@ -26,9 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hoity_env.agents import Agent, make
-from hoity_env.engine.config import RulesConfig
+from hoity_env.agents.batching import can_act_in_batches
+from hoity_env.engine.batched import BATCHED_RULESETS
+from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.evaluation.batched_match import BATCH_GAMES, play_deals_batched
 from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal_seed, play_game
 from hoity_env.evaluation.progress import ProgressBar
 from hoity_env.evaluation.report import EvaluationResult
@@ -37,6 +40,7 @@ from hoity_env.evaluation.summary import agent_stats, seat_stats
 __all__ = ["check_specs", "evaluate", "play_tables", "rules_name"]
 
 Rules = str | RulesConfig
+ENGINES = ("auto", "batched", "one-game")
 
 _MAX_CHUNK = 25
 """Deals per worker task at most: big enough to amortize the pickling, small enough for a live bar."""
@@ -57,6 +61,7 @@ class _Task:
     seed: int
     start: int
     stop: int
+    batched: bool = False
 
 
 def _env(num_players: int, rules: Rules) -> HoityParallelEnv:
@@ -81,6 +86,22 @@ def _play_task(task: _Task, on_game: Callable[[], None] | None = None) -> list[G
     """Play deals ``start..stop-1`` of a table, every rotation, in order."""
     env = _env(task.num_players, task.rules)
     entries = _agents(task.specs, env)
+    if task.batched:
+
+        def games_done(count: int) -> None:
+            for _ in range(count if on_game is not None else 0):
+                on_game()  # type: ignore[misc]
+
+        return play_deals_batched(
+            task.specs,
+            entries,
+            num_players=task.num_players,
+            rules=task.rules,
+            seed=task.seed,
+            start=task.start,
+            stop=task.stop,
+            on_games=games_done,
+        )
     k = task.num_players
     out = []
     for d in range(task.start, task.stop):
@@ -120,6 +141,11 @@ def check_specs(specs: Sequence[str], num_players: int, rules: Rules) -> HoityPa
     return env
 
 
+def rules_batchable(rules: Rules) -> bool:
+    """Whether the batched engine plays these rules."""
+    return resolve_rules(rules).ruleset in BATCHED_RULESETS
+
+
 def rules_name(rules: Rules) -> str:
     """The preset name recorded in results."""
     return rules if isinstance(rules, str) else rules.name
@@ -141,12 +167,19 @@ def play_tables(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    engine: str = "auto",
 ) -> list[list[GameRecord]]:
     """Play ``deals`` deals × ``num_players`` rotations at each table; records per table, in order.
 
     Every table replays the same deals (deal ``d`` has the same env seed at every
     table), so any one table's games are exactly those of ``evaluate`` on it.
+    ``engine``: ``"batched"`` plays each chunk of deals as one batch on the batched
+    engine (:mod:`hoity_env.evaluation.batched_match`, which says when its results
+    equal the one-game path's), ``"one-game"`` game by game, ``"auto"`` (default)
+    batched when every agent decides in batches (every built-in agent does).
     """
+    if engine not in ENGINES:
+        raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
     seed = check_seed(seed)
     # Agents are cached for one call only: a checkpoint file rewritten between calls
     # (a training loop's latest.zip) must be loaded afresh, and old models freed.
@@ -155,11 +188,15 @@ def play_tables(
         raise ConfigError(f"workers must be an int >= 1, got {workers!r}")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be an int >= 1, got {deals!r}")
+    batchable = True
     for specs in tables:
-        check_specs(specs, num_players, rules)
-    chunk = max(1, min(_MAX_CHUNK, math.ceil(deals / (4 * workers))))
+        env = check_specs(specs, num_players, rules)
+        batchable &= all(can_act_in_batches(a) for a in _agents(specs, env))
+    batched = engine == "batched" or (engine == "auto" and batchable and rules_batchable(rules))
+    most = (BATCH_GAMES // num_players) if batched else _MAX_CHUNK
+    chunk = max(1, min(most, math.ceil(deals / (4 * workers))))
     tasks = [
-        _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals))
+        _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched)
         for t, specs in enumerate(tables)
         for start in range(0, deals, chunk)
     ]
@@ -204,6 +241,7 @@ def evaluate_tables(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    engine: str = "auto",
 ) -> tuple[EvaluationResult, ...]:
     """:func:`evaluate` for several tables at once (one worker pool, the same deals at each)."""
     seed = check_seed(seed)
@@ -216,6 +254,7 @@ def evaluate_tables(
         workers=workers,
         rules=rules,
         progress=progress,
+        engine=engine,
     )
     return tuple(
         summarize(t, records, num_players=num_players, rules=rules, seed=seed)
@@ -231,6 +270,7 @@ def evaluate(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    engine: str = "auto",
 ) -> EvaluationResult:
     """Play at least ``games`` games between ``agent_specs`` (one per seat) in duplicate format.
 
@@ -252,5 +292,6 @@ def evaluate(
         workers=workers,
         rules=rules,
         progress=progress,
+        engine=engine,
     )
     return result

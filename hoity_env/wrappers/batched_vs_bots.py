@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents import Agent, make
+from hoity_env.agents.batching import act_batch
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.environment.batched_env import BatchedHoityEnv
@@ -31,14 +32,6 @@ DEFAULT_POOL = ("collector", "thief", "detective", "expert")
 """Opponent styles drawn for each seat every episode when no opponents are given."""
 
 AgentLike = str | Agent
-
-
-def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """``agent``'s actions for a batch of rows: its ``act_batch`` when it has one, else row by row."""
-    batch = getattr(agent, "act_batch", None)
-    if batch is not None:
-        return np.asarray(batch(observations, masks), dtype=np.int64)
-    return np.asarray([agent.act(o, m) for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
 
 
 class BatchedVsBots:
@@ -204,4 +197,4 @@ class BatchedVsBots:
         return self._learner(self._masks).astype(bool)
 
 
-__all__ = ["DEFAULT_POOL", "BatchedVsBots", "act_batch"]
+__all__ = ["DEFAULT_POOL", "BatchedVsBots"]

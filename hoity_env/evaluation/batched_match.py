@@ -1,0 +1,123 @@
+"""Many seeded games at once on the batched engine, as the harness's fast path (docs/design.md §5).
+
+:func:`play_deals_batched` plays deals ``start … stop-1`` of one table, every
+seat rotation, as one batch of games (in chunks of ``batch_games``) and returns
+the same :class:`~hoity_env.evaluation.match.GameRecord` list, in the same order,
+as the one-game path (:func:`~hoity_env.evaluation.match.play_game` per game).
+
+What is identical and what is only equal in distribution:
+
+* **Deals** are identical: game ``(d, r)`` is dealt from the same env seed
+  (:func:`~hoity_env.evaluation.match.deal_seed`) through the same draw the
+  parallel env makes in ``reset(seed=...)``.
+* **Agents without randomness** (``ppo:PATH``, played deterministically) make
+  the same choices on the same observations, so their records are identical
+  to the one-game path's (a test checks this).
+* **Agents that draw random numbers** (``random``, the scripted styles,
+  ``ppo-sample:``) draw them here from one generator per seat entry for the
+  whole batch (seeded from the evaluation seed and the chunk), not from one
+  generator per game: the games are different samples of the same play, so
+  results agree in distribution (a test compares win rates), not game by game.
+
+Illegal choices get the one-game env's default treatment (``fallback``: the
+lowest legal action).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from hoity_env.agents.base import Agent
+from hoity_env.agents.batching import act_batch
+from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine.config import RulesConfig
+from hoity_env.environment.batched_env import MAX_SEED
+from hoity_env.environment.batched_observation import BatchObserver
+from hoity_env.evaluation.match import GameRecord, deal_seed
+from hoity_env.evaluation.stats import competition_ranks
+
+__all__ = ["BATCH_GAMES", "play_deals_batched"]
+
+BATCH_GAMES = 4096
+"""Games stepped together at most (memory stays small: about 0.5 KiB of state per game)."""
+
+_BATCH_STREAM = 2
+"""``SeedSequence`` spawn key of the agents' seeds on the batched path (0: deals, 1: one-game agents)."""
+
+
+def game_seed_of(env_seed: int) -> int:
+    """The deal seed the parallel env draws in ``reset(seed=env_seed)`` (its first draw)."""
+    rng, _ = seeding.np_random(env_seed)
+    return int(rng.integers(0, MAX_SEED))
+
+
+def play_deals_batched(
+    specs: Sequence[str],
+    entries: Sequence[Agent],
+    *,
+    num_players: int,
+    rules: str | RulesConfig,
+    seed: int,
+    start: int,
+    stop: int,
+    on_games: Callable[[int], None] | None = None,
+    batch_games: int = BATCH_GAMES,
+) -> list[GameRecord]:
+    """Deals ``start … stop-1`` × every rotation of one table, in the one-game path's order.
+
+    ``entries[i]`` is the agent of seat entry ``i`` (labelled ``specs[i]``); rotation
+    ``r`` puts entry ``i`` in seat ``(i + r) % num_players``.
+    """
+    k = num_players
+    batched = BatchedGame(rules, k)
+    observer = BatchObserver(batched)
+    first_legal = batched.mask_table.argmax(axis=1)
+    deals_per_chunk = max(1, batch_games // k)
+    out: list[GameRecord] = []
+    for lo in range(start, stop, deals_per_chunk):
+        hi = min(lo + deals_per_chunk, stop)
+        deals = np.repeat(np.arange(lo, hi), k)
+        rotations = np.tile(np.arange(k), hi - lo)
+        env_seeds = [deal_seed(seed, d) for d in range(lo, hi)]
+        state = batched.deal(np.repeat([game_seed_of(s) for s in env_seeds], k))
+        for i, agent in enumerate(entries):
+            ss = np.random.SeedSequence(seed, spawn_key=(_BATCH_STREAM, lo, i))
+            agent.reset(int(ss.generate_state(1)[0]))
+        seat_of = (np.arange(k)[None, :] + rotations[:, None]) % k  # [G, entry] → seat
+        games = np.arange(len(deals))
+        while not state.done.all():
+            live = ~state.done
+            rows = batched.mask_rows(state)
+            masks = batched.mask_table[rows]
+            obs = observer.observations(state)
+            joint = np.zeros((len(deals), k), dtype=np.int64)
+            g = games[live]
+            for i, agent in enumerate(entries):
+                seat = seat_of[g, i]
+                joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat])
+            legal = batched.mask_table[rows, np.clip(joint, 0, batched.num_actions - 1)] == 1
+            legal &= (joint >= 0) & (joint < batched.num_actions)
+            joint = np.where(legal, joint, first_legal[rows])
+            batched.step(state, joint, validate=False)
+        keys = batched.rank_keys(state)
+        for j in range(len(deals)):
+            order = [(s - int(rotations[j])) % k for s in range(k)]  # entry sitting in each seat
+            out.append(
+                GameRecord(
+                    deal=int(deals[j]),
+                    rotation=int(rotations[j]),
+                    env_seed=env_seeds[int(deals[j]) - lo],
+                    agents=tuple(specs[e] for e in order),
+                    winners=tuple(np.flatnonzero(state.winners[j]).tolist()),
+                    ranks=tuple(competition_ranks(keys[j].tolist())),
+                    positions=tuple(state.positions[j].tolist()),
+                    rounds=int(state.round[j]),
+                    truncated=not bool(state.terminated[j]),
+                )
+            )
+        if on_games is not None:
+            on_games(len(deals))
+    return out
