@@ -29,7 +29,7 @@ from pathlib import Path
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.harness import evaluate
+from hoity_env.evaluation.harness import ENGINES, evaluate
 from hoity_env.evaluation.report import EvaluationResult, HeadToHeadResult, TournamentResult
 from hoity_env.evaluation.tournament import head_to_head, tournament
 
@@ -81,6 +81,12 @@ def _common(p: argparse.ArgumentParser, games: int, players_help: str) -> None:
     p.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="ruleset (default standard)")
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINES,
+        help="auto (default): the batched engine when every agent decides in batches; batched; one-game",
+    )
 
 
 def build_parser(command: str) -> argparse.ArgumentParser:
@@ -110,6 +116,7 @@ def run(command: str, args: argparse.Namespace) -> Result:
         "workers": args.workers,
         "rules": args.rules,
         "progress": not args.no_progress,
+        "engine": args.engine,
     }
     if command == "evaluate":
         players = args.players if args.players is not None else len(args.agents)

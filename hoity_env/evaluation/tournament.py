@@ -98,6 +98,7 @@ def tournament(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    engine: str = "auto",
 ) -> TournamentResult:
     """Round robin over ``pool``, at least ``games`` games per table, rated with Plackett-Luce."""
     seed = check_seed(seed)
@@ -110,6 +111,7 @@ def tournament(
         workers=workers,
         rules=rules,
         progress=progress,
+        engine=engine,
     )
     every = [rec for result in results for rec in result.records]
     ratings = rate_games(pool, every)
@@ -148,6 +150,7 @@ def head_to_head(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    engine: str = "auto",
 ) -> HeadToHeadResult:
     """For each ordered pair (A, B): A against ``num_players - 1`` copies of B, A's win rate.
 
@@ -165,6 +168,7 @@ def head_to_head(
         workers=workers,
         rules=rules,
         progress=progress,
+        engine=engine,
     )
     stats = []
     for (a, b), result in zip(pairs, results, strict=True):
