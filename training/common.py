@@ -90,7 +90,7 @@ def start_run(args: Any, *subdirs: str) -> Path:
     Bad arguments fail before any folder or worker process exists; the folder is
     :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside.
     """
-    _check_vec_env(args.vec_env)
+    _check_vec_env(getattr(args, "vec_env", "batched"))  # shared_ppo.py has only the batched one
     _check_lr_fraction(args.final_lr_fraction)
     run_dir = run_directory(args.runs_dir, args.name, args.resume)
     for sub in ("checkpoints", *subdirs):

@@ -1,0 +1,110 @@
+"""One MaskablePPO policy playing every seat at once (parameter sharing) on the batched engine.
+
+Self-play the classic PettingZoo + SB3 way, with action masks: each of
+``--num-games`` games on the batched engine contributes all its seats as SB3
+envs (:class:`hoity_env.wrappers.sb3_vec_env.HoitySharedSB3VecEnv`), so the policy
+plays against copies of itself and learns from every seat's experience.  It is
+then scored against the scripted zoo like the other recipes (docs/design.md §4).
+
+Writes under ``runs/<name>/`` as ``train_ppo.py`` does (TensorBoard ``tb/``,
+``checkpoints/``, ``final_model.zip``, ``evaluation.json``/``.md``,
+``curve.csv`` and ``learning_curve.png``).
+
+    python training/shared_ppo.py                                 # a small run
+    python training/shared_ppo.py --num-games 64 --total-timesteps 5000000
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import LearningCurve, build_model, finish, parse_args, specs, start_run
+
+from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
+
+
+@dataclass
+class Args:
+    """Every knob of the recipe (each is a ``--flag``)."""
+
+    name: str = "shared"
+    num_players: int = 4
+    num_games: int = 16  # games in the batch; SB3 sees num_games * num_players envs
+    reward: str = "progress"  # win_loss, rank or progress (win_loss plus track-progress shaping)
+    total_timesteps: int = 500_000  # agent-steps summed over every seat
+    time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
+    seed: int = 0
+    learning_rate: float = 3e-4
+    final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
+    n_steps: int = 256
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_width: int = 128
+    eval_opponents: str = "zoo"  # comma-separated specs for the learning curve and final report
+    eval_every: int = 200_000
+    eval_games: int = 100
+    final_eval_games: int = 400
+    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
+    validation_games: int = 400  # per opponent, on seed + 2, for --select-best
+    checkpoint_every: int = 200_000
+    workers: int = 1
+    resume: str = ""
+    runs_dir: str = "runs"
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, object]:
+    """Train with parameter sharing, evaluate against the zoo, write the run folder."""
+    args = parse_args(Args, argv, __doc__.splitlines()[0])
+    if args.vec_env != "batched":
+        raise SystemExit(
+            f"shared_ppo.py: --vec-env must be 'batched' (parameter sharing), got {args.vec_env!r}"
+        )
+    if args.num_games < 1:
+        raise SystemExit(f"shared_ppo.py: --num-games must be >= 1, got {args.num_games}")
+    opponents = specs(args.eval_opponents)
+    run_dir = start_run(args)
+    torch.set_num_threads(1)  # many small matrices: threads only add overhead here
+
+    env = HoitySharedSB3VecEnv(num_games=args.num_games, num_players=args.num_players, reward=args.reward)
+    model = build_model(args, env, run_dir)
+    curve = LearningCurve(
+        run_dir,
+        args.eval_every,
+        opponents,
+        args.eval_games,
+        args.seed,
+        args.workers,
+        args.num_players,
+        time_limit_s=args.time_limit_minutes * 60,
+    )
+    checkpoints = CheckpointCallback(
+        max(args.checkpoint_every // env.num_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
+    )
+    start = time.time()
+    model.learn(
+        total_timesteps=args.total_timesteps,
+        callback=CallbackList([curve, checkpoints]),
+        reset_num_timesteps=not args.resume,
+        tb_log_name="shared",
+    )
+    train_seconds = time.time() - start
+    env.close()
+    curve.evaluate()  # the last point of the curve
+    final, scores, table = finish(model, args, run_dir, opponents, train_seconds, parameter_sharing=True)
+    print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
+    return {"scores": scores, "run_dir": str(run_dir)}
+
+
+if __name__ == "__main__":
+    main()
