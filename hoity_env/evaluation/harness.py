@@ -193,8 +193,11 @@ def play_tables(
         env = check_specs(specs, num_players, rules)
         batchable &= all(can_act_in_batches(a) for a in _agents(specs, env))
     batched = engine == "batched" or (engine == "auto" and batchable and rules_batchable(rules))
-    most = (BATCH_GAMES // num_players) if batched else _MAX_CHUNK
-    chunk = max(1, min(most, math.ceil(deals / (4 * workers))))
+    # A batched chunk is a fixed number of deals: its agents are seeded per chunk, so
+    # chunk boundaries must not depend on ``workers`` (results never do).
+    chunk = (
+        BATCH_GAMES // num_players if batched else max(1, min(_MAX_CHUNK, math.ceil(deals / (4 * workers))))
+    )
     tasks = [
         _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched)
         for t, specs in enumerate(tables)
