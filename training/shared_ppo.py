@@ -66,12 +66,8 @@ class Args:
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with parameter sharing, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
-    if args.vec_env != "batched":
-        raise SystemExit(
-            f"shared_ppo.py: --vec-env must be 'batched' (parameter sharing), got {args.vec_env!r}"
-        )
     if args.num_games < 1:
-        raise SystemExit(f"shared_ppo.py: --num-games must be >= 1, got {args.num_games}")
+        raise ValueError(f"--num-games must be >= 1, got {args.num_games}")
     opponents = specs(args.eval_opponents)
     run_dir = start_run(args)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here

@@ -1,0 +1,86 @@
+"""Training on the batched engine: the recipes' default vec env and shared_ppo.py (docs/design.md §4)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str) -> ModuleType:
+    path = ROOT / "training" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"recipe_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_recipes_default_to_the_batched_vec_env() -> None:
+    from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
+
+    common = _load("common")
+    for recipe in ("train_ppo", "selfplay"):
+        assert _load(recipe).Args().vec_env == "batched"
+    env = common.make_vec_env(
+        8, "batched", num_players=3, opponent_pool=["random", "thief"], reward="progress"
+    )
+    try:
+        assert isinstance(env, HoityVsBotsSB3VecEnv) and env.num_envs == 8
+        assert env.reset().shape == (8, 21 + 24 * 3)
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
+def test_shared_ppo_trains_every_seat_and_reports(tmp_path: Path) -> None:
+    shared = _load("shared_ppo")
+    result = shared.main(
+        [
+            "--runs-dir",
+            str(tmp_path),
+            "--num-players",
+            "3",
+            "--num-games",
+            "4",
+            "--total-timesteps",
+            "768",
+            "--n-steps",
+            "32",
+            "--batch-size",
+            "128",
+            "--n-epochs",
+            "1",
+            "--net-width",
+            "16",
+            "--eval-every",
+            "768",
+            "--eval-games",
+            "6",
+            "--final-eval-games",
+            "6",
+            "--eval-opponents",
+            "random,thief",
+        ]
+    )
+    run = Path(str(result["run_dir"]))
+    assert (run / "final_model.zip").is_file() and (run / "learning_curve.png").is_file()
+    report = json.loads((run / "evaluation.json").read_text())
+    assert report["meta"]["parameter_sharing"] is True
+    assert report["meta"]["timesteps"] >= 768
+    assert set(result["scores"]) == {"random", "thief"}  # type: ignore[call-overload]
+
+
+def test_shared_ppo_checks_num_games_before_making_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="num-games"):
+        _load("shared_ppo").main(["--runs-dir", str(tmp_path), "--num-games", "0"])
+    assert not any(tmp_path.iterdir())
