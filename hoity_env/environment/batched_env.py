@@ -181,7 +181,8 @@ class BatchedHoityEnv:
             rewards += np.where(illegal, self.illegal_penalty, 0.0)
         rewards32 = rewards.astype(np.float32)
         infos: dict[str, Any] = {"illegal_action": illegal}
-        obs, masks = self._outputs(state, final=done)
+        # After a location step that ended no game only the phase and locations changed.
+        obs, masks = self._outputs(state, final=done, reuse=not acting.any() and not done.any())
         if done.any():
             ended = np.flatnonzero(done)
             infos["_final"] = done
@@ -191,7 +192,7 @@ class BatchedHoityEnv:
             self.batched.reset_games(state, ended, self._game_seeds(ended.tolist()))
             self._cycles[ended] = 0
             fresh = state.select(ended, with_rngs=False)
-            obs[ended] = self.observer.observations(fresh)
+            obs[ended] = self.observer.replace_games(ended, fresh)
             rows = self.batched.mask_rows(fresh)
             self._rows[ended] = rows
             masks[ended] = self.batched.mask_table[rows]
@@ -243,9 +244,11 @@ class BatchedHoityEnv:
         decided = state.terminated[done]
         return win_loss_batch(state.winners[done] & decided[:, None])
 
-    def _outputs(self, state: BatchState, final: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _outputs(
+        self, state: BatchState, final: np.ndarray | None = None, *, reuse: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Observations and masks of every game; ``final`` games get location-step masks."""
-        obs = self.observer.observations(state)
+        obs = self.observer.observations(state, reuse=reuse)
         self._rows = self.batched.mask_rows(state, location=final)
         return obs, self.batched.mask_table[self._rows]
 

@@ -38,8 +38,10 @@ class BatchObserver:
         deck, rules = batched.table.deck, batched.rules
         span = max(deck.newest_year - deck.oldest_year, 1)
         self._newest, self._span = deck.newest_year, span
-        self._lot_age = np.asarray([(deck.newest_year - y) / span for y in deck.year], dtype=np.float64)
-        self._series = np.asarray(deck.series, dtype=np.intp)
+        # Per-card lot features, with a last row of zeros that lot == -1 (none) reads.
+        self._lot_age = np.asarray([*((deck.newest_year - y) / span for y in deck.year), 0.0])
+        self._lot_series = np.zeros((deck.size + 1, deck.num_series), dtype=np.float32)
+        self._lot_series[np.arange(deck.size), deck.series] = 1.0
         self._finish = rules.finish
         # The last-action features of every flat action index, the scalar encoder's table.
         feats = np.zeros((batched.num_actions + 1, 8), dtype=np.float64)
@@ -49,10 +51,11 @@ class BatchObserver:
                 feats[action, [2, 7]] = (1.0, (action - BID0) * inv_money)
             elif action >= EXHIBIT:
                 feats[action, [3, 4 + action - EXHIBIT]] = 1.0
-        self._last_feats = feats  # row -1 (no last round) is all zeros
+        self._last_feats = feats.astype(np.float32)  # row -1 (no last round) is all zeros
         self._scale = self.scalar._scale
         self._obs_idx = self.scalar._obs_idx
         self._seats = np.arange(self.n)
+        self._buffer: np.ndarray | None = None
 
     def obs_layout(self) -> dict[str, slice]:
         """Name → slice of an observation row (the one-game env's layout)."""
@@ -64,26 +67,50 @@ class BatchObserver:
 
     # ----------------------------------------------------------------- source
     def source(self, state: BatchState) -> np.ndarray:
-        """``[B, state_dim]`` float32 source vectors, locations included (= the global states)."""
+        """``[B, state_dim]`` float32 source vectors, locations included (= the global states).
+
+        The array is a buffer this observer reuses: callers gather from it or copy it.
+        Every entry is written on every call (one-hot groups whole), so nothing stale
+        survives from the previous call.
+        """
         b, n = state.money.shape
-        src = np.zeros((b, G_DIM + n * _SEAT), dtype=np.float64)
-        rows = np.arange(b)
-        src[rows, state.phase.astype(np.intp)] = 1.0
+        shape = (b, G_DIM + n * _SEAT)
+        src = self._buffer
+        if src is None or src.shape != shape:
+            src = self._buffer = np.zeros(shape, dtype=np.float32)
+        self._encode(state, src)
+        return src
+
+    def _encode(self, state: BatchState, src: np.ndarray) -> None:
+        """Write the scaled source vectors of ``state``'s games into ``src`` (every entry)."""
+        b, n = state.money.shape
+        # Raw values go in as float32 (exact for counts; values the one-game encoder computes
+        # in float64 are rounded once, as there), then one float32 product with the scales.
+        acting = state.phase == Phase.ACTION
+        src[:, 0] = ~acting
+        src[:, 1] = acting
         src[:, 2] = state.round
-        lot = state.lot.astype(np.intp)
-        has_lot = lot >= 0
-        src[:, 3] = has_lot
-        src[rows[has_lot], 4 + self._series[lot[has_lot]]] = 1.0
-        src[:, 10] = np.where(has_lot, self._lot_age[lot], 0.0)
+        lot = state.lot  # -1 (no lot) reads the tables' last row: zeros
+        src[:, 3] = lot >= 0
+        src[:, 4:10] = self._lot_series[lot]
+        src[:, 10] = self._lot_age[lot]
         src[:, 11] = state.pile_len
         seat = src[:, G_DIM:].reshape(b, n, _SEAT)
         seat[:, :, 0] = np.minimum(state.positions, self._finish)
         seat[:, :, 1] = state.money
-        seat[:, :, 2] = state.counts.sum(axis=2)
+        seat[:, :, 2] = state.counts.sum(axis=2, dtype=np.int16)
         seat[:, :, 3:9] = state.public_counts
         seat[:, :, _LAST : _LAST + 8] = self._last_feats[state.last_actions]
+        # This round's revealed locations (action step only) overwrite the two zeros just written.
+        locations = state.locations
+        seat[:, :, _LAST] = (locations == 0) & acting[:, None]
+        seat[:, :, _LAST + 1] = (locations == 1) & acting[:, None]
         tallies = state.tallies
-        seat[:, :, _RATES : _RATES + 5] = tallies[:, :, 0:5]
+        # Per-round rates: float32 count times float32 1/round, as the one-game encoder (scale 1).
+        inv = np.ones(b, dtype=np.float32)
+        played = state.round > 0
+        inv[played] = 1.0 / state.round[played]
+        seat[:, :, _RATES : _RATES + 5] = tallies[:, :, 0:5].astype(np.float32) * inv[:, None, None]
         visits = tallies[:, :, 0]
         seat[:, :, _MEAN_BID] = np.where(visits > 0, tallies[:, :, 5] / np.maximum(visits, 1), 0.0)
         seat[:, :, _START] = self._seats[None, :] == state.start_player[:, None]
@@ -93,30 +120,41 @@ class BatchObserver:
         own[:, :, 6] = state.best_count
         own[:, :, 7] = np.where(has_best, (self._newest - state.best_oldest) / self._span, 0.0)
         own[:, :, 8] = has_best
-        out = src.astype(np.float32)
-        out *= self._scale
-        # Per-round rates, scaled as the one-game encoder does (float32 product with 1/round).
-        played = state.round > 0
-        if played.any():
-            inv = np.ones(b, dtype=np.float32)
-            inv[played] = (1.0 / state.round[played]).astype(np.float32)
-            rate_cols = G_DIM + (self._seats[:, None] * _SEAT + _RATES + np.arange(5)[None, :]).ravel()
-            out[:, rate_cols] *= inv[:, None]
-        acting = np.flatnonzero(state.phase == Phase.ACTION)
-        if acting.size:
-            cols = G_DIM + self._seats[None, :] * _SEAT + _LAST + state.locations[acting].astype(np.intp)
-            out[acting[:, None], cols] = 1.0
-        return out
+        src *= self._scale
 
     # ---------------------------------------------------------------- outputs
-    def observations(self, state: BatchState, source: np.ndarray | None = None) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b``."""
-        src = self.source(state) if source is None else source
+    def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
+        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh).
+
+        ``reuse=True`` is only valid right after encoding the same batch in its location
+        step, with every game having taken a location step since: only the phase and
+        the revealed locations changed, so they are patched into the last source
+        (their scales are 1) instead of encoding everything again.
+        """
+        src = self._buffer
+        if not reuse or src is None or src.shape[0] != state.batch_size:
+            src = self.source(state)
+        else:
+            acting = state.phase == Phase.ACTION
+            src[:, 0] = ~acting
+            src[:, 1] = acting
+            seat = src[:, G_DIM:].reshape(state.batch_size, self.n, _SEAT)
+            seat[:, :, _LAST] = (state.locations == 0) & acting[:, None]
+            seat[:, :, _LAST + 1] = (state.locations == 1) & acting[:, None]
+        return src[:, self._obs_idx]  # type: ignore[no-any-return]
+
+    def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
+        """Observations ``[len(games), n, obs_dim]`` of ``state`` (the new games now in slots
+        ``games``), also written into the kept source so that ``reuse`` stays valid."""
+        src = np.empty((state.batch_size, G_DIM + self.n * _SEAT), dtype=np.float32)
+        self._encode(state, src)
+        if self._buffer is not None and len(games) and int(np.max(games)) < self._buffer.shape[0]:
+            self._buffer[games] = src
         return src[:, self._obs_idx]  # type: ignore[no-any-return]
 
     def global_states(self, state: BatchState) -> np.ndarray:
         """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
-        return self.source(state)
+        return self.source(state).copy()  # type: ignore[no-any-return]
 
 
 __all__ = ["BatchObserver"]
