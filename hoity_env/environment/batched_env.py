@@ -186,9 +186,9 @@ class BatchedHoityEnv:
         if done.any():
             ended = np.flatnonzero(done)
             infos["_final"] = done
-            infos["final_observation"] = np.where(done[:, None, None], obs, 0.0).astype(np.float32)
-            infos["final_action_mask"] = np.where(done[:, None, None], masks, 0).astype(np.int8)
-            infos["final_reward"] = np.where(done[:, None], rewards32, 0.0).astype(np.float32)
+            infos["final_observation"] = _rows_of(obs, ended)
+            infos["final_action_mask"] = _rows_of(masks, ended)
+            infos["final_reward"] = _rows_of(rewards32, ended)
             self.batched.reset_games(state, ended, self._game_seeds(ended.tolist()))
             self._cycles[ended] = 0
             fresh = state.select(ended, with_rngs=False)
@@ -270,6 +270,13 @@ class BatchedHoityEnv:
             f"BatchedHoityEnv(num_envs={self.num_envs}, num_players={self.num_players}, "
             f"rules={self.rules.name!r}, reward={self.reward_mode!r}, illegal_action={self.illegal_action!r})"
         )
+
+
+def _rows_of(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A zero array shaped like ``values`` holding only its ``rows``."""
+    out = np.zeros_like(values)
+    out[rows] = values[rows]
+    return out
 
 
 __all__ = ["BatchedHoityEnv"]
