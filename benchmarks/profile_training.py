@@ -1,13 +1,16 @@
-"""Where MaskablePPO training time goes: the environment, the scripted opponents, or PPO itself.
+"""Where MaskablePPO training time goes, batched vec env vs one-game envs, in one process.
 
-Runs a short MaskablePPO training in one process (``DummyVecEnv``, so every
-call is timed) with the recipe's default hyperparameters, timing
-``HoityParallelEnv.reset/step`` (the environment: engine + adapter) and every
-opponent's ``act`` (the scripted agents that ``SingleAgentEnv`` runs inside
-``step``), and prints their shares of the wall time and the training throughput.
-DESIGN §7's target is environment time ≤ 5% of training wall time.
+Trains MaskablePPO briefly twice with the same hyperparameters (the reference
+run's: 16 envs, 256 rollout steps per env, a 128×128 network): once on the
+batched vec env (``HoityVsBotsSB3VecEnv``: every game in one batched engine,
+bots deciding in batches) and once on a ``DummyVecEnv`` of one-game
+``SingleAgentEnv``s (the recipes' previous default in-process form).  Timers
+around the environment and the opponents' decisions split the CPU time
+(``time.process_time``) into environment, scripted opponents and PPO itself;
+the table gives learner steps per CPU-second and the speed-up
+(docs/design.md §7: ≥ 3×, environment + opponents ≤ 25% of training time).
 
-    python benchmarks/profile_training.py [--timesteps 50000] [--n-envs 2] [--n-steps 512] [--opponents zoo]
+    python benchmarks/profile_training.py [--timesteps 60000] [--n-envs 16] [--n-steps 256] [--opponents zoo]
 """
 
 from __future__ import annotations
@@ -21,43 +24,34 @@ from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
 from hoity_env.agents import make
+from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.wrappers import SingleAgentEnv
+from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
 ZOO = ["expert", "collector", "thief", "detective", "random"]
 
 
 def timed(totals: dict[str, float], key: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with its wall time added to ``totals[key]``."""
+    """``fn`` with its CPU time added to ``totals[key]``."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
-            totals[key] += time.perf_counter() - start
+            totals[key] += time.process_time() - start
 
     return wrapper
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
-    """Train briefly with timers in place and print the shares."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=50_000)
-    parser.add_argument("--n-envs", type=int, default=2)
-    parser.add_argument("--n-steps", type=int, default=512, help="rollout steps per env")
-    parser.add_argument("--opponents", default="zoo", help="comma-separated specs or 'zoo'")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    pool = ZOO if args.opponents == "zoo" else args.opponents.split(",")
-
-    totals = {"env": 0.0, "opponents": 0.0}
-    HoityParallelEnv.step = timed(totals, "env", HoityParallelEnv.step)  # type: ignore[method-assign]
-    HoityParallelEnv.reset = timed(totals, "env", HoityParallelEnv.reset)  # type: ignore[method-assign]
+def one_game_vec_env(pool: list[str], n_envs: int, totals: dict[str, float]) -> VecEnv:
+    """``DummyVecEnv`` of ``SingleAgentEnv``s, opponents' ``act`` timed."""
 
     def env_fn() -> SingleAgentEnv:
         agents = []
@@ -67,7 +61,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             agents.append(agent)
         return SingleAgentEnv(opponent_pool=agents, reward="progress")
 
-    vec = DummyVecEnv([env_fn for _ in range(args.n_envs)])
+    return DummyVecEnv([env_fn for _ in range(n_envs)])
+
+
+def train(vec: VecEnv, args: argparse.Namespace) -> tuple[int, float]:
+    """MaskablePPO with the reference hyperparameters; returns (timesteps, CPU seconds)."""
     model = MaskablePPO(
         "MlpPolicy",
         vec,
@@ -82,19 +80,67 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
+        start = time.process_time()
         model.learn(total_timesteps=args.timesteps)
-        wall = time.perf_counter() - start
-    ppo = wall - totals["env"] - totals["opponents"]
-    print(
-        f"{model.num_timesteps:,} timesteps in {wall:.1f} s: {model.num_timesteps / wall:,.0f} env-steps/s "
-        f"(one process, {args.n_envs} envs)"
-    )
-    print(f"environment (engine + adapter): {totals['env']:7.1f} s  {100 * totals['env'] / wall:5.1f}%")
-    share = 100 * totals["opponents"] / wall
-    print(f"scripted opponents' act():      {totals['opponents']:7.1f} s  {share:5.1f}%")
-    print(f"MaskablePPO (rollout + update): {ppo:7.1f} s  {100 * ppo / wall:5.1f}%")
-    return {"wall": wall, **totals}
+        cpu = time.process_time() - start
+    return model.num_timesteps, cpu
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    """Train briefly on both vec envs with timers in place and print one table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timesteps", type=int, default=60_000, help="learner steps per run (default 60000)")
+    parser.add_argument("--n-envs", type=int, default=16, help="games / envs in the vec env (default 16)")
+    parser.add_argument("--n-steps", type=int, default=256, help="rollout steps per env (default 256)")
+    parser.add_argument("--opponents", default="zoo", help="comma-separated agent specs, or 'zoo' (default)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    pool = ZOO if args.opponents == "zoo" else args.opponents.split(",")
+
+    rows: dict[str, dict[str, float]] = {}
+    # Batched: time the batched env's reset/step and every batch decision of the bots.
+    totals = {"env": 0.0, "opponents": 0.0}
+    patches = {
+        "step": BatchedHoityEnv.step,
+        "reset": BatchedHoityEnv.reset,
+        "act_batch": batched_vs_bots.act_batch,
+    }
+    BatchedHoityEnv.step = timed(totals, "env", patches["step"])  # type: ignore[method-assign]
+    BatchedHoityEnv.reset = timed(totals, "env", patches["reset"])  # type: ignore[method-assign]
+    batched_vs_bots.act_batch = timed(totals, "opponents", patches["act_batch"])
+    try:
+        vec = HoityVsBotsSB3VecEnv(num_envs=args.n_envs, opponent_pool=pool, reward="progress")
+        steps, cpu = train(vec, args)
+    finally:
+        BatchedHoityEnv.step = patches["step"]  # type: ignore[method-assign]
+        BatchedHoityEnv.reset = patches["reset"]  # type: ignore[method-assign]
+        batched_vs_bots.act_batch = patches["act_batch"]
+    # The env's timer includes nothing of the bots: they run in BatchedVsBots, outside env.step.
+    rows["batched"] = {"steps": steps, "cpu": cpu, **totals}
+
+    totals = {"env": 0.0, "opponents": 0.0}
+    step, reset = HoityParallelEnv.step, HoityParallelEnv.reset
+    HoityParallelEnv.step = timed(totals, "env", step)  # type: ignore[method-assign]
+    HoityParallelEnv.reset = timed(totals, "env", reset)  # type: ignore[method-assign]
+    try:
+        steps, cpu = train(one_game_vec_env(pool, args.n_envs, totals), args)
+    finally:
+        HoityParallelEnv.step, HoityParallelEnv.reset = step, reset  # type: ignore[method-assign]
+    rows["dummy (one-game envs)"] = {"steps": steps, "cpu": cpu, **totals}
+
+    base = rows["dummy (one-game envs)"]["steps"] / rows["dummy (one-game envs)"]["cpu"]
+    what = f"{args.n_envs} envs, n_steps {args.n_steps}, {args.timesteps:,} steps, opponents {pool}"
+    print(f"MaskablePPO, {what}\n")
+    print("| vec env | learner steps / CPU-s | × one-game | env | opponents | PPO |")
+    print("|---|---|---|---|---|---|")
+    for name, r in rows.items():
+        rate = r["steps"] / r["cpu"]
+        ppo = r["cpu"] - r["env"] - r["opponents"]
+        print(
+            f"| {name} | {rate:,.0f} | {rate / base:.2f} | {100 * r['env'] / r['cpu']:.1f}% "
+            f"| {100 * r['opponents'] / r['cpu']:.1f}% | {100 * ppo / r['cpu']:.1f}% |"
+        )
+    return rows
 
 
 if __name__ == "__main__":
