@@ -77,20 +77,25 @@ def check_batch(
     if num_actions is not None and masks.shape[1] != num_actions:
         raise AgentInputError(f"expected action masks of length {num_actions}, got {masks.shape[1]}")
     obs = obs.astype(np.float32, copy=False)
-    bad = ~np.isfinite(obs).all(axis=1)
-    if bad.any():
-        raise AgentInputError(f"observation row {int(np.argmax(bad))} is not finite")
+    # Whole-array checks first (the common, valid case); the row is looked up only on failure.
+    if not np.isfinite(obs).all():
+        raise AgentInputError(f"observation row {_first_bad(~np.isfinite(obs))} is not finite")
     if masks.dtype.kind != "b":
-        wrong = ((masks != 0) & (masks != 1)).any(axis=1)
-        if wrong.any():
-            raise AgentInputError(f"action mask row {int(np.argmax(wrong))} holds values other than 0 and 1")
+        if masks.size and (masks.min() < 0 or masks.max() > 1):
+            wrong: np.ndarray = (masks != 0) & (masks != 1)
+            raise AgentInputError(f"action mask row {_first_bad(wrong)} holds values other than 0 and 1")
         masks = masks.astype(bool)
-    empty = ~masks.any(axis=1)
-    if empty.any():
+    has_legal = np.any(masks, axis=1)
+    if not has_legal.all():
         raise AgentInputError(
-            f"action mask row {int(np.argmax(empty))} is all zero; hoity_env never sends one (RULES C-6)"
+            f"action mask row {_first_bad(~has_legal)} is all zero; hoity_env never sends one (RULES C-6)"
         )
     return obs, masks
+
+
+def _first_bad(bad: np.ndarray) -> int:
+    """Index of the first row with a true entry."""
+    return int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
 
 
 def one_row(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

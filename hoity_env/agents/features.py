@@ -31,38 +31,57 @@ def series_counts(view: BatchObservationView) -> np.ndarray:
     return counts
 
 
+def _run_table(num_series: int) -> np.ndarray:
+    """``(2**S, S, S)`` 0/1: for each pattern of non-empty series (bit ``s`` = series ``s``),
+    which series make up each of its runs of consecutive non-empty series (unused rows 0)."""
+    table = np.zeros((1 << num_series, num_series, num_series), dtype=np.int64)
+    for pattern in range(1 << num_series):
+        run = -1
+        for s in range(num_series):
+            if pattern >> s & 1:
+                if s == 0 or not pattern >> (s - 1) & 1:
+                    run += 1
+                table[pattern, s, run] = 1
+    return table
+
+
+_RUNS = _run_table(len(_COPIES))
+_BITS = 1 << np.arange(len(_COPIES))
+_LOT = np.vstack([np.eye(len(_COPIES), dtype=np.int64), np.zeros((1, len(_COPIES)), dtype=np.int64)])
+"""Row ``s``: one card of series ``s``; row -1 (no lot): nothing."""
+_SERIES = np.arange(len(_COPIES))
+_NEAR = np.vstack(
+    [
+        (np.abs(_SERIES[:, None] - _SERIES[None, :]) <= 1).astype(np.int64),
+        np.zeros((1, len(_COPIES)), dtype=np.int64),
+    ]
+)
+"""Row ``s``: the series next to or equal to ``s``; row -1 (no lot): none."""
+
+
 def best_run(counts: np.ndarray) -> np.ndarray:
     """Cards in the largest run of consecutive series (0 if below ``min_exhibition``, C-3).
 
     ``counts`` has the series on its last axis; the result has the leading axes.
-    A run's running total only grows, so its largest value is its total.
+    The pattern of non-empty series picks its runs from a table (no loop over
+    series): each run's total is a sum over its series.
     """
-    c = np.asarray(counts)
-    run = np.zeros(c.shape[:-1], dtype=np.int64)
-    best = np.zeros_like(run)
-    for s in range(c.shape[-1]):
-        run = np.where(c[..., s] > 0, run + c[..., s], 0)
-        best = np.maximum(best, np.where(run >= MIN_EXHIBITION, run, 0))
-    return best
+    c = np.asarray(counts, dtype=np.int64)
+    runs = _RUNS[(c > 0) @ _BITS]  # (..., S, S): series × run
+    totals = (c[..., None] * runs).sum(axis=-2)
+    out: np.ndarray = np.where(totals >= MIN_EXHIBITION, totals, 0).max(axis=-1)
+    return out
 
 
 def lot_gain(view: BatchObservationView, counts: np.ndarray) -> np.ndarray:
     """``(B,)``: how much the lot on display would grow our best exhibition (0 without a lot)."""
-    series = view.lot_series
-    has = series >= 0
-    more = counts.copy()
-    rows = np.flatnonzero(has)
-    more[rows, series[rows]] += 1
-    out: np.ndarray = np.where(has, best_run(more) - best_run(counts), 0)
+    both = best_run(np.stack([counts, counts + _LOT[view.lot_series]]))
+    out: np.ndarray = both[1] - both[0]
     return out
 
 
 def near_run(counts: np.ndarray, series: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: whether a card of ``series`` (-1: none) would touch our cards in its or a
     neighbouring series."""
-    padded = np.pad(counts, ((0, 0), (1, 1)))  # series s sits at s + 1
-    s = np.maximum(series, 0)
-    rows = np.arange(counts.shape[0])
-    near = padded[rows, s] + padded[rows, s + 1] + padded[rows, s + 2]
-    out: np.ndarray = (series >= 0) & (near > 0)
+    out: np.ndarray = (counts * _NEAR[series]).sum(axis=1) > 0
     return out

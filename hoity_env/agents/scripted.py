@@ -79,18 +79,18 @@ class ScriptedAgent(SeededAgent):
             raise AgentInputError(
                 f"{self.name} needs the standard action layout, got masks of width {masks.shape[1]}"
             )
-        action_step = view.action_step
-        bidding = action_step & masks[:, BID0:].any(axis=1)
+        # 0 location step, 1 bid, 2 castle role
+        step = view.action_step * (2 - masks[:, BID0:].any(axis=1))
+        rules = (self._locations, self._bids, self._roles)
+        if not len(view):
+            return np.empty(0, dtype=np.int64)
+        first = int(step[0])
+        if (step == first).all():  # the whole batch in one step (always at B = 1): no copies
+            return ensure_legal(rules[first](view, masks, Draws(draws)), masks)
         choice = np.empty(len(view), dtype=np.int64)
-        for rows, rule in (
-            (~action_step, self._locations),
-            (bidding, self._bids),
-            (action_step & ~bidding, self._roles),
-        ):
-            idx = np.flatnonzero(rows)
-            if idx.size == len(view):  # the whole batch in one step: no copies
-                choice[:] = rule(view, masks, Draws(draws))
-            elif idx.size:
+        for k, rule in enumerate(rules):
+            idx = np.flatnonzero(step == k)
+            if idx.size:
                 choice[idx] = rule(view.take(idx), masks[idx], Draws(draws[idx]))
         return ensure_legal(choice, masks)
 
