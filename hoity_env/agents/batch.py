@@ -123,10 +123,9 @@ def sample_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     Inverse-CDF sampling with one uniform ``u`` per row (as ``Generator.choice``
     does); a row without positive weight gives index 0.
     """
-    w = np.maximum(weights, 0.0)
-    total = w.sum(axis=1)
-    cdf = np.cumsum(w, axis=1) / np.where(total > 0, total, 1.0)[:, None]
-    idx = np.minimum((cdf <= u[:, None]).sum(axis=1), w.shape[1] - 1)
+    cdf = np.cumsum(np.maximum(weights, 0.0), axis=1)
+    total = cdf[:, -1]
+    idx = np.minimum((cdf <= (u * total)[:, None]).sum(axis=1), cdf.shape[1] - 1)
     out: np.ndarray = np.where(total > 0, idx, 0)
     return out
 

@@ -80,12 +80,9 @@ class ExpertAgent(ScriptedAgent):
     ) -> np.ndarray:
         """``(B, 3)`` expected track gain of detective, thief, exhibit (``-inf`` where it cannot
         exhibit); ``present`` = chance each rival is at the Castle."""
-        p_thief = present * roles[THIEF]
-        p_det = present * roles[DETECTIVE]
-        p_exh = present * roles[EXHIBIT]
-        any_thief = 1.0 - np.prod(1.0 - p_thief, axis=1)
-        any_det = 1.0 - np.prod(1.0 - p_det, axis=1)
-        any_exh = 1.0 - np.prod(1.0 - p_exh, axis=1)
+        p = present[:, None, :] * np.stack([roles[THIEF], roles[DETECTIVE], roles[EXHIBIT]], axis=1)
+        any_thief, any_det, any_exh = (1.0 - np.prod(1.0 - p, axis=2)).T
+        p_exh = p[:, 2]
         robbed = any_thief * (1.0 - any_det)
         detective = any_thief * DETECTIVE_REWARD
         thief = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
