@@ -85,7 +85,7 @@ def check_batch(
             wrong: np.ndarray = (masks != 0) & (masks != 1)
             raise AgentInputError(f"action mask row {_first_bad(wrong)} holds values other than 0 and 1")
         masks = masks.astype(bool)
-    has_legal = np.any(masks, axis=1)
+    has_legal = np.asarray(masks.any(axis=1))
     if not has_legal.all():
         raise AgentInputError(
             f"action mask row {_first_bad(~has_legal)} is all zero; hoity_env never sends one (RULES C-6)"
@@ -113,7 +113,7 @@ def ensure_legal(choice: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """``choice`` where legal, else the row's lowest legal action (a style bug never becomes an illegal
     move)."""
     rows = np.arange(choice.shape[0])
-    out: np.ndarray = np.where(masks[rows, choice], choice, np.argmax(masks, axis=1)).astype(np.int64)
+    out: np.ndarray = np.where(masks[rows, choice], choice, masks.argmax(axis=1)).astype(np.int64)
     return out
 
 
@@ -123,7 +123,7 @@ def sample_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     Inverse-CDF sampling with one uniform ``u`` per row (as ``Generator.choice``
     does); a row without positive weight gives index 0.
     """
-    cdf = np.cumsum(np.maximum(weights, 0.0), axis=1)
+    cdf = np.maximum(weights, 0.0).cumsum(axis=1)
     total = cdf[:, -1]
     idx = np.minimum((cdf <= (u * total)[:, None]).sum(axis=1), cdf.shape[1] - 1)
     out: np.ndarray = np.where(total > 0, idx, 0)
@@ -146,7 +146,7 @@ class Bids:
         """``(B, M)`` bool: amount ``b`` is a legal bid."""
         self.count = legal.sum(axis=1)
         """``(B,)``: number of legal amounts."""
-        self.top = (legal.shape[1] - 1 - np.argmax(legal[:, ::-1], axis=1)).astype(np.int64)
+        self.top = (legal.shape[1] - 1 - legal[:, ::-1].argmax(axis=1)).astype(np.int64)
         """``(B,)``: the highest legal amount (all the bidder's money)."""
 
     def jittered(self, target: np.ndarray, spread: np.ndarray | float, z: np.ndarray) -> np.ndarray:

@@ -81,13 +81,13 @@ class ExpertAgent(ScriptedAgent):
         """``(B, 3)`` expected track gain of detective, thief, exhibit (``-inf`` where it cannot
         exhibit); ``present`` = chance each rival is at the Castle."""
         p = present[:, None, :] * np.stack([roles[THIEF], roles[DETECTIVE], roles[EXHIBIT]], axis=1)
-        any_thief, any_det, any_exh = (1.0 - np.prod(1.0 - p, axis=2)).T
+        any_thief, any_det, any_exh = (1.0 - (1.0 - p).prod(axis=2)).T
         p_exh = p[:, 2]
         robbed = any_thief * (1.0 - any_det)
         detective = any_thief * DETECTIVE_REWARD
         thief = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
         size = view.best_size.astype(np.float64) * float(copies_of(view.n).sum())
-        best = np.prod(1.0 - p_exh * self.rival_exhibition_odds(view, size), axis=1)
+        best = (1.0 - p_exh * self.rival_exhibition_odds(view, size)).prod(axis=1)
         exhibit = np.where(can_exhibit, (1.0 - robbed) * best * size - robbed * 0.7, -np.inf)
         return np.stack([detective, thief, exhibit], axis=1)
 
@@ -102,7 +102,7 @@ class ExpertAgent(ScriptedAgent):
         known = np.rint(view.players("known")[:, 1:] * copies).astype(np.int64)
         hidden = view.players("hand_size")[:, 1:, 0] * deck - known.sum(axis=2)
         estimate = np.maximum(best_run(known), 0).astype(np.float64) + 0.5 * hidden
-        odds: np.ndarray = np.clip((estimate - size[:, None] + 1.0) / 4.0, 0.0, 1.0)
+        odds: np.ndarray = np.minimum(np.maximum((estimate - size[:, None] + 1.0) / 4.0, 0.0), 1.0)
         return odds
 
     @staticmethod
@@ -110,7 +110,7 @@ class ExpertAgent(ScriptedAgent):
         """Per row, the column of the best option with probability ``greedy``, else a softmax draw."""
         top = values.max(axis=1)
         soft = sample_index(np.exp((values - top[:, None]) / temperature), d.pick)
-        out: np.ndarray = np.where(d.chance < greedy, np.argmax(values, axis=1), soft)
+        out: np.ndarray = np.where(d.chance < greedy, values.argmax(axis=1), soft)
         return out
 
     # --- decisions ------------------------------------------------------------------------

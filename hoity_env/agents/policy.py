@@ -78,7 +78,7 @@ class PolicyAgent:
         )
         probs = self.action_probabilities(obs, masks)
         if self.deterministic:
-            best: np.ndarray = np.argmax(probs, axis=1).astype(np.int64)
+            best: np.ndarray = probs.argmax(axis=1).astype(np.int64)
             return best
         return ensure_legal(sample_index(probs, self.rng.random((obs.shape[0],))), masks)
 

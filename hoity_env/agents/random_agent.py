@@ -20,5 +20,5 @@ class RandomAgent(SeededAgent):
         """The ``k``-th legal action of each row, ``k`` uniform over the row's legal count."""
         count = masks.sum(axis=1)
         k = np.minimum((draws[:, 0] * count).astype(np.int64), count - 1)
-        out: np.ndarray = np.argmax(np.cumsum(masks, axis=1) > k[:, None], axis=1).astype(np.int64)
+        out: np.ndarray = (masks.cumsum(axis=1) > k[:, None]).argmax(axis=1).astype(np.int64)
         return out

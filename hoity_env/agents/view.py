@@ -91,7 +91,7 @@ class BatchObservationView:
     def lot_series(self) -> np.ndarray:
         """``(B,)`` int64: 0-based series of the lot, -1 without one."""
         onehot = self._g("lot_series")
-        out: np.ndarray = np.where(onehot.max(axis=1) > 0.5, np.argmax(onehot, axis=1), -1)
+        out: np.ndarray = np.where(onehot.max(axis=1) > 0.5, onehot.argmax(axis=1), -1)
         return out
 
     @property
@@ -136,7 +136,7 @@ class BatchObservationView:
     def locations(self) -> np.ndarray:
         """``(B, n)`` int64: locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
         onehot = self.players("location")
-        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, np.argmax(onehot, axis=2), -1)
+        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, onehot.argmax(axis=2), -1)
         return out
 
     def rates(self) -> np.ndarray:
