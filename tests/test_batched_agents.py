@@ -171,12 +171,16 @@ def _bad_inputs() -> list[tuple[str, object, object, str]]:
     nan_row[2, 5] = np.nan
     two = m.copy()
     two[1, 0] = 2
+    negative = m.copy()
+    negative[2, 3] = -1
     return [
         ("one row", o[0], m[0], r"2-D observations \(B, D\)"),
         ("rows differ", o, m[:3], "4 observation rows but 3 mask rows"),
         ("int obs", o.astype(np.int64), m, "observations must be floats"),
         ("float mask", o, m.astype(np.float32), "masks must be int8 or bool"),
         ("mask value 2", o, two, "mask row 1 holds values other than 0 and 1"),
+        ("mask value -1", o, negative, "mask row 2 holds values other than 0 and 1"),
+        ("no actions", o, m[:, :0], "all zero"),
         ("nan row", nan_row, m, "observation row 2 is not finite"),
         ("zero mask row", o, zero_row, "action mask row 3 is all zero"),
     ]

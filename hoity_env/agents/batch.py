@@ -80,17 +80,20 @@ def check_batch(
     # Whole-array checks first (the common, valid case); the row is looked up only on failure.
     if not np.isfinite(obs).all():
         raise AgentInputError(f"observation row {_first_bad(~np.isfinite(obs))} is not finite")
-    if masks.dtype.kind != "b":
-        if masks.size and (masks.min() < 0 or masks.max() > 1):
-            wrong: np.ndarray = (masks != 0) & (masks != 1)
-            raise AgentInputError(f"action mask row {_first_bad(wrong)} holds values other than 0 and 1")
-        masks = masks.astype(bool)
-    has_legal = np.asarray(masks.any(axis=1))
-    if not has_legal.all():
+    if not masks.shape[0]:
+        return obs, masks.astype(bool)
+    if not masks.shape[1]:
+        raise AgentInputError("action mask row 0 is all zero (masks of width 0)")
+    # One row-wise maximum answers both mask checks; as unsigned, a negative value is large.
+    row_max = masks.view(f"u{masks.itemsize}").max(axis=1)
+    if row_max.max() > 1:
+        wrong: np.ndarray = (masks != 0) & (masks != 1)
+        raise AgentInputError(f"action mask row {_first_bad(wrong)} holds values other than 0 and 1")
+    if row_max.min() == 0:
         raise AgentInputError(
-            f"action mask row {_first_bad(~has_legal)} is all zero; hoity_env never sends one (RULES C-6)"
+            f"action mask row {_first_bad(row_max == 0)} is all zero; hoity_env never sends one (RULES C-6)"
         )
-    return obs, masks
+    return obs, masks.astype(bool, copy=False)
 
 
 def _first_bad(bad: np.ndarray) -> int:
