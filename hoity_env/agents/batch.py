@@ -115,8 +115,11 @@ def one_row(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarra
 def ensure_legal(choice: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """``choice`` where legal, else the row's lowest legal action (a style bug never becomes an illegal
     move)."""
-    rows = np.arange(choice.shape[0])
-    out: np.ndarray = np.where(masks[rows, choice], choice, masks.argmax(axis=1)).astype(np.int64)
+    choice = choice.astype(np.int64, copy=False)
+    legal = masks[np.arange(choice.shape[0]), choice]
+    if legal.all():
+        return choice
+    out: np.ndarray = np.where(legal, choice, masks.argmax(axis=1))
     return out
 
 
