@@ -57,39 +57,37 @@ class ExpertAgent(ScriptedAgent):
     MAX_ROUNDS = STANDARD.max_rounds
 
     # --- the rival model --------------------------------------------------------------
-    def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-        """``(B, n-1)`` chance each rival goes to auction, and the chance of each castle role given
-        the castle."""
+    def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray]:
+        """``(B, n-1)`` chance each rival goes to auction, and ``(B, n-1, 3)`` the chance of each
+        castle role (in :data:`ROLES` order: exhibit, thief, detective) given the castle."""
         rounds = view.round_fraction.astype(np.float64) * self.MAX_ROUNDS
         # counts: auction, castle, exhibit, thief, detective
         rates = view.rates()[:, 1:] * rounds[:, None, None]
         auction = (rates[:, :, 0] + 1.0) / (rounds[:, None] + 2.0)
-        castle = rates[:, :, 1] + self.PRIOR_WEIGHT
-        roles = {
-            role: (rates[:, :, 2 + i] + self.PRIOR_WEIGHT * self.PRIOR[role]) / castle
-            for i, role in enumerate(ROLES)
-        }
+        castle = rates[:, :, 1:2] + self.PRIOR_WEIGHT
+        prior = self.PRIOR_WEIGHT * np.asarray([self.PRIOR[role] for role in ROLES])
+        roles: np.ndarray = (rates[:, :, 2:5] + prior) / castle
         return auction, roles
 
     def role_values(
         self,
         view: BatchObservationView,
         present: np.ndarray,
-        roles: dict[int, np.ndarray],
+        roles: np.ndarray,
         can_exhibit: np.ndarray,
     ) -> np.ndarray:
         """``(B, 3)`` expected track gain of detective, thief, exhibit (``-inf`` where it cannot
         exhibit); ``present`` = chance each rival is at the Castle."""
-        p = present[:, None, :] * np.stack([roles[THIEF], roles[DETECTIVE], roles[EXHIBIT]], axis=1)
-        any_thief, any_det, any_exh = (1.0 - (1.0 - p).prod(axis=2)).T
-        p_exh = p[:, 2]
+        p = present[:, :, None] * roles  # (B, n-1, 3): exhibit, thief, detective
+        any_exh, any_thief, any_det = (1.0 - (1.0 - p).prod(axis=1)).T
         robbed = any_thief * (1.0 - any_det)
-        detective = any_thief * DETECTIVE_REWARD
-        thief = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
         size = view.best_size.astype(np.float64) * float(copies_of(view.n).sum())
-        best = (1.0 - p_exh * self.rival_exhibition_odds(view, size)).prod(axis=1)
-        exhibit = np.where(can_exhibit, (1.0 - robbed) * best * size - robbed * 0.7, -np.inf)
-        return np.stack([detective, thief, exhibit], axis=1)
+        best = (1.0 - p[:, :, 0] * self.rival_exhibition_odds(view, size)).prod(axis=1)
+        values = np.empty((len(view), 3))
+        values[:, 0] = any_thief * DETECTIVE_REWARD
+        values[:, 1] = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
+        values[:, 2] = np.where(can_exhibit, (1.0 - robbed) * best * size - robbed * 0.7, -np.inf)
+        return values
 
     def rival_exhibition_odds(self, view: BatchObservationView, size: np.ndarray) -> np.ndarray:
         """``(B, n-1)`` chance each rival's best exhibition beats one of ``size`` cards.
@@ -122,7 +120,9 @@ class ExpertAgent(ScriptedAgent):
         worth = worth + np.where(view.can_exhibit, 0.0, 2.0)
         win = 1.0 / (1.0 + 0.5 * auction.sum(axis=1))
         lot = np.where(may_bid(view, auction_open), worth * win + 0.5 * view.lot_age, -np.inf)
-        out: np.ndarray = LOCATION_COLUMNS[self.choose(np.stack([castle, lot], axis=1), d, greedy=0.85)]
+        values = np.empty((len(view), 2))
+        values[:, 0], values[:, 1] = castle, lot
+        out: np.ndarray = LOCATION_COLUMNS[self.choose(values, d, greedy=0.85)]
         return out
 
     def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:

@@ -68,15 +68,15 @@ def best_run(counts: np.ndarray) -> np.ndarray:
     """
     c = np.asarray(counts, dtype=np.int64)
     runs = _RUNS[(c > 0) @ _BITS]  # (..., S, S): series × run
-    totals = (c[..., None] * runs).sum(axis=-2)
-    out: np.ndarray = np.where(totals >= MIN_EXHIBITION, totals, 0).max(axis=-1)
+    totals = (c[..., None, :] @ runs)[..., 0, :]
+    out: np.ndarray = (totals * (totals >= MIN_EXHIBITION)).max(axis=-1)
     return out
 
 
 def lot_gain(view: BatchObservationView, counts: np.ndarray) -> np.ndarray:
     """``(B,)``: how much the lot on display would grow our best exhibition (0 without a lot)."""
-    both = best_run(np.stack([counts, counts + _LOT[view.lot_series]]))
-    out: np.ndarray = both[1] - both[0]
+    both = best_run(np.concatenate([counts, counts + _LOT[view.lot_series]]))
+    out: np.ndarray = both[len(counts) :] - both[: len(counts)]
     return out
 
 

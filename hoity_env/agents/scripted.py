@@ -39,7 +39,8 @@ __all__ = [
 ]
 
 _THIEF_ROLES = np.asarray([THIEF, DETECTIVE, EXHIBIT])
-"""The thief's role options, in the order of its weights."""
+_THIEF_WEIGHTS = np.asarray([[0.75, 0.12, 0.13], [0.75, 0.12, 0.0]])
+"""The thief's role options and their weights, with and without an exhibition to show."""
 
 
 class Draws:
@@ -171,8 +172,7 @@ class ThiefAgent(ScriptedAgent):
         return bids.jittered(bids.top * 0.12, 2.0, d.normal)
 
     def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
-        exhibit = np.where(can_exhibit, 0.13, 0.0)
-        weights = np.stack([np.full_like(exhibit, 0.75), np.full_like(exhibit, 0.12), exhibit], axis=1)
+        weights = np.where(can_exhibit[:, None], _THIEF_WEIGHTS[0], _THIEF_WEIGHTS[1])
         out: np.ndarray = _THIEF_ROLES[sample_index(weights, d.pick)]
         return out
 
