@@ -10,11 +10,14 @@ real observations (every seat of seeded four-player games played by the zoo):
 * ``B = …``: ``agent.act_batch`` on consecutive chunks of ``B`` rows;
 
 and the ratio of each batch size to the loop.  ``--ppo PATH`` adds a
-``MaskablePPO`` checkpoint (4 players) to the table.
+``MaskablePPO`` checkpoint (4 players) to the table, with torch on one thread
+(``--torch-threads``): on a shared machine torch's spinning worker threads
+burn CPU time without making a small network faster.
 
 Usage::
 
-    python benchmarks/bench_agents.py [--rows 2048] [--repeats 3] [--batch 1,64,1024] [--ppo PATH]
+    python benchmarks/bench_agents.py [--rows 2048] [--repeats 3] [--batch 1,64,1024]
+        [--ppo PATH [--torch-threads 1]]
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -92,8 +95,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median)")
     parser.add_argument("--batch", default="1,64,1024", help="batch sizes, comma-separated")
     parser.add_argument("--ppo", default=None, help="also time this MaskablePPO checkpoint (4 players)")
+    parser.add_argument("--torch-threads", type=int, default=1, help="torch threads with --ppo")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.ppo:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     batches = [int(b) for b in args.batch.split(",")]
     obs, masks = real_rows(args.rows, args.seed)
     specs = list(AGENT_NAMES) + ([f"ppo:{args.ppo}", f"ppo-sample:{args.ppo}"] if args.ppo else [])
