@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hoity_env
-from hoity_env.agents import AGENT_NAMES, Agent, ObservationView, make
+from hoity_env.agents import AGENT_NAMES, Agent, BatchObservationView, ObservationView, make
 from hoity_env.agents.scripted import best_run, lot_gain, series_counts
 
 Trace = list[tuple[np.ndarray, np.ndarray]]
@@ -145,11 +145,13 @@ def test_best_run_follows_c3(counts: list[int], expected: int) -> None:  # C-3
 def test_lot_gain_counts_the_growth_of_the_best_run() -> None:
     env = hoity_env.parallel_env(num_players=4)
     obs, _ = env.reset(seed=0)
-    view = ObservationView(obs["player_0"]["observation"])
+    view = BatchObservationView(np.stack([o["observation"] for o in obs.values()]))
     counts = series_counts(view)
-    more = counts.copy()
-    more[view.lot_series] += 1
-    assert lot_gain(view, counts) == best_run(more) - best_run(counts)
+    gains = lot_gain(view, counts)
+    for i in range(len(view)):
+        more = counts[i].copy()
+        more[view.lot_series[i]] += 1
+        assert gains[i] == best_run(more) - best_run(counts[i])
 
 
 @pytest.mark.parametrize(

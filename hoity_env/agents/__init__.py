@@ -1,4 +1,4 @@
-"""Agents that play hoity_env seats: the scripted zoo and saved policies (DESIGN §3).
+"""Agents that play hoity_env seats: the scripted zoo and saved policies (docs/design.md §3).
 
 ``make(spec, seed=...)`` builds one from a spec string, the form every CLI uses:
 
@@ -6,19 +6,26 @@
 * ``collector``, ``thief``, ``detective``, ``expert``: scripted styles (see their docstrings);
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra).
+
+Every agent ``make`` builds is both an :class:`Agent` (``act`` for one seat) and a
+:class:`BatchAgent` (``act_batch`` over ``(B, D)`` observations and ``(B, A)``
+masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from hoity_env.agents.base import Agent, ObservationView, legal_actions
+from hoity_env.agents.base import Agent, SeededAgent, legal_actions
+from hoity_env.agents.batch import BatchAgent, check_batch
+from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.random_agent import RandomAgent
-from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ExpertAgent, ThiefAgent
+from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
+from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
 from hoity_env.engine.errors import ConfigError
 
-SCRIPTED: dict[str, Callable[[int | None], Agent]] = {
+SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
     "random": RandomAgent,
     "collector": CollectorAgent,
     "thief": ThiefAgent,
@@ -33,8 +40,8 @@ POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> Agent:
-    """Build an agent from a spec string (see the module docstring).
+) -> SeededAgent | PolicyAgent:
+    """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
     policy trained for another player count or ruleset is refused up front.
@@ -61,13 +68,18 @@ __all__ = [
     "AGENT_NAMES",
     "SCRIPTED",
     "Agent",
+    "AgentInputError",
+    "BatchAgent",
+    "BatchObservationView",
     "CollectorAgent",
     "DetectiveAgent",
     "ExpertAgent",
     "ObservationView",
     "PolicyAgent",
     "RandomAgent",
+    "SeededAgent",
     "ThiefAgent",
+    "check_batch",
     "legal_actions",
     "make",
 ]

@@ -1,7 +1,8 @@
 """``PolicyAgent``: a saved ``MaskablePPO`` checkpoint behind the :class:`Agent` protocol.
 
 Checkpoints and scripted bots are interchangeable everywhere (harness, CLI, the
-single-agent wrapper).  Loading needs the ``train`` extra (sb3-contrib, torch);
+single-agent wrapper), one seat at a time (``act``) or a batch with one forward
+pass (``act_batch``).  Loading needs the ``train`` extra (sb3-contrib, torch);
 everything that can go wrong with a checkpoint raises a clear ``ValueError``.
 """
 
@@ -13,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.base import num_players_of
+from hoity_env.agents.batch import check_batch, ensure_legal, one_row, sample_index
+from hoity_env.agents.view import num_players_of
 from hoity_env.engine.errors import ConfigError
 
 
@@ -59,32 +61,41 @@ class PolicyAgent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The policy's action under the mask."""
-        obs = np.asarray(observation, dtype=np.float32)
-        if obs.shape != (self.obs_dim,):
-            raise ConfigError(f"{self.name} expects observations of length {self.obs_dim}, got {obs.shape}")
-        mask = np.asarray(action_mask).astype(bool)
-        probs = self.action_probabilities(obs, mask)
-        if self.deterministic:
-            return int(np.argmax(probs))
-        return int(self.rng.choice(probs.size, p=probs))
+        """The policy's action under the mask: :meth:`act_batch` on a batch of one."""
+        return int(self.act_batch(*one_row(observation, action_mask))[0])
 
-    def action_probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The policy's distribution over actions, zero off the mask."""
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 actions from one forward pass over the batch.
+
+        Deterministic: the most probable legal action (the argmax of the masked
+        logits).  Sampling: one uniform per row from the agent's own generator,
+        so deciding rows one by one or as a batch gives the same actions.
+        Malformed input (wrong widths, an all-zero mask row …) raises
+        :class:`~hoity_env.agents.view.AgentInputError` naming what is wrong.
+        """
+        obs, masks = check_batch(
+            observations, action_masks, obs_dim=self.obs_dim, num_actions=self.num_actions
+        )
+        probs = self.action_probabilities(obs, masks)
+        if self.deterministic:
+            best: np.ndarray = probs.argmax(axis=1).astype(np.int64)
+            return best
+        return ensure_legal(sample_index(probs, self.rng.random((obs.shape[0],))), masks)
+
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
         import torch
 
         policy = self.model.policy
-        obs_tensor, _ = policy.obs_to_tensor(observation)
+        obs_tensor, _ = policy.obs_to_tensor(observations)
         with torch.no_grad():
-            dist = policy.get_distribution(obs_tensor, action_masks=mask[None, :])
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs = np.where(mask, probs, 0.0)
-        total = probs.sum()
-        if not np.isfinite(total) or total <= 0:  # a corrupt policy: fall back to uniform legal
-            probs = mask / mask.sum()
-        else:
-            probs /= total
-        out: np.ndarray = probs
+            dist = policy.get_distribution(obs_tensor, action_masks=masks)
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+        probs = np.where(masks, probs, 0.0)
+        total = probs.sum(axis=1, keepdims=True)
+        broken = ~np.isfinite(total) | (total <= 0)  # a corrupt policy: uniform over the legal actions
+        uniform = masks / masks.sum(axis=1, keepdims=True)
+        out: np.ndarray = np.where(broken, uniform, probs / np.where(broken, 1.0, total))
         return out
 
 

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from hoity_env.agents.base import SeededAgent, legal_actions
+from hoity_env.agents.base import SeededAgent
 
 
 class RandomAgent(SeededAgent):
-    """Plays a uniformly random legal action (the baseline every agent should beat)."""
+    """Plays a uniformly random legal action (the baseline every agent should beat).
+
+    Works on any action layout: it reads the mask only, one uniform per row.
+    """
 
     name = "random"
+    DRAWS = 1
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """A uniformly random legal action."""
-        legal = legal_actions(action_mask)
-        return int(legal[self.rng.integers(legal.size)])
+    def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """The ``k``-th legal action of each row, ``k`` uniform over the row's legal count."""
+        count = masks.sum(axis=1)
+        k = np.minimum((draws[:, 0] * count).astype(np.int64), count - 1)
+        out: np.ndarray = (masks.cumsum(axis=1) > k[:, None]).argmax(axis=1).astype(np.int64)
+        return out

@@ -1,125 +1,127 @@
-"""The scripted zoo: four styles with their strategy in their docstrings (DESIGN §3).
+"""The scripted zoo: four styles with their strategy in their docstrings (docs/design.md §3).
 
-Every style reads only its own observation (through :class:`ObservationView`),
-draws every random choice from its own seeded generator, varies its bids (equal
-bids void each other under the unique-bid rule, RULES S-5) and mixes its castle
-roles (any pure role is exploitable, RULES.md's last table).  They assume the
-standard rules' numbers (``min_exhibition`` 3, thief penalty and detective
-reward 2), which the observation does not carry.
+Every style reads only its own observation (through
+:class:`~hoity_env.agents.view.BatchObservationView`), draws every random choice
+from its own seeded generator, varies its bids (equal bids void each other under
+the unique-bid rule, RULES S-5) and mixes its castle roles (any pure role is
+exploitable, RULES.md's last table).  They assume the standard rules' numbers
+(``min_exhibition`` 3, thief penalty and detective reward 2), which the
+observation does not carry.
+
+Each style is written once, over a batch: :meth:`ScriptedAgent.decide` splits the
+rows by step (location, bid, castle role) and hands each group to the style's
+vectorized rule; the one-game ``act`` is the same code at ``B = 1``.  A decision
+uses four uniforms per row (:class:`Draws`): a coin, a weighted pick, and two for
+a normal bid jitter.  The expert lives in :mod:`hoity_env.agents.expert`.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from abc import abstractmethod
 
 import numpy as np
 
-from hoity_env.agents.base import (
-    AUCTION,
-    BID0,
-    CASTLE,
-    DETECTIVE,
-    EXHIBIT,
-    THIEF,
-    ObservationView,
-    SeededAgent,
-    legal_actions,
-)
-from hoity_env.engine.config import STANDARD
+from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, SeededAgent
+from hoity_env.agents.batch import Bids, ensure_legal, normal_from_uniforms, sample_index
+from hoity_env.agents.features import best_run, lot_gain, near_run, series_counts
+from hoity_env.agents.view import AgentInputError, BatchObservationView
 
-MIN_EXHIBITION = STANDARD.min_exhibition
-THIEF_PENALTY = STANDARD.thief_penalty
-DETECTIVE_REWARD = STANDARD.detective_reward
-ROLES = (EXHIBIT, THIEF, DETECTIVE)
+__all__ = [
+    "CollectorAgent",
+    "DetectiveAgent",
+    "Draws",
+    "ScriptedAgent",
+    "ThiefAgent",
+    "best_run",
+    "lot_gain",
+    "near_run",
+    "series_counts",
+]
 
-
-def series_counts(view: ObservationView) -> np.ndarray:
-    """Own cards per series (integers), from the normalized observation."""
-    copies = STANDARD.series_copies_six if view.n >= 6 else STANDARD.series_copies
-    counts: np.ndarray = np.rint(view.hand * np.asarray(copies)).astype(int)
-    return counts
+_THIEF_ROLES = np.asarray([THIEF, DETECTIVE, EXHIBIT])
+_THIEF_WEIGHTS = np.asarray([[0.75, 0.12, 0.13], [0.75, 0.12, 0.0]])
+"""The thief's role options and their weights, with and without an exhibition to show."""
 
 
-def best_run(counts: np.ndarray) -> int:
-    """Cards in the largest run of consecutive series (0 if below ``min_exhibition``, C-3)."""
-    best = run = 0
-    for c in [*counts.tolist(), 0]:
-        if c:
-            run += c
-            continue
-        if run >= MIN_EXHIBITION:
-            best = max(best, run)
-        run = 0
-    return best
+class Draws:
+    """Named columns of a ``(B, 4)`` block of uniforms: what one decision of a row may use."""
 
+    __slots__ = ("u",)
 
-def lot_gain(view: ObservationView, counts: np.ndarray) -> int:
-    """How much the lot on display would grow our best exhibition (0 without a lot)."""
-    s = view.lot_series
-    if s < 0:
-        return 0
-    more = counts.copy()
-    more[s] += 1
-    return best_run(more) - best_run(counts)
+    def __init__(self, u: np.ndarray) -> None:
+        self.u = u
 
+    @property
+    def chance(self) -> np.ndarray:
+        """For a coin: ``chance < p`` happens with probability ``p``."""
+        return self.u[:, 0]
 
-def near_run(counts: np.ndarray, series: int) -> bool:
-    """Whether a card of ``series`` would touch our largest group of consecutive series."""
-    if series < 0:
-        return False
-    lo, hi = max(series - 1, 0), min(series + 2, len(counts))
-    return bool(counts[lo:hi].sum() > 0)
+    @property
+    def pick(self) -> np.ndarray:
+        """For a weighted pick (:func:`~hoity_env.agents.batch.sample_index`)."""
+        return self.u[:, 1]
+
+    @property
+    def normal(self) -> np.ndarray:
+        """A standard normal (bid jitter), from the last two columns."""
+        return normal_from_uniforms(self.u[:, 2], self.u[:, 3])
 
 
 class ScriptedAgent(SeededAgent):
-    """Common plumbing: dispatch on the step, bid helpers (the generator comes from ``SeededAgent``)."""
+    """Common plumbing: split a batch by step and dispatch to the style's three rules."""
 
     name = "scripted"
+    DRAWS = 4
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Decode the observation, then choose a location, a bid or a role."""
-        view = ObservationView(observation)
-        mask = np.asarray(action_mask)
-        if not view.action_step:
-            choice = self.location(view, bool(mask[AUCTION]))
-        elif mask[BID0:].any():
-            bids = np.flatnonzero(mask[BID0:])
-            choice = BID0 + self.bid(view, bids)
-        else:
-            choice = self.role(view, bool(mask[EXHIBIT]))
-        if not mask[choice]:  # a style bug must never become an illegal move
-            choice = int(legal_actions(mask)[0])
-        return int(choice)
+    def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        """Decode the observations, then choose a location, a bid or a role for each row."""
+        view = BatchObservationView(observations)
+        if masks.shape[1] <= BID0:
+            raise AgentInputError(
+                f"{self.name} needs the standard action layout, got masks of width {masks.shape[1]}"
+            )
+        # 0 location step, 1 bid, 2 castle role
+        step = view.action_step * (2 - masks[:, BID0:].any(axis=1))
+        rules = (self._locations, self._bids, self._roles)
+        if not len(view):
+            return np.empty(0, dtype=np.int64)
+        first = int(step[0])
+        if (step == first).all():  # the whole batch in one step (always at B = 1): no copies
+            return ensure_legal(rules[first](view, masks, Draws(draws)), masks)
+        choice = np.empty(len(view), dtype=np.int64)
+        for k, rule in enumerate(rules):
+            idx = np.flatnonzero(step == k)
+            if idx.size:
+                choice[idx] = rule(view.take(idx), masks[idx], Draws(draws[idx]))
+        return ensure_legal(choice, masks)
 
-    # --- the three decisions a style makes ------------------------------------------------
-    def location(self, view: ObservationView, auction_open: bool) -> int:
-        raise NotImplementedError
+    def _locations(self, view: BatchObservationView, masks: np.ndarray, d: Draws) -> np.ndarray:
+        return self.location(view, masks[:, AUCTION], d)
 
-    def bid(self, view: ObservationView, bids: np.ndarray) -> int:
-        raise NotImplementedError
+    def _bids(self, view: BatchObservationView, masks: np.ndarray, d: Draws) -> np.ndarray:
+        return BID0 + self.bid(view, Bids(masks[:, BID0:]), d)
 
-    def role(self, view: ObservationView, can_exhibit: bool) -> int:
-        raise NotImplementedError
+    def _roles(self, view: BatchObservationView, masks: np.ndarray, d: Draws) -> np.ndarray:
+        return self.role(view, masks[:, EXHIBIT], d)
 
-    # --- helpers -------------------------------------------------------------------------
-    def chance(self, p: float) -> bool:
-        return bool(self.rng.random() < p)
+    # --- the three decisions a style makes, each over a batch of rows in that step ----------
+    @abstractmethod
+    def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
+        """``(B,)`` AUCTION or CASTLE; ``auction_open`` says where AUCTION is legal."""
 
-    def jittered_bid(self, bids: np.ndarray, target: float, spread: float) -> int:
-        """A legal amount near ``target`` with random spread (never a fixed bid, S-5)."""
-        if bids.size == 1:
-            return int(bids[0])  # a lone bidder's only bid
-        amount = round(float(target) + float(self.rng.normal(0.0, spread)))
-        amount = min(max(amount, 1), int(bids[-1]))
-        return amount if amount in bids else int(bids[-1])
+    @abstractmethod
+    def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
+        """``(B,)`` bid amounts (``BID0`` is added by the caller)."""
 
-    def pick(self, weights: dict[int, float]) -> int:
-        """Sample a key with probability proportional to its (non-negative) weight."""
-        keys = list(weights)
-        w = np.asarray([max(weights[k], 0.0) for k in keys], dtype=float)
-        if w.sum() <= 0:
-            return keys[0]
-        return int(keys[int(self.rng.choice(len(keys), p=w / w.sum()))])
+    @abstractmethod
+    def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
+        """``(B,)`` EXHIBIT, THIEF or DETECTIVE; ``can_exhibit`` says where EXHIBIT is legal."""
+
+
+def may_bid(view: BatchObservationView, auction_open: np.ndarray) -> np.ndarray:
+    """Rows where the Auction House is open and we have money to bid."""
+    out: np.ndarray = auction_open & (view.money[:, 0] > 0)
+    return out
 
 
 class CollectorAgent(ScriptedAgent):
@@ -133,22 +135,23 @@ class CollectorAgent(ScriptedAgent):
 
     name = "collector"
 
-    def location(self, view: ObservationView, auction_open: bool) -> int:
+    def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         counts = series_counts(view)
-        wanted = lot_gain(view, counts) > 0 or near_run(counts, view.lot_series)
-        if auction_open and view.money[0] > 0 and (wanted or not view.can_exhibit):
-            return AUCTION if self.chance(0.85) else CASTLE
-        return CASTLE if view.can_exhibit or not auction_open else (AUCTION if self.chance(0.3) else CASTLE)
+        wanted = (lot_gain(view, counts) > 0) | near_run(counts, view.lot_series)
+        can = view.can_exhibit
+        keen = np.where(d.chance < 0.85, AUCTION, CASTLE)
+        idle = np.where(can | ~auction_open, CASTLE, np.where(d.chance < 0.3, AUCTION, CASTLE))
+        out: np.ndarray = np.where(may_bid(view, auction_open) & (wanted | ~can), keen, idle)
+        return out
 
-    def bid(self, view: ObservationView, bids: np.ndarray) -> int:
+    def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
         gain = lot_gain(view, series_counts(view))
-        money = int(bids[-1])
-        return self.jittered_bid(bids, money * (0.15 + 0.1 * gain), spread=2.0 + 0.05 * money)
+        money = bids.top
+        return bids.jittered(money * (0.15 + 0.1 * gain), 2.0 + 0.05 * money, d.normal)
 
-    def role(self, view: ObservationView, can_exhibit: bool) -> int:
-        if can_exhibit:
-            return EXHIBIT
-        return DETECTIVE if self.chance(0.7) else THIEF
+    def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
+        out: np.ndarray = np.where(can_exhibit, EXHIBIT, np.where(d.chance < 0.7, DETECTIVE, THIEF))
+        return out
 
 
 class ThiefAgent(ScriptedAgent):
@@ -161,15 +164,17 @@ class ThiefAgent(ScriptedAgent):
 
     name = "thief"
 
-    def location(self, view: ObservationView, auction_open: bool) -> int:
-        return AUCTION if auction_open and view.money[0] > 0 and self.chance(0.25) else CASTLE
+    def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
+        out: np.ndarray = np.where(may_bid(view, auction_open) & (d.chance < 0.25), AUCTION, CASTLE)
+        return out
 
-    def bid(self, view: ObservationView, bids: np.ndarray) -> int:
-        return self.jittered_bid(bids, bids[-1] * 0.12, spread=2.0)
+    def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
+        return bids.jittered(bids.top * 0.12, 2.0, d.normal)
 
-    def role(self, view: ObservationView, can_exhibit: bool) -> int:
-        weights = {THIEF: 0.75, DETECTIVE: 0.12, EXHIBIT: 0.13 if can_exhibit else 0.0}
-        return self.pick(weights)
+    def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
+        weights = np.where(can_exhibit[:, None], _THIEF_WEIGHTS[0], _THIEF_WEIGHTS[1])
+        out: np.ndarray = _THIEF_ROLES[sample_index(weights, d.pick)]
+        return out
 
 
 class DetectiveAgent(ScriptedAgent):
@@ -182,139 +187,21 @@ class DetectiveAgent(ScriptedAgent):
 
     name = "detective"
 
-    def location(self, view: ObservationView, auction_open: bool) -> int:
-        counts = series_counts(view)
-        if auction_open and view.money[0] > 0 and (lot_gain(view, counts) > 0 or not view.can_exhibit):
-            return AUCTION if self.chance(0.5) else CASTLE
-        return CASTLE
+    def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
+        useful = (lot_gain(view, series_counts(view)) > 0) | ~view.can_exhibit
+        go = may_bid(view, auction_open) & useful & (d.chance < 0.5)
+        out: np.ndarray = np.where(go, AUCTION, CASTLE)
+        return out
 
-    def bid(self, view: ObservationView, bids: np.ndarray) -> int:
-        return self.jittered_bid(bids, bids[-1] * 0.2, spread=3.0)
+    def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
+        return bids.jittered(bids.top * 0.2, 3.0, d.normal)
 
-    def role(self, view: ObservationView, can_exhibit: bool) -> int:
-        rates = view.rates()
-        here = view.locations[1:] == 1
-        theft = rates[1:, 3] / np.maximum(rates[1:, 1], 0.05)
-        expected = float(theft[here].max()) if here.any() else 0.0
-        if expected > 0.25 or not can_exhibit:
-            return DETECTIVE if self.chance(0.85) else THIEF
-        return EXHIBIT if self.chance(0.8) else DETECTIVE
-
-
-class ExpertAgent(ScriptedAgent):
-    """``expert``: models the rivals' revealed tendencies and plays a best response.
-
-    From the observation it estimates, for every rival, how often it goes to the
-    Auction House and, once at the Castle, how often it exhibits, steals or plays
-    detective (shares of past rounds, smoothed towards a prior early in the game).
-
-    * **Castle roles** (the rivals at the Castle are known in the action step): the
-      expected track gain of each role: a detective earns the reward when some
-      rival steals; a thief gains a card and spoils the others' exhibition when no
-      detective is there, but loses 2 spaces when one is; an exhibition scores its
-      size when it is the best on show and not robbed.  It plays the best role most
-      of the time and a softmax mix otherwise, so it cannot be read like a pure style.
-    * **Location**: the same castle values, weighted by the chance each rival goes
-      there, against the worth of the lot (how much it grows our best exhibition,
-      and whether we still need one) times the chance of winning it against the
-      rivals expected at the auction.
-    * **Bids**: a budget share that grows with the lot's worth, jittered, nudged
-      off the rivals' habitual amounts (equal bids void each other, S-5).
-    """
-
-    name = "expert"
-    PRIOR: ClassVar[dict[int, float]] = {EXHIBIT: 0.3, THIEF: 0.3, DETECTIVE: 0.4}
-    PRIOR_WEIGHT = 2.0
-    MAX_ROUNDS = STANDARD.max_rounds
-
-    # --- the rival model --------------------------------------------------------------
-    def rival_model(self, view: ObservationView) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-        """(chance each rival goes to auction, chance of each castle role given the castle)."""
-        rounds = view.round_fraction * self.MAX_ROUNDS
-        rates = view.rates()[1:] * rounds  # counts: auction, castle, exhibit, thief, detective
-        auction = (rates[:, 0] + 1.0) / (rounds + 2.0)
-        castle = rates[:, 1] + self.PRIOR_WEIGHT
-        roles = {
-            role: (rates[:, 2 + i] + self.PRIOR_WEIGHT * self.PRIOR[role]) / castle
-            for i, role in enumerate(ROLES)
-        }
-        return auction, roles
-
-    def role_values(
-        self, view: ObservationView, present: np.ndarray, roles: dict[int, np.ndarray], can_exhibit: bool
-    ) -> dict[int, float]:
-        """Expected track gain of each legal role; ``present`` = chance each rival is at the Castle."""
-        p_thief = present * roles[THIEF]
-        p_det = present * roles[DETECTIVE]
-        p_exh = present * roles[EXHIBIT]
-        any_thief = 1.0 - float(np.prod(1.0 - p_thief))
-        any_det = 1.0 - float(np.prod(1.0 - p_det))
-        any_exh = 1.0 - float(np.prod(1.0 - p_exh))
-        robbed = any_thief * (1.0 - any_det)
-        values = {
-            DETECTIVE: any_thief * DETECTIVE_REWARD,
-            THIEF: (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY,
-        }
-        if can_exhibit:
-            deck = sum(STANDARD.series_copies_six if view.n >= 6 else STANDARD.series_copies)
-            size = view.best_size * deck
-            beats_me = self.rival_exhibition_odds(view, size)
-            best = float(np.prod(1.0 - p_exh * beats_me))
-            values[EXHIBIT] = (1.0 - robbed) * best * size - robbed * 0.7
-        return values
-
-    def rival_exhibition_odds(self, view: ObservationView, size: float) -> np.ndarray:
-        """Chance each rival's best exhibition beats one of ``size`` cards.
-
-        Publicly known cards (bought, stolen, exhibited) give a floor on a rival's
-        best run; its hidden cards might extend it by about half a card each.
-        """
-        copies = np.asarray(STANDARD.series_copies_six if view.n >= 6 else STANDARD.series_copies)
-        deck = float(copies.sum())
-        known = np.rint(view.players("known")[1:] * copies).astype(int)
-        hidden = view.players("hand_size")[1:, 0] * deck - known.sum(axis=1)
-        floor = np.asarray([best_run(k) for k in known], dtype=float)
-        estimate = np.maximum(floor, 0.0) + 0.5 * hidden
-        odds: np.ndarray = np.clip((estimate - size + 1.0) / 4.0, 0.0, 1.0)
-        return odds
-
-    def choose(self, values: dict[int, float], greedy: float = 0.8, temperature: float = 0.6) -> int:
-        """The best option with probability ``greedy``, else a softmax draw."""
-        if self.chance(greedy):
-            return max(values, key=lambda k: values[k])
-        top = max(values.values())
-        return self.pick({k: float(np.exp((v - top) / temperature)) for k, v in values.items()})
-
-    # --- decisions ------------------------------------------------------------------------
-    def location(self, view: ObservationView, auction_open: bool) -> int:
-        auction, roles = self.rival_model(view)
-        castle = self.role_values(view, 1.0 - auction, roles, view.can_exhibit)
-        values = {CASTLE: max(castle.values())}
-        if auction_open and view.money[0] > 0:
-            counts = series_counts(view)
-            worth = 2.0 * lot_gain(view, counts) + 1.0 * near_run(counts, view.lot_series)
-            worth += 2.0 if not view.can_exhibit else 0.0
-            win = 1.0 / (1.0 + 0.5 * float(auction.sum()))
-            values[AUCTION] = worth * win + 0.5 * view.lot_age
-        return self.choose(values, greedy=0.85)
-
-    def bid(self, view: ObservationView, bids: np.ndarray) -> int:
-        if bids.size == 1:
-            return int(bids[0])
-        money = int(bids[-1])
-        gain = lot_gain(view, series_counts(view))
-        share = 0.12 + 0.12 * gain + (0.1 if not view.can_exhibit else 0.0)
-        amount = self.jittered_bid(bids, money * share, spread=1.5 + 0.05 * money)
-        rival_bids = {
-            round(float(b) * STANDARD.starting_money)
-            for k, b in enumerate(view.players("mean_bid")[1:, 0], start=1)
-            if view.locations[k] == 0
-        }
-        while amount in rival_bids and amount < money:
-            amount += 1  # step off a rival's habitual amount
-        return amount
-
-    def role(self, view: ObservationView, can_exhibit: bool) -> int:
-        _, roles = self.rival_model(view)
-        present = (view.locations[1:] == 1).astype(float)
-        return self.choose(self.role_values(view, present, roles, can_exhibit))
+    def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
+        rates = view.rates()[:, 1:]
+        here = view.locations[:, 1:] == 1
+        theft = rates[:, :, 3] / np.maximum(rates[:, :, 1], 0.05)
+        expected = np.where(here, theft, 0.0).max(axis=1)  # theft ≥ 0: 0 when no rival is here
+        hunt = np.where(d.chance < 0.85, DETECTIVE, THIEF)
+        show = np.where(d.chance < 0.8, EXHIBIT, DETECTIVE)
+        out: np.ndarray = np.where((expected > 0.25) | ~can_exhibit, hunt, show)
+        return out

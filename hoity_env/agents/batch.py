@@ -1,0 +1,169 @@
+"""Batched decisions: input checks, random draws and sampling shared by every batched agent.
+
+A batch is ``B`` independent decisions: ``observations`` ``(B, D)`` float32 and
+``action_masks`` ``(B, A)`` int8, whose rows may come from different games and
+phases.  Every built-in agent decides a whole batch with numpy, and its one-game
+``act`` is the same code at ``B = 1`` (docs/design.md §3: one implementation of
+each decision rule).
+
+Randomness is a fixed number ``K`` of uniforms per row drawn as one ``(B, K)``
+array from the agent's own generator, and a decision is a pure function of
+(observation, mask, draws).  Because a generator fills ``(B, K)`` with the same
+numbers as ``B`` successive ``(1, K)`` calls, an agent deciding rows one by one
+and a twin deciding them as one batch (same seed) choose the same actions.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from hoity_env.agents.view import AgentInputError
+
+__all__ = [
+    "BatchAgent",
+    "Bids",
+    "check_batch",
+    "ensure_legal",
+    "normal_from_uniforms",
+    "sample_index",
+]
+
+
+@runtime_checkable
+class BatchAgent(Protocol):
+    """Anything that decides a batch of independent seats at once (all built-in agents)."""
+
+    name: str
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 legal actions for ``(B, D)`` observations and ``(B, A)`` masks."""
+        ...
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start anew; ``seed`` reseeds the agent's own generator."""
+        ...
+
+
+def check_batch(
+    observations: np.ndarray,
+    action_masks: np.ndarray,
+    *,
+    obs_dim: int | None = None,
+    num_actions: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Checked ``(float32 observations, bool masks)``; a malformed batch raises :class:`AgentInputError`.
+
+    Observations must be a finite 2-D float array; masks a 2-D bool or integer array
+    of 0/1 with the same number of rows and at least one 1 per row (RULES C-6).
+    ``obs_dim``/``num_actions``, when given, are the widths the agent was built for.
+    """
+    obs = np.asarray(observations)
+    masks = np.asarray(action_masks)
+    if obs.ndim != 2 or masks.ndim != 2:
+        raise AgentInputError(
+            "a batch needs 2-D observations (B, D) and masks (B, A), "
+            f"got shapes {obs.shape} and {masks.shape}"
+        )
+    if obs.shape[0] != masks.shape[0]:
+        raise AgentInputError(f"{obs.shape[0]} observation rows but {masks.shape[0]} mask rows")
+    if obs.dtype.kind != "f":
+        raise AgentInputError(f"observations must be floats (float32), got dtype {obs.dtype}")
+    if masks.dtype.kind not in "biu":
+        raise AgentInputError(f"action masks must be int8 or bool, got dtype {masks.dtype}")
+    if obs_dim is not None and obs.shape[1] != obs_dim:
+        raise AgentInputError(f"expected observations of length {obs_dim}, got {obs.shape[1]}")
+    if num_actions is not None and masks.shape[1] != num_actions:
+        raise AgentInputError(f"expected action masks of length {num_actions}, got {masks.shape[1]}")
+    obs = obs.astype(np.float32, copy=False)
+    # Whole-array checks first (the common, valid case); the row is looked up only on failure.
+    if not np.isfinite(obs).all():
+        raise AgentInputError(f"observation row {_first_bad(~np.isfinite(obs))} is not finite")
+    if not masks.shape[0]:
+        return obs, masks.astype(bool)
+    if not masks.shape[1]:
+        raise AgentInputError("action mask row 0 is all zero (masks of width 0)")
+    # One row-wise maximum answers both mask checks; as unsigned, a negative value is large.
+    row_max = masks.view(f"u{masks.itemsize}").max(axis=1)
+    if row_max.max() > 1:
+        wrong: np.ndarray = (masks != 0) & (masks != 1)
+        raise AgentInputError(f"action mask row {_first_bad(wrong)} holds values other than 0 and 1")
+    if row_max.min() == 0:
+        raise AgentInputError(
+            f"action mask row {_first_bad(row_max == 0)} is all zero; hoity_env never sends one (RULES C-6)"
+        )
+    return obs, masks.astype(bool, copy=False)
+
+
+def _first_bad(bad: np.ndarray) -> int:
+    """Index of the first row with a true entry."""
+    return int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
+
+
+def one_row(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One observation and mask as a batch of one (what every one-game ``act`` passes on)."""
+    obs, mask = np.asarray(observation), np.asarray(action_mask)
+    if obs.ndim != 1 or mask.ndim != 1:
+        raise AgentInputError(
+            f"act takes one 1-D observation and one 1-D mask (use act_batch for a batch), "
+            f"got shapes {obs.shape} and {mask.shape}"
+        )
+    return obs[None, :], mask[None, :]
+
+
+def ensure_legal(choice: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``choice`` where legal, else the row's lowest legal action (a style bug never becomes an illegal
+    move)."""
+    choice = choice.astype(np.int64, copy=False)
+    legal = masks[np.arange(choice.shape[0]), choice]
+    if legal.all():
+        return choice
+    out: np.ndarray = np.where(legal, choice, masks.argmax(axis=1))
+    return out
+
+
+def sample_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per row, an index drawn with probability proportional to ``weights`` (negatives count as 0).
+
+    Inverse-CDF sampling with one uniform ``u`` per row (as ``Generator.choice``
+    does); a row without positive weight gives index 0.
+    """
+    cdf = np.maximum(weights, 0.0).cumsum(axis=1)
+    total = cdf[:, -1]
+    idx = np.minimum((cdf <= (u * total)[:, None]).sum(axis=1), cdf.shape[1] - 1)
+    out: np.ndarray = np.where(total > 0, idx, 0)
+    return out
+
+
+def normal_from_uniforms(u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
+    """Standard normals from two uniforms in [0, 1) per row (Box-Muller), so draws stay ``K`` uniforms."""
+    out: np.ndarray = np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
+    return out
+
+
+class Bids:
+    """The legal bids of a batch of auction rows (the mask from index ``BID0`` on)."""
+
+    __slots__ = ("count", "legal", "top")
+
+    def __init__(self, legal: np.ndarray) -> None:
+        self.legal = legal
+        """``(B, M)`` bool: amount ``b`` is a legal bid."""
+        self.count = legal.sum(axis=1)
+        """``(B,)``: number of legal amounts."""
+        self.top = (legal.shape[1] - 1 - legal[:, ::-1].argmax(axis=1)).astype(np.int64)
+        """``(B,)``: the highest legal amount (all the bidder's money)."""
+
+    def jittered(self, target: np.ndarray, spread: np.ndarray | float, z: np.ndarray) -> np.ndarray:
+        """A legal amount near ``target`` with normal spread ``spread·z`` (never a fixed bid, S-5).
+
+        Rounded half to even, kept in ``[1, top]``, replaced by ``top`` when not
+        legal; a lone legal amount is played as is.
+        """
+        amount = np.rint(target + z * spread).astype(np.int64)
+        amount = np.minimum(np.maximum(amount, 1), self.top)
+        rows = np.arange(amount.shape[0])
+        # A lone legal amount is ``top`` itself.
+        out: np.ndarray = np.where((self.count > 1) & self.legal[rows, amount], amount, self.top)
+        return out

@@ -1,0 +1,234 @@
+"""Readers of the seat-relative observation vector: one decoder for a batch and for one row.
+
+Scripted agents decide from the observation only (docs/design.md §3), so every
+field they use is decoded here, from the layout in
+:mod:`hoity_env.environment.observation`.  :class:`BatchObservationView` reads a
+``(B, D)`` batch (rows may come from different games and phases; one player
+count per batch, since ``D`` depends on it) and returns arrays with a leading
+batch axis; :class:`ObservationView` is the same decoder at ``B = 1`` returning
+scalars, so the one-game reader cannot drift from the batched one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.errors import HoityError
+from hoity_env.environment.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
+
+__all__ = ["AgentInputError", "BatchObservationView", "ObservationView", "num_players_of"]
+
+_RATES = slice(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
+
+
+class AgentInputError(HoityError):
+    """Observations or masks handed to an agent are malformed (shape, dtype, values, empty mask)."""
+
+
+def num_players_of(observation: np.ndarray) -> int:
+    """Player count implied by the length of a standard observation vector (its last axis)."""
+    size = int(np.asarray(observation).shape[-1])
+    n, rest = divmod(size - G_DIM - O_DIM, P_DIM)
+    if rest or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise AgentInputError(f"an observation of length {size} is not a standard hoity_env observation")
+    return n
+
+
+class BatchObservationView:
+    """Named, read-only access to a ``(B, D)`` batch of observations; every field has a leading ``B`` axis.
+
+    ``k`` in the player fields counts seats after the observer: 0 is the observer,
+    1 the next seat, and so on.  Values stay normalized as in the observation.
+    """
+
+    __slots__ = ("n", "obs")
+
+    def __init__(self, observations: np.ndarray) -> None:
+        obs = np.asarray(observations, dtype=np.float32)
+        if obs.ndim != 2:
+            raise AgentInputError(f"a batch of observations must be 2-D (B, D), got shape {obs.shape}")
+        self.obs = obs
+        self.n = num_players_of(obs)
+
+    def __len__(self) -> int:
+        return int(self.obs.shape[0])
+
+    def take(self, rows: np.ndarray) -> BatchObservationView:
+        """The view of some rows only (an index array), e.g. the rows in one phase."""
+        out = BatchObservationView.__new__(BatchObservationView)
+        out.obs, out.n = self.obs[rows], self.n
+        return out
+
+    def _g(self, name: str) -> np.ndarray:
+        return self.obs[:, G_SL[name]]
+
+    def _o(self, name: str) -> np.ndarray:
+        s = O_SL[name]
+        return self.obs[:, G_DIM + s.start : G_DIM + s.stop]
+
+    def players(self, name: str) -> np.ndarray:
+        """Field ``name`` for every player, observer first: shape ``(B, n, width)``."""
+        return self.obs[:, G_DIM + O_DIM :].reshape(-1, self.n, P_DIM)[:, :, P_SL[name]]
+
+    # global
+    @property
+    def action_step(self) -> np.ndarray:
+        """``(B,)`` bool: True in the action step (bid or role), False in the location step."""
+        out: np.ndarray = self._g("phase")[:, 1] > 0.5
+        return out
+
+    @property
+    def round_fraction(self) -> np.ndarray:
+        return self._g("round")[:, 0]
+
+    @property
+    def lot_present(self) -> np.ndarray:
+        out: np.ndarray = self._g("lot_present")[:, 0] > 0.5
+        return out
+
+    @property
+    def lot_series(self) -> np.ndarray:
+        """``(B,)`` int64: 0-based series of the lot, -1 without one."""
+        onehot = self._g("lot_series")
+        out: np.ndarray = np.where(onehot.max(axis=1) > 0.5, onehot.argmax(axis=1), -1)
+        return out
+
+    @property
+    def lot_age(self) -> np.ndarray:
+        return self._g("lot_age")[:, 0]
+
+    @property
+    def deck_fraction(self) -> np.ndarray:
+        return self._g("deck")[:, 0]
+
+    # own (private)
+    @property
+    def hand(self) -> np.ndarray:
+        """``(B, 6)``: own cards per series, as fractions of the series' copies."""
+        return self._o("hand")
+
+    @property
+    def best_size(self) -> np.ndarray:
+        return self._o("best_size")[:, 0]
+
+    @property
+    def best_age(self) -> np.ndarray:
+        return self._o("best_age")[:, 0]
+
+    @property
+    def can_exhibit(self) -> np.ndarray:
+        out: np.ndarray = self._o("can_exhibit")[:, 0] > 0.5
+        return out
+
+    # public, per player
+    @property
+    def positions(self) -> np.ndarray:
+        """``(B, n)``: track positions / finish, observer first."""
+        return self.players("position")[:, :, 0]
+
+    @property
+    def money(self) -> np.ndarray:
+        """``(B, n)``: money / starting money, observer first."""
+        return self.players("money")[:, :, 0]
+
+    @property
+    def locations(self) -> np.ndarray:
+        """``(B, n)`` int64: locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
+        onehot = self.players("location")
+        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, onehot.argmax(axis=2), -1)
+        return out
+
+    def rates(self) -> np.ndarray:
+        """``(B, n, 5)``: shares of past rounds at auction, castle, exhibit, thief, detective."""
+        return self.obs[:, G_DIM + O_DIM :].reshape(-1, self.n, P_DIM)[:, :, _RATES]
+
+
+class ObservationView:
+    """One observation vector read through :class:`BatchObservationView` at ``B = 1``; scalars out."""
+
+    __slots__ = ("batch", "n", "obs")
+
+    def __init__(self, observation: np.ndarray) -> None:
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.ndim != 1:
+            raise AgentInputError(f"one observation must be 1-D, got shape {obs.shape}")
+        self.batch = BatchObservationView(obs[None, :])
+        self.obs, self.n = obs, self.batch.n
+
+    def player(self, k: int, name: str) -> np.ndarray:
+        """Field ``name`` of the player ``k`` seats after the observer."""
+        out: np.ndarray = _first(self.batch.players(name))[k]
+        return out
+
+    def players(self, name: str) -> np.ndarray:
+        """Field ``name`` for every player, observer first: shape ``(n, width)``."""
+        return _first(self.batch.players(name))
+
+    @property
+    def action_step(self) -> bool:
+        """True in the action step (bid or role), False in the location step."""
+        return bool(self.batch.action_step[0])
+
+    @property
+    def round_fraction(self) -> float:
+        return float(self.batch.round_fraction[0])
+
+    @property
+    def lot_present(self) -> bool:
+        return bool(self.batch.lot_present[0])
+
+    @property
+    def lot_series(self) -> int:
+        """0-based series of the lot, -1 without one."""
+        return int(self.batch.lot_series[0])
+
+    @property
+    def lot_age(self) -> float:
+        return float(self.batch.lot_age[0])
+
+    @property
+    def deck_fraction(self) -> float:
+        return float(self.batch.deck_fraction[0])
+
+    @property
+    def hand(self) -> np.ndarray:
+        """Own cards per series, as fractions of the series' copies."""
+        return _first(self.batch.hand)
+
+    @property
+    def best_size(self) -> float:
+        return float(self.batch.best_size[0])
+
+    @property
+    def best_age(self) -> float:
+        return float(self.batch.best_age[0])
+
+    @property
+    def can_exhibit(self) -> bool:
+        return bool(self.batch.can_exhibit[0])
+
+    @property
+    def positions(self) -> np.ndarray:
+        """Track positions / finish, observer first."""
+        return _first(self.batch.positions)
+
+    @property
+    def money(self) -> np.ndarray:
+        """Money / starting money, observer first."""
+        return _first(self.batch.money)
+
+    @property
+    def locations(self) -> np.ndarray:
+        """Locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
+        return _first(self.batch.locations)
+
+    def rates(self) -> np.ndarray:
+        """Shares (observer first) of past rounds at auction, castle, exhibit, thief, detective."""
+        return _first(self.batch.rates())
+
+
+def _first(batch: np.ndarray) -> np.ndarray:
+    """Row 0 of a batch of one."""
+    out: np.ndarray = batch[0]
+    return out
