@@ -24,6 +24,8 @@ from hoity_env.agents.view import AgentInputError
 __all__ = [
     "BatchAgent",
     "Bids",
+    "act_batch",
+    "can_act_in_batches",
     "check_batch",
     "ensure_legal",
     "normal_from_uniforms",
@@ -44,6 +46,20 @@ class BatchAgent(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Start anew; ``seed`` reseeds the agent's own generator."""
         ...
+
+
+def can_act_in_batches(agent: object) -> bool:
+    """Whether ``agent`` decides a batch in one call (every built-in agent does)."""
+    return callable(getattr(agent, "act_batch", None))
+
+
+def act_batch(agent: object, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``agent``'s ``(B,)`` int64 actions: its ``act_batch``, or one ``act`` per row for any
+    other :class:`~hoity_env.agents.base.Agent` (the batched envs and harness take both)."""
+    if can_act_in_batches(agent):
+        return np.asarray(agent.act_batch(observations, masks), dtype=np.int64)  # type: ignore[attr-defined]
+    rows = zip(observations, masks, strict=True)
+    return np.asarray([agent.act(o, m) for o, m in rows], dtype=np.int64)  # type: ignore[attr-defined]
 
 
 def check_batch(

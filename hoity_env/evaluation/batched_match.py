@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from hoity_env.agents.base import Agent
-from hoity_env.agents.batching import act_batch
+from hoity_env.agents.batch import act_batch
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.config import RulesConfig
 from hoity_env.environment.batched_env import MAX_SEED

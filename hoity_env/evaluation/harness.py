@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hoity_env.agents import Agent, make
-from hoity_env.agents.batching import can_act_in_batches
+from hoity_env.agents.batch import can_act_in_batches
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError

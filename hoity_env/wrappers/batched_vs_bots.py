@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents import Agent, make
-from hoity_env.agents.batching import act_batch
+from hoity_env.agents.batch import act_batch
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.environment.batched_env import BatchedHoityEnv
