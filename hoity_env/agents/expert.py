@@ -106,9 +106,13 @@ class ExpertAgent(ScriptedAgent):
     @staticmethod
     def choose(values: np.ndarray, d: Draws, greedy: float = 0.8, temperature: float = 0.6) -> np.ndarray:
         """Per row, the column of the best option with probability ``greedy``, else a softmax draw."""
+        best: np.ndarray = values.argmax(axis=1)
+        greedy_rows = d.chance < greedy
+        if greedy_rows.all():  # no row draws from the softmax (most single decisions)
+            return best
         top = values.max(axis=1)
         soft = sample_index(np.exp((values - top[:, None]) / temperature), d.pick)
-        out: np.ndarray = np.where(d.chance < greedy, values.argmax(axis=1), soft)
+        out: np.ndarray = np.where(greedy_rows, best, soft)
         return out
 
     # --- decisions ------------------------------------------------------------------------
@@ -134,6 +138,8 @@ class ExpertAgent(ScriptedAgent):
         at_auction = view.locations[:, 1:] == 0
         for _ in range(view.n - 1):  # each step lands on another rival's amount: at most n-1 steps
             clash = ((habits == amount[:, None]) & at_auction).any(axis=1) & (amount < money)
+            if not clash.any():
+                break
             amount = amount + clash  # step off a rival's habitual amount
         return amount
 
