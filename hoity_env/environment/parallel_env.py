@@ -31,6 +31,7 @@ from pettingzoo import ParallelEnv
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
+from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.rng import rng_from_dict, rng_to_dict
@@ -328,38 +329,70 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         }
 
     def set_state(self, data: Any) -> None:
-        """Restore a :meth:`get_state` snapshot (validated; on error nothing changes)."""
-        if not isinstance(data, dict) or data.get("version") != ENV_STATE_VERSION:
-            raise StateError(f"env state must be a dict with version {ENV_STATE_VERSION}")
-        if not isinstance(data.get("env"), dict):
-            raise StateError("env state is missing field 'env'")
+        """Restore a :meth:`get_state` snapshot.
+
+        Everything is checked first (the engine state by ``GameState.from_dict``'s
+        invariants, then the env's own fields and events against it) and the
+        observations and masks are computed from it; only then does the env change.
+        Any failure raises :class:`StateError` and leaves the env as it was.
+        """
+        if not isinstance(data, dict):
+            raise StateError(f"env state must be a dict, got {type(data).__name__}")
+        version = data.get("version")
+        if type(version) is not int or version != ENV_STATE_VERSION:
+            raise StateError(
+                f"env state field 'version' must be the int {ENV_STATE_VERSION}, got {version!r}"
+            )
+        env = data.get("env")
+        if not isinstance(env, dict):
+            raise StateError("env state is missing field 'env' (a dict)")
         state = self.game.state_from_dict(data.get("engine"))
-        env = data["env"]
-        agents = env.get("agents")
-        if agents not in (list(self.possible_agents), []) or (agents == []) != (
-            state.done or (self.max_cycles is not None and env.get("cycles", 0) >= self.max_cycles)
-        ):
-            raise StateError("env state field 'agents' does not match the game's progress")
         cycles = env.get("cycles")
-        if not isinstance(cycles, int) or isinstance(cycles, bool) or cycles < 0:
-            raise StateError(f"env state field 'cycles' must be an int >= 0, got {cycles!r}")
+        steps = 2 * state.round + int(state.phase is Phase.ACTION)
+        if type(cycles) is not int or cycles != steps:
+            raise StateError(
+                f"env state field 'cycles' must be the int {steps} (two steps per round played), "
+                f"got {cycles!r}"
+            )
+        over = state.done or (self.max_cycles is not None and cycles >= self.max_cycles)
+        agents = env.get("agents")
+        if agents != ([] if over else list(self.possible_agents)):
+            raise StateError("env state field 'agents' does not match the game's progress")
         events = env.get("events")
-        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
-            raise StateError("env state field 'events' must be a list of dicts")
-        try:
-            records = [Event.from_dict(e) for e in events]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateError(f"env state field 'events' holds a malformed event: {exc!r}") from exc
+        if not isinstance(events, list):
+            raise StateError("env state field 'events' must be a list of event dicts")
+        limits = {
+            "num_players": self.num_players,
+            "deck_size": state.deck.size,
+            "money": self.rules.starting_money,
+            "space": self.rules.finish - 1 + max(state.deck.size, self.rules.detective_reward),
+            "rounds": state.round,
+        }
+        for k, event in enumerate(events):
+            try:
+                check_event(event, **limits)
+            except StateError as exc:
+                raise StateError(f"env state field 'events[{k}]': {exc}") from exc
+        records = [Event.from_dict(e) for e in events]
         rng = rng_from_dict(env.get("np_random"), "env.np_random")
+        warned = env.get("warned_illegal", False)
+        if not isinstance(warned, bool):
+            raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
+        ruleset = self.game.ruleset
+        try:  # the invariants make these safe; a failure here is still the state's fault
+            rows = ruleset.mask_rows(state) if agents else ruleset.location_rows(state)
+            render_text(state, records)
+            # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
+            self.observer.observations(state)
+        except Exception as exc:  # pragma: no cover - guarded by the invariants
+            raise StateError(f"env state cannot be encoded: {exc!r}") from exc
         self._state = state
         self.agents = list(agents)
         self._cycles = cycles
         self._events = records
         self._np_random = rng
-        self._warned_illegal = bool(env.get("warned_illegal", False))
-        self.observer.observations(state)  # refresh the encoder's per-round cache
-        ruleset = self.game.ruleset
-        self._rows = ruleset.mask_rows(state) if self.agents else ruleset.location_rows(state)
+        self._warned_illegal = warned
+        self._rows = rows
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Current observation of ``agent`` (fresh arrays)."""
