@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.base import num_players_of
+from hoity_env.agents.base import legal_actions, num_players_of
 from hoity_env.engine.errors import ConfigError
 
 
@@ -59,11 +59,17 @@ class PolicyAgent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The policy's action under the mask."""
+        """The policy's action under the mask (checked first, like the scripted agents' masks)."""
         obs = np.asarray(observation, dtype=np.float32)
         if obs.shape != (self.obs_dim,):
             raise ConfigError(f"{self.name} expects observations of length {self.obs_dim}, got {obs.shape}")
-        mask = np.asarray(action_mask).astype(bool)
+        mask = np.asarray(action_mask)
+        if mask.shape != (self.num_actions,):
+            raise ConfigError(
+                f"{self.name} expects an action mask of length {self.num_actions}, got shape {mask.shape}"
+            )
+        legal_actions(mask)  # an all-zero mask raises the scripted agents' ValueError
+        mask = mask.astype(bool)
         probs = self.action_probabilities(obs, mask)
         if self.deterministic:
             return int(np.argmax(probs))

@@ -204,6 +204,30 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             self.render()
         return obs, rew, terms, truncs, infos
 
+    def check_action(self, agent: str, action: Any) -> int:
+        """``agent``'s action as an int, checked as ``step`` would check it; changes nothing.
+
+        Raises :class:`IllegalActionError` naming ``agent`` for a malformed action,
+        and for a masked-out one under ``illegal_action="raise"``.  The AEC forms
+        call it on every agent's own ``step``, so an error surfaces on the call
+        that sent the action, not when the last agent completes the joint action.
+        """
+        self._check_agent_name(agent)
+        state = self._state
+        if state is None:
+            raise IllegalActionError("call reset() before step()")
+        if agent not in self.agents:
+            raise IllegalActionError(f"{agent} is not playing: the game is over, call reset()")
+        a = _as_action_int(agent, action, self.codec.size)
+        row = self._mask_lists[self._rows[self._index[agent]]]
+        if self.illegal_action == "raise" and not row[a]:
+            legal = [i for i, ok in enumerate(row) if ok]
+            raise IllegalActionError(
+                f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
+                f"{state.phase.name.lower()} step; legal actions: {legal}"
+            )
+        return a
+
     def _decode(self, state: GameState, actions: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
         """Check the joint action; apply the illegal-action policy; never mutate anything."""
         if not isinstance(actions, Mapping):
@@ -423,13 +447,14 @@ def _check_max_cycles(value: Any) -> None:
 
 def _as_action_int(agent: str, raw: Any, size: int) -> int:
     """Accept Python/NumPy integers (and 0-d or 1-element integer arrays); reject the rest."""
+    # NumPy counts timedelta64 as a signed integer type; a duration is no action index.
     if isinstance(raw, np.ndarray):
-        if raw.size != 1 or not np.issubdtype(raw.dtype, np.integer):
+        if raw.size != 1 or raw.dtype.kind not in "iu":
             raise IllegalActionError(
                 f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
             )
         raw = raw.reshape(()).item()
-    if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)):
+    if isinstance(raw, (bool, np.bool_, np.timedelta64)) or not isinstance(raw, (int, np.integer)):
         raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
     a = int(raw)
     if not 0 <= a < size:
