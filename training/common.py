@@ -13,11 +13,13 @@ import dataclasses
 import io
 import json
 import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run_folder sits beside this file
 from run_folder import (
     check_args,
     copy_file,
@@ -132,16 +134,15 @@ def make_vec_env(n_envs: int, vec_env: str = "subproc", **env_kwargs: Any) -> Ve
     """
     _check_vec_env(vec_env)
     if vec_env == "subproc" and n_envs > 1:
-        workers = [lambda: _worker_env(env_kwargs) for _ in range(n_envs)]
-        return SubprocVecEnv(workers)  # type: ignore[arg-type]
+
+        def worker_env() -> SingleAgentEnv:
+            # Runs in the worker (pickled by value): Ctrl-C is the main process's to handle.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return SingleAgentEnv(**env_kwargs)
+
+        return SubprocVecEnv([worker_env] * n_envs)  # type: ignore[list-item]
     fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     return DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
-
-
-def _worker_env(env_kwargs: dict[str, Any]) -> SingleAgentEnv:
-    """An env in a ``SubprocVecEnv`` worker, deaf to Ctrl-C: the main process saves and stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return SingleAgentEnv(**env_kwargs)
 
 
 def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
