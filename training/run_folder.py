@@ -21,6 +21,7 @@ import dataclasses
 import json
 import math
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -281,14 +282,14 @@ def interrupted(model: Any, args: Any, run_dir: Path, script: str) -> NoReturn:
     save_model(model, path)
     skip = {"resume", "name", "runs_dir"}
     flags = [
-        f"{_flag(f.name)} {getattr(args, f.name)}"
+        f"{_flag(f.name)} {shlex.quote(str(getattr(args, f.name)))}"
         for f in dataclasses.fields(args)
         if f.name not in skip and getattr(args, f.name) != f.default and not isinstance(f.default, bool)
     ]
     print(
         f"\ninterrupted at {model.num_timesteps:,} timesteps; saved {path} "
         f"(curve and args are in {run_dir})\n"
-        f"resume with: python {script} --resume {path} {' '.join(flags)}".rstrip(),
+        f"resume with: python {script} --resume {shlex.quote(str(path))} {' '.join(flags)}".rstrip(),
         file=sys.stderr,
         flush=True,
     )

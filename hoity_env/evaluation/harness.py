@@ -64,6 +64,9 @@ class _Task:
     start: int
     stop: int
 
+    def __str__(self) -> str:
+        return f"table {self.table} ({', '.join(self.specs)}), deals {self.start}-{self.stop - 1}"
+
 
 def _env(num_players: int, rules: Rules) -> HoityParallelEnv:
     key = (num_players, rules)
