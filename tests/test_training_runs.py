@@ -10,9 +10,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,25 +105,24 @@ def _checkpoint(tmp_path: Path) -> Path:
 
 
 # ------------------------------------------------------------- item 2: atomic saves
-def test_a_truncated_checkpoint_is_a_one_line_error_and_leaves_no_folder(tmp_path: Path) -> None:
+def test_a_truncated_checkpoint_is_a_one_line_error_and_leaves_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = _checkpoint(tmp_path)
     bad = tmp_path / "truncated.zip"
     bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     runs = tmp_path / "runs"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, str(ROOT / "training" / "train_ppo.py"), "--resume", str(bad)]
-    out = subprocess.run(
-        [*command, "--runs-dir", str(runs), *TINY],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    train, run_folder = _load("train_ppo"), _load("run_folder")
+    argv = [*_tiny_run(runs, "t", 64), "--resume", str(bad)]
+    # What ``python training/train_ppo.py ...`` runs: main under run_cli.
+    assert run_folder.run_cli(lambda: train.main(argv), "train_ppo.py") == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert (
+        len(lines) == 1 and lines[0].startswith("train_ppo.py: error: --resume") and "truncated" in lines[0]
     )
-    assert out.returncode == 2, out.stderr
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("train_ppo.py: error: --resume")
-    assert "Traceback" not in out.stderr
     assert not runs.exists()
+    assert "run_cli(main" in (ROOT / "training" / "train_ppo.py").read_text()
 
 
 class _DyingModel:
