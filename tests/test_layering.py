@@ -103,3 +103,17 @@ def test_import_scanner_finds_forbidden_imports() -> None:
         "gymnasium",
     }
     assert _imported_roots("from . import state") == set()
+
+
+def test_state_reader_does_not_import_the_state_module() -> None:
+    # One-way dependency: ``state`` uses ``state_io`` to read dicts, never the reverse.
+    tree = ast.parse((ENGINE_DIR / "state_io.py").read_text())
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert "hoity_env.engine.state" not in imported
+    assert "hoity_env.engine.state_io" in {
+        node.module
+        for node in ast.walk(ast.parse((ENGINE_DIR / "state.py").read_text()))
+        if isinstance(node, ast.ImportFrom)
+    }

@@ -81,7 +81,7 @@ def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
     checkpoint = run / "checkpoints" / "t_128_steps.zip"
     assert checkpoint.is_file()
 
-    train.main([*args[:4], "--resume", str(checkpoint), "--total-timesteps", "64", *args[6:]])
+    train.main([*args[:4], "--resume", str(checkpoint), "--total-timesteps", "192", *args[6:]])
     report = json.loads((run / "evaluation.json").read_text())
     assert report["meta"]["timesteps"] >= 192  # continued the count
     curve = (run / "curve.csv").read_text().splitlines()

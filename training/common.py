@@ -10,13 +10,26 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
-import shutil
+import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run_folder sits beside this file
+from run_folder import (
+    check_args,
+    copy_file,
+    curve_timesteps,
+    record_resume,
+    resume_folder,
+    save_model,
+    write_atomic,
+    write_text,
+)
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
@@ -85,18 +98,31 @@ def _check_lr_fraction(frac: float) -> None:
 
 
 def start_run(args: Any, *subdirs: str) -> Path:
-    """Check the recipe's ``Args``, make its run folder and write ``args.json`` there.
+    """Check the recipe's ``Args``, then make its run folder and write ``args.json`` there.
 
-    Bad arguments fail before any folder or worker process exists; the folder is
-    :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside.
+    Bad arguments fail before any folder or worker process exists (``run_folder.check_args``).
+    The folder is :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside;
+    a resume continues in the folder its checkpoint belongs to and leaves that
+    run's ``args.json`` as it was (the resume is recorded in ``resumes.jsonl``).
     """
-    _check_vec_env(getattr(args, "vec_env", "batched"))  # shared_ppo.py has only the batched one
-    _check_lr_fraction(args.final_lr_fraction)
-    run_dir = run_directory(args.runs_dir, args.name, args.resume)
+    check_args(args, specs, VEC_ENVS)
+    resumed = resume_folder(args)
+    run_dir = resumed or run_directory(args.runs_dir, args.name, "")
     for sub in ("checkpoints", *subdirs):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    if resumed is None:
+        write_text(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=1))
+    else:
+        print(f"resuming in {run_dir} (its args.json is kept; this resume goes to resumes.jsonl)")
     return run_dir
+
+
+def remaining_timesteps(model: MaskablePPO, total: int) -> int:
+    """Timesteps still to train: ``--total-timesteps`` is a total, also on resume."""
+    left = max(total - model.num_timesteps, 0)
+    if not left:
+        print(f"the model already has {model.num_timesteps:,} >= --total-timesteps {total:,}; not training")
+    return left
 
 
 def make_vec_env(n_envs: int, vec_env: str = "batched", **env_kwargs: Any) -> VecEnv:
@@ -113,9 +139,15 @@ def make_vec_env(n_envs: int, vec_env: str = "batched", **env_kwargs: Any) -> Ve
     _check_vec_env(vec_env)
     if vec_env == "batched":
         return HoityVsBotsSB3VecEnv(num_envs=n_envs, **env_kwargs)
-    fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     if vec_env == "subproc" and n_envs > 1:
-        return SubprocVecEnv(fns)  # type: ignore[arg-type]
+
+        def worker_env() -> SingleAgentEnv:
+            # Runs in the worker (pickled by value): Ctrl-C is the main process's to handle.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return SingleAgentEnv(**env_kwargs)
+
+        return SubprocVecEnv([worker_env] * n_envs)  # type: ignore[list-item]
+    fns: list[Callable[[], SingleAgentEnv]] = [lambda: SingleAgentEnv(**env_kwargs) for _ in range(n_envs)]
     return DummyVecEnv(fns)  # type: ignore[arg-type, list-item]
 
 
@@ -124,6 +156,7 @@ def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
     if args.resume:
         model = MaskablePPO.load(args.resume, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
         print(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
+        record_resume(run_dir, args, model.num_timesteps)
         return model
     # ``final_lr_fraction < 1`` decays the rate linearly over ``total_timesteps`` (a run
     # cut short by its time limit stops part-way down): late, smaller updates keep the
@@ -198,14 +231,14 @@ def finish(
     report uses ``args.seed + 1``).
     """
     final = run_dir / "final_model.zip"
-    model.save(str(final))
+    save_model(model, final)
     k = getattr(args, "select_best", 0)
     if k > 0:
         snapshots = sorted(
             (run_dir / "checkpoints").glob("curve_*.zip"), key=lambda p: int(p.stem.split("_")[1])
         )
         last = run_dir / "checkpoints" / "last_model.zip"
-        shutil.copy(final, last)
+        copy_file(final, last)
         best, table = select_best(
             [*snapshots[-k:], last],
             opponents,
@@ -214,7 +247,7 @@ def finish(
             workers=args.workers,
             num_players=args.num_players,
         )
-        shutil.copy(best, final)
+        copy_file(best, final)
         meta = {**meta, "selected_from": table, "selected": str(best)}
     print(
         f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating ...",
@@ -271,10 +304,11 @@ def stats_markdown(scores: dict[str, AgentStats], num_players: int) -> str:
 def write_report(run_dir: Path, scores: dict[str, AgentStats], num_players: int, meta: dict[str, Any]) -> str:
     """``evaluation.json`` and ``evaluation.md`` in ``run_dir``; returns the Markdown."""
     table = stats_markdown(scores, num_players)
-    (run_dir / "evaluation.json").write_text(
-        json.dumps({"meta": meta, "scores": {k: dataclasses.asdict(v) for k, v in scores.items()}}, indent=1)
+    write_text(
+        run_dir / "evaluation.json",
+        json.dumps({"meta": meta, "scores": {k: dataclasses.asdict(v) for k, v in scores.items()}}, indent=1),
     )
-    (run_dir / "evaluation.md").write_text(f"# Evaluation of {meta.get('model')}\n\n{table}\n")
+    write_text(run_dir / "evaluation.md", f"# Evaluation of {meta.get('model')}\n\n{table}\n")
     return table
 
 
@@ -306,12 +340,19 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
         self.next_eval = every
         self.last_print = 0.0
         self.csv_path = run_dir / "curve.csv"
-        self.last_scored = -1
+        self.scored = curve_timesteps(self.csv_path)
+        """Timesteps already on the curve (a resumed run never scores one twice)."""
 
     def _on_training_start(self) -> None:
         self.start = time.time()
         self.start_steps = self.num_timesteps
         self.next_eval = (self.num_timesteps // self.every + 1) * self.every
+        if (
+            self.num_timesteps % self.every == 0
+            and self.num_timesteps
+            and self.num_timesteps not in self.scored
+        ):
+            self.next_eval = self.num_timesteps  # interrupted during this evaluation: redo it first
 
     def _on_step(self) -> bool:
         now = time.time()
@@ -329,11 +370,10 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
 
     def evaluate(self) -> dict[str, AgentStats] | None:
         """Score the current policy now and extend the curve (once per timestep count)."""
-        if self.num_timesteps == self.last_scored:
+        if self.num_timesteps in self.scored:
             return None
-        self.last_scored = self.num_timesteps
         path = self.run_dir / "checkpoints" / f"curve_{self.num_timesteps}.zip"
-        self.model.save(str(path))
+        save_model(self.model, path)
         scores = score_checkpoint(
             path,
             self.opponents,
@@ -342,14 +382,18 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
             workers=self.workers,
             num_players=self.num_players,
         )
-        new = not self.csv_path.exists()
-        with self.csv_path.open("a", newline="") as fh:
-            writer = csv.writer(fh)
-            if new:
-                writer.writerow(["timesteps", "opponent", "win_rate", "ci_low", "ci_high", "games"])
-            for name, s in scores.items():
-                writer.writerow([self.num_timesteps, name, s.win_rate, s.ci_low, s.ci_high, s.games])
-                self.logger.record(f"eval/win_rate_vs_{name}", s.win_rate)
+        # The whole curve is rewritten atomically: a kill mid-write never leaves half a row.
+        out = io.StringIO()
+        if self.csv_path.exists():
+            out.write(self.csv_path.read_text())
+        else:
+            out.write("timesteps,opponent,win_rate,ci_low,ci_high,games\n")
+        writer = csv.writer(out, lineterminator="\n")
+        for name, s in scores.items():
+            writer.writerow([self.num_timesteps, name, s.win_rate, s.ci_low, s.ci_high, s.games])
+            self.logger.record(f"eval/win_rate_vs_{name}", s.win_rate)
+        write_atomic(self.csv_path, lambda fh: fh.write(out.getvalue()))
+        self.scored.add(self.num_timesteps)
         plot_curve(self.csv_path, self.run_dir / "learning_curve.png", self.num_players)
         summary = ", ".join(f"{k} {v.win_rate:.2f}" for k, v in scores.items())
         print(f"[eval @ {self.num_timesteps:,}] win rate vs 3 copies of: {summary}", flush=True)
@@ -383,5 +427,5 @@ def plot_curve(csv_path: Path, png_path: Path, num_players: int) -> None:
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    write_atomic(png_path, lambda fh: fig.savefig(fh, format="png", dpi=100), binary=True)
     plt.close(fig)

@@ -12,12 +12,13 @@ against the zoo over training), like ``train_ppo.py``.
     python training/selfplay.py --name league --total-timesteps 2000000
     python training/selfplay.py --name league --resume runs/league/checkpoints/league_400000_steps.zip
 
-A resumed run finds its league again in ``runs/<name>/league/``.
+A resumed run continues in the checkpoint's own run folder and finds its league
+again in its ``league/``; ``--total-timesteps`` is a total, and Ctrl-C saves a
+checkpoint and exits with status 130, as in ``train_ppo.py``.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,10 +36,12 @@ from common import (
     finish,
     make_vec_env,
     parse_args,
+    remaining_timesteps,
     score_checkpoint,
     specs,
     start_run,
 )
+from run_folder import AtomicCheckpoint, copy_file, interrupted, run_cli, save_model
 
 
 @dataclass
@@ -107,7 +110,7 @@ class League(BaseCallback):  # type: ignore[misc]
         """Score the learner against every league member; admit it if it passes."""
         a = self.args
         candidate = self.league_dir / "candidate.zip"
-        self.model.save(str(candidate))
+        save_model(self.model, candidate)
         members = [*self.zoo, *(f"ppo:{p}" for p in self.snapshots)]
         scores = score_checkpoint(
             candidate,
@@ -128,7 +131,7 @@ class League(BaseCallback):  # type: ignore[misc]
         )
         if admitted:
             snapshot = self.league_dir / f"snapshot_{self.num_timesteps}.zip"
-            shutil.copy(candidate, snapshot)
+            copy_file(candidate, snapshot)
             self.snapshots = [*self.snapshots, snapshot][-a.max_snapshots :]
             self.env.env_method("set_opponent_pool", self.pool())
         self.logger.record("league/snapshots", len(self.snapshots))
@@ -160,23 +163,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = CheckpointCallback(
+    checkpoints = AtomicCheckpoint(
         max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
     )
     start = time.time()
-    model.learn(
-        total_timesteps=args.total_timesteps,
-        callback=CallbackList([league, curve, checkpoints]),
-        reset_num_timesteps=not args.resume,
-        tb_log_name="selfplay",
-    )
-    train_seconds = time.time() - start
-    env.close()
-    curve.evaluate()
-    league_paths = [str(p) for p in league.snapshots]
-    final, scores, table = finish(
-        model, args, run_dir, specs(args.zoo), train_seconds, league=league_paths, gates=league.history
-    )
+    try:
+        model.learn(
+            total_timesteps=remaining_timesteps(model, args.total_timesteps),
+            callback=CallbackList([league, curve, checkpoints]),
+            reset_num_timesteps=not args.resume,
+            tb_log_name="selfplay",
+        )
+        train_seconds = time.time() - start
+        env.close()
+        curve.evaluate()
+        league_paths = [str(p) for p in league.snapshots]
+        final, scores, table = finish(
+            model, args, run_dir, specs(args.zoo), train_seconds, league=league_paths, gates=league.history
+        )
+    except KeyboardInterrupt:
+        env.close()
+        interrupted(model, args, run_dir, "training/selfplay.py")
     print(
         f"\nleague: {len(league.snapshots)} snapshot(s); {final} against "
         f"{args.num_players - 1} copies of each scripted agent:\n\n{table}\n"
@@ -185,4 +192,4 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main, "selfplay.py"))

@@ -16,7 +16,11 @@ against each zoo member over training).
 model on a validation seed (``seed + 2``) and keeps the best as ``final_model.zip``;
 the reported evaluation uses another seed (``seed + 1``).
 
-Resuming continues the timestep count, the TensorBoard run and the curve.
+Resuming continues the timestep count, the TensorBoard run and the curve, in the
+run folder the checkpoint belongs to (its ``args.json`` is kept; each resume is
+appended to ``resumes.jsonl``).  ``--total-timesteps`` is a total: a run resumed
+at 200,000 steps with ``--total-timesteps 250000`` trains 50,000 more.  Ctrl-C
+saves a checkpoint, prints the command that resumes it and exits with status 130.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
@@ -37,9 +41,11 @@ from common import (
     finish,
     make_vec_env,
     parse_args,
+    remaining_timesteps,
     specs,
     start_run,
 )
+from run_folder import AtomicCheckpoint, interrupted, run_cli
 
 
 @dataclass
@@ -100,23 +106,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = CheckpointCallback(
+    checkpoints = AtomicCheckpoint(
         max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
     )
     start = time.time()
-    model.learn(
-        total_timesteps=args.total_timesteps,
-        callback=CallbackList([curve, checkpoints]),
-        reset_num_timesteps=not args.resume,
-        tb_log_name="ppo",
-    )
-    train_seconds = time.time() - start
-    env.close()
-    curve.evaluate()  # the last point of the curve
-    final, scores, table = finish(model, args, run_dir, specs(args.eval_opponents), train_seconds)
+    try:
+        model.learn(
+            total_timesteps=remaining_timesteps(model, args.total_timesteps),
+            callback=CallbackList([curve, checkpoints]),
+            reset_num_timesteps=not args.resume,
+            tb_log_name="ppo",
+        )
+        train_seconds = time.time() - start
+        env.close()
+        curve.evaluate()  # the last point of the curve
+        final, scores, table = finish(model, args, run_dir, specs(args.eval_opponents), train_seconds)
+    except KeyboardInterrupt:
+        env.close()
+        interrupted(model, args, run_dir, "training/train_ppo.py")
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main, "train_ppo.py"))

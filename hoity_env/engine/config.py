@@ -24,6 +24,34 @@ EXHIBIT_CHOICES = ("best",)
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
+LIMITS: dict[str, tuple[int, int]] = {
+    "series_copies": (1, 100),
+    "series_copies_six": (1, 100),
+    "year_base": (1, 100_000),
+    "year_step": (1, 1_000),
+    "year_multiplier": (1, 100_000),
+    "min_exhibition": (1, 600),
+    "starting_antiques": (0, 100),
+    "starting_money": (1, 1_000),
+    "finish": (1, 1_000),
+    "min_price": (1, 1_000),
+    "thief_penalty": (0, 1_000),
+    "detective_reward": (0, 1_000),
+    "max_rounds": (1, 10_000),
+}
+"""Inclusive range of every integer rules field (``series_copies*``: of each series' count).
+
+The ranges are what the environment supports: the largest deck (100 copies of
+each series, 600 cards) with the largest ``starting_money`` (1,000, so 1,006
+actions) still builds an environment in well under half a second and plays a
+whole game (``benchmarks/bench_max_rules.py`` measures it).  Beyond them
+the flat action space and its mask table grow with the square of the money.
+Cross-field constraints: ``min_price <= starting_money`` (a lone bidder must be
+able to buy), ``min_exhibition`` at most the smaller deck (an exhibition must be
+possible), ``starting_antiques`` leaves a lot with six players, and
+``year_multiplier`` is coprime with each deck size (C-2).
+"""
+
 
 @dataclass(frozen=True)
 class RulesConfig:
@@ -34,7 +62,7 @@ class RulesConfig:
     ruleset: str = "standard"
     """Engine implementation that plays these rules."""
     series_copies: tuple[int, ...] = (8, 7, 8, 7, 8, 7)
-    """C-2: copies of series 1-6 with 2-5 players."""
+    """C-2: copies of series 1-6 with 2-5 players (each in [1, 100]; ranges of all fields: :data:`LIMITS`)."""
     series_copies_six: tuple[int, ...] = (9, 8, 9, 8, 9, 8)
     """C-2: copies of series 1-6 with 6 players."""
     year_base: int = 1520
@@ -48,11 +76,11 @@ class RulesConfig:
     starting_antiques: int = 4
     """S-1: antiques dealt face down to each player."""
     starting_money: int = 50
-    """S-1: money each player starts with (also the largest possible bid)."""
+    """S-1: money each player starts with (also the largest possible bid); in [1, 1000]."""
     finish: int = 30
     """S-1/S-7: track space that ends the game."""
     min_price: int = 1
-    """S-4/S-5: price a lone bidder pays."""
+    """S-4/S-5: price a lone bidder pays; at most ``starting_money``."""
     tie_break: str = "unique"
     """S-5: ``"unique"`` (equal bids void each other) or ``"priority"`` (start-player order)."""
     thief_penalty: int = 2
@@ -99,21 +127,24 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _require_int(cfg: RulesConfig, name: str, low: int, high: int | None = None) -> None:
+def _require_int(cfg: RulesConfig, name: str) -> None:
     value = getattr(cfg, name)
+    low, high = LIMITS[name]
     if not _is_int(value):
         raise ConfigError(f"rules field {name!r} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ConfigError(f"rules field {name!r} must be {bound}, got {value}")
+    if not low <= value <= high:
+        raise ConfigError(f"rules field {name!r} must be in [{low}, {high}], got {value}")
 
 
 def _validate_copies(cfg: RulesConfig, name: str) -> None:
     copies = getattr(cfg, name)
+    low, high = LIMITS[name]
     if not isinstance(copies, tuple) or len(copies) != 6:
         raise ConfigError(f"rules field {name!r} must be a tuple of 6 ints, got {copies!r}")
-    if not all(_is_int(c) and c >= 1 for c in copies):
-        raise ConfigError(f"rules field {name!r} needs every series to have >= 1 card, got {copies!r}")
+    if not all(_is_int(c) and low <= c <= high for c in copies):
+        raise ConfigError(
+            f"rules field {name!r} needs every series to have [{low}, {high}] cards, got {copies!r}"
+        )
     if math.gcd(cfg.year_multiplier, sum(copies)) != 1:
         raise ConfigError(
             f"rules field 'year_multiplier' ({cfg.year_multiplier}) must be coprime with the deck "
@@ -127,11 +158,18 @@ def _validate(cfg: RulesConfig) -> None:
     if cfg.ruleset not in RULESET_NAMES:
         raise ConfigError(f"rules field 'ruleset' must be one of {RULESET_NAMES}, got {cfg.ruleset!r}")
     for name in ("year_base", "year_step", "year_multiplier"):
-        _require_int(cfg, name, 1)
+        _require_int(cfg, name)
     _validate_copies(cfg, "series_copies")
     _validate_copies(cfg, "series_copies_six")
-    _require_int(cfg, "min_exhibition", 1)
-    _require_int(cfg, "starting_antiques", 0)
+    for name in LIMITS:
+        if not name.startswith("series_copies"):
+            _require_int(cfg, name)
+    smallest_deck = min(sum(cfg.series_copies), sum(cfg.series_copies_six))
+    if cfg.min_exhibition > smallest_deck:
+        raise ConfigError(
+            f"rules field 'min_exhibition' ({cfg.min_exhibition}) exceeds the deck ({smallest_deck} cards): "
+            "no exhibition could ever be shown"
+        )
     if cfg.starting_antiques * 5 >= sum(cfg.series_copies) or cfg.starting_antiques * 6 >= sum(
         cfg.series_copies_six
     ):
@@ -139,12 +177,11 @@ def _validate(cfg: RulesConfig) -> None:
             f"rules field 'starting_antiques' ({cfg.starting_antiques}) leaves no card for the lot "
             "with the largest player count"
         )
-    _require_int(cfg, "starting_money", 0, 10_000)
-    _require_int(cfg, "finish", 1)
-    _require_int(cfg, "min_price", 1)
-    _require_int(cfg, "thief_penalty", 0)
-    _require_int(cfg, "detective_reward", 0)
-    _require_int(cfg, "max_rounds", 1)
+    if cfg.min_price > cfg.starting_money:
+        raise ConfigError(
+            f"rules field 'min_price' ({cfg.min_price}) exceeds 'starting_money' ({cfg.starting_money}): "
+            "a lone bidder could never buy (S-4)"
+        )
     if cfg.tie_break not in TIE_BREAKS:
         raise ConfigError(f"rules field 'tie_break' must be one of {TIE_BREAKS}, got {cfg.tie_break!r}")
     if cfg.exhibit_choice not in EXHIBIT_CHOICES:

@@ -68,9 +68,10 @@ class Game:
         from hoity_env.engine.errors import StateError
 
         state = GameState.from_dict(data)
-        if state.rules != self.rules or state.num_players != self.num_players:
-            raise StateError(
-                f"state is for {state.num_players} players with rules {state.rules.name!r}, "
-                f"not {self.num_players} players with rules {self.rules.name!r}"
-            )
+        if state.num_players != self.num_players:
+            raise StateError(f"state is for {state.num_players} players, not {self.num_players}")
+        if state.rules != self.rules:
+            mine, theirs = self.rules.to_dict(), state.rules.to_dict()
+            diff = ", ".join(f"{k} {theirs[k]!r} (game: {mine[k]!r})" for k in mine if mine[k] != theirs[k])
+            raise StateError(f"state is for other rules than this game's: {diff}")
         return state

@@ -49,8 +49,11 @@ _AUCTION_REVEALS = _BidReveals()
 
 
 def _as_int(player: int, action: object) -> int:
-    """Python or NumPy integer → ``int`` (the state stays JSON-safe); anything else is rejected."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    """Python or NumPy integer → ``int`` (the state stays JSON-safe); anything else is rejected.
+
+    NumPy counts ``timedelta64`` as an integer type; a duration is no action.
+    """
+    if isinstance(action, (bool, np.bool_, np.timedelta64)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(f"action for player_{player} must be an integer, got {action!r}")
     return int(action)
 

@@ -8,7 +8,8 @@ serialized) in step with the hands.
 Serialization is JSON-safe and includes the RNG's bit-generator state, so a game
 restored from a dict continues exactly as the original would.  ``from_dict``
 checks everything it can (card ids, every card in exactly one place, money,
-positions, phase…) and raises :class:`StateError` naming the field.
+positions, phase, tallies, the outcome…; the list is in :mod:`hoity_env.engine.state_io`)
+and raises :class:`StateError` naming the field.
 """
 
 from __future__ import annotations
@@ -24,10 +25,7 @@ from hoity_env.engine.cards import Deck, build_deck
 from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.exhibitions import best_exhibition_counted
 from hoity_env.engine.rng import rng_to_dict
-
-STATE_VERSION = 1
-TALLY_FIELDS = ("auction", "castle", "exhibit", "thief", "detective", "bid_total")
-"""Public per-player counters of past choices (what a bluffer watches)."""
+from hoity_env.engine.state_io import STATE_VERSION, TALLY_FIELDS, StateReader
 
 _UNSET: Any = object()
 
@@ -108,16 +106,15 @@ class GameState:
         return best  # type: ignore[no-any-return]
 
     def _rebuild_caches(self) -> None:
-        series = self.deck.series
+        """Derive the per-series counts and reset the best-exhibition cache from the hands."""
+        series, num_series = self.deck.series, self.deck.num_series
+        self.counts = [[0] * num_series for _ in range(self.num_players)]
+        self.public_counts = [[0] * num_series for _ in range(self.num_players)]
         for p in range(self.num_players):
-            counts = [0] * self.deck.num_series
-            pcounts = [0] * self.deck.num_series
             for c in self.hands[p]:
-                counts[series[c]] += 1
+                self.counts[p][series[c]] += 1
             for c in self.public[p]:
-                pcounts[series[c]] += 1
-            self.counts[p] = counts
-            self.public_counts[p] = pcounts
+                self.public_counts[p][series[c]] += 1
         self._best = [_UNSET] * self.num_players
 
     # ------------------------------------------------------------ properties
@@ -188,10 +185,34 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: Any) -> GameState:
-        """Rebuild a state from :meth:`to_dict` output, validating every field."""
-        from hoity_env.engine.state_io import StateReader  # the reader builds GameStates itself
+        """Rebuild a state from :meth:`to_dict` output, validating every field and invariant.
 
-        return StateReader(data).read()
+        Any failure raises :class:`StateError`; nothing is built until every check passed.
+        """
+        fields = StateReader(data).read()
+        state = cls.__new__(cls)
+        state.rules = fields.rules
+        state.num_players = fields.num_players
+        state.deck = fields.deck
+        state.rng = fields.rng
+        state.draw_pile = fields.draw_pile
+        state.lot = fields.lot
+        state.hands = fields.hands
+        state.public = fields.public
+        state.money = fields.money
+        state.positions = fields.positions
+        state.start_player = fields.start_player
+        state.round = fields.round
+        state.phase = fields.phase
+        state.locations = fields.locations
+        state.last_locations = fields.last_locations
+        state.last_actions = fields.last_actions
+        state.tallies = fields.tallies
+        state.terminated = fields.terminated
+        state.truncated = fields.truncated
+        state.winners = fields.winners
+        state._rebuild_caches()
+        return state
 
     # ------------------------------------------------------------------- text
     def __str__(self) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
 from pettingzoo.utils.env import AECEnv
 
+from hoity_env.environment import aec
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.parallel_env import HoityParallelEnv
 
@@ -17,13 +17,13 @@ def parallel_env(**kwargs: Any) -> HoityParallelEnv:
 
 
 def raw_env(**kwargs: Any) -> AECEnv:
-    """The AEC form without extra wrappers (``parallel_to_aec_wrapper``)."""
-    return parallel_to_aec_wrapper(HoityParallelEnv(**kwargs))
+    """The AEC form without extra wrappers (``parallel_to_aec_wrapper``, checking each action)."""
+    return aec.raw_env(**kwargs)
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC form with PettingZoo's order-enforcing wrapper (``parallel_to_aec``)."""
-    return parallel_to_aec(HoityParallelEnv(**kwargs))
+    """The AEC form with PettingZoo's order-enforcing wrapper (``parallel_to_aec``, checking each action)."""
+    return aec.env(**kwargs)
 
 
 __all__ = ["ActionCodec", "HoityParallelEnv", "env", "parallel_env", "raw_env"]

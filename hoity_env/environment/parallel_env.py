@@ -31,6 +31,7 @@ from pettingzoo import ParallelEnv
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
+from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.rng import rng_from_dict, rng_to_dict
@@ -203,6 +204,30 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             self.render()
         return obs, rew, terms, truncs, infos
 
+    def check_action(self, agent: str, action: Any) -> int:
+        """``agent``'s action as an int, checked as ``step`` would check it; changes nothing.
+
+        Raises :class:`IllegalActionError` naming ``agent`` for a malformed action,
+        and for a masked-out one under ``illegal_action="raise"``.  The AEC forms
+        call it on every agent's own ``step``, so an error surfaces on the call
+        that sent the action, not when the last agent completes the joint action.
+        """
+        self._check_agent_name(agent)
+        state = self._state
+        if state is None:
+            raise IllegalActionError("call reset() before step()")
+        if agent not in self.agents:
+            raise IllegalActionError(f"{agent} is not playing: the game is over, call reset()")
+        a = _as_action_int(agent, action, self.codec.size)
+        row = self._mask_lists[self._rows[self._index[agent]]]
+        if self.illegal_action == "raise" and not row[a]:
+            legal = [i for i, ok in enumerate(row) if ok]
+            raise IllegalActionError(
+                f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
+                f"{state.phase.name.lower()} step; legal actions: {legal}"
+            )
+        return a
+
     def _decode(self, state: GameState, actions: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
         """Check the joint action; apply the illegal-action policy; never mutate anything."""
         if not isinstance(actions, Mapping):
@@ -328,38 +353,70 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         }
 
     def set_state(self, data: Any) -> None:
-        """Restore a :meth:`get_state` snapshot (validated; on error nothing changes)."""
-        if not isinstance(data, dict) or data.get("version") != ENV_STATE_VERSION:
-            raise StateError(f"env state must be a dict with version {ENV_STATE_VERSION}")
-        if not isinstance(data.get("env"), dict):
-            raise StateError("env state is missing field 'env'")
+        """Restore a :meth:`get_state` snapshot.
+
+        Everything is checked first (the engine state by ``GameState.from_dict``'s
+        invariants, then the env's own fields and events against it) and the
+        observations and masks are computed from it; only then does the env change.
+        Any failure raises :class:`StateError` and leaves the env as it was.
+        """
+        if not isinstance(data, dict):
+            raise StateError(f"env state must be a dict, got {type(data).__name__}")
+        version = data.get("version")
+        if type(version) is not int or version != ENV_STATE_VERSION:
+            raise StateError(
+                f"env state field 'version' must be the int {ENV_STATE_VERSION}, got {version!r}"
+            )
+        env = data.get("env")
+        if not isinstance(env, dict):
+            raise StateError("env state is missing field 'env' (a dict)")
         state = self.game.state_from_dict(data.get("engine"))
-        env = data["env"]
-        agents = env.get("agents")
-        if agents not in (list(self.possible_agents), []) or (agents == []) != (
-            state.done or (self.max_cycles is not None and env.get("cycles", 0) >= self.max_cycles)
-        ):
-            raise StateError("env state field 'agents' does not match the game's progress")
         cycles = env.get("cycles")
-        if not isinstance(cycles, int) or isinstance(cycles, bool) or cycles < 0:
-            raise StateError(f"env state field 'cycles' must be an int >= 0, got {cycles!r}")
+        steps = 2 * state.round + int(state.phase is Phase.ACTION)
+        if type(cycles) is not int or cycles != steps:
+            raise StateError(
+                f"env state field 'cycles' must be the int {steps} (two steps per round played), "
+                f"got {cycles!r}"
+            )
+        over = state.done or (self.max_cycles is not None and cycles >= self.max_cycles)
+        agents = env.get("agents")
+        if agents != ([] if over else list(self.possible_agents)):
+            raise StateError("env state field 'agents' does not match the game's progress")
         events = env.get("events")
-        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
-            raise StateError("env state field 'events' must be a list of dicts")
-        try:
-            records = [Event.from_dict(e) for e in events]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateError(f"env state field 'events' holds a malformed event: {exc!r}") from exc
+        if not isinstance(events, list):
+            raise StateError("env state field 'events' must be a list of event dicts")
+        limits = {
+            "num_players": self.num_players,
+            "deck_size": state.deck.size,
+            "money": self.rules.starting_money,
+            "space": self.rules.finish - 1 + max(state.deck.size, self.rules.detective_reward),
+            "rounds": state.round,
+        }
+        for k, event in enumerate(events):
+            try:
+                check_event(event, **limits)
+            except StateError as exc:
+                raise StateError(f"env state field 'events[{k}]': {exc}") from exc
+        records = [Event.from_dict(e) for e in events]
         rng = rng_from_dict(env.get("np_random"), "env.np_random")
+        warned = env.get("warned_illegal", False)
+        if not isinstance(warned, bool):
+            raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
+        ruleset = self.game.ruleset
+        try:  # the invariants make these safe; a failure here is still the state's fault
+            rows = ruleset.mask_rows(state) if agents else ruleset.location_rows(state)
+            render_text(state, records)
+            # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
+            self.observer.observations(state)
+        except Exception as exc:  # pragma: no cover - guarded by the invariants
+            raise StateError(f"env state cannot be encoded: {exc!r}") from exc
         self._state = state
         self.agents = list(agents)
         self._cycles = cycles
         self._events = records
         self._np_random = rng
-        self._warned_illegal = bool(env.get("warned_illegal", False))
-        self.observer.observations(state)  # refresh the encoder's per-round cache
-        ruleset = self.game.ruleset
-        self._rows = ruleset.mask_rows(state) if self.agents else ruleset.location_rows(state)
+        self._warned_illegal = warned
+        self._rows = rows
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Current observation of ``agent`` (fresh arrays)."""
@@ -390,13 +447,14 @@ def _check_max_cycles(value: Any) -> None:
 
 def _as_action_int(agent: str, raw: Any, size: int) -> int:
     """Accept Python/NumPy integers (and 0-d or 1-element integer arrays); reject the rest."""
+    # NumPy counts timedelta64 as a signed integer type; a duration is no action index.
     if isinstance(raw, np.ndarray):
-        if raw.size != 1 or not np.issubdtype(raw.dtype, np.integer):
+        if raw.size != 1 or raw.dtype.kind not in "iu":
             raise IllegalActionError(
                 f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
             )
         raw = raw.reshape(()).item()
-    if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)):
+    if isinstance(raw, (bool, np.bool_, np.timedelta64)) or not isinstance(raw, (int, np.integer)):
         raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
     a = int(raw)
     if not 0 <= a < size:

@@ -30,8 +30,10 @@ from hoity_env.agents import AGENT_NAMES
 from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import ENGINES, evaluate
+from hoity_env.evaluation.output import check_destination, write_results
 from hoity_env.evaluation.report import EvaluationResult, HeadToHeadResult, TournamentResult
 from hoity_env.evaluation.tournament import head_to_head, tournament
+from hoity_env.evaluation.workers import WorkerDied
 
 __all__ = ["build_parser", "main"]
 
@@ -128,14 +130,8 @@ def run(command: str, args: argparse.Namespace) -> Result:
 
 
 def write_outputs(result: Result, out: Path) -> list[Path]:
-    """``result.json``, ``result.csv``, ``result.md`` and ``result.png`` in ``out`` (created)."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"result.{ext}" for ext in ("json", "csv", "md", "png")]
-    result.save_json(paths[0])
-    paths[1].write_text(result.to_csv(), encoding="utf-8")
-    paths[2].write_text(result.to_markdown(), encoding="utf-8")
-    result.plot_png(paths[3])
-    return paths
+    """``result.json``, ``result.csv``, ``result.md`` and ``result.png`` in ``out`` (created), all or none."""
+    return write_results(result, out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,10 +145,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     start = time.perf_counter()
     try:
+        if args.out is not None:  # before the games: a bad destination must not cost the results
+            check_destination(args.out)
         result = run(command, args)
     except ConfigError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+    except WorkerDied as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
@@ -161,6 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None:
         try:
             paths = write_outputs(result, args.out)
+        except ConfigError as exc:  # the destination changed while the games were played
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 2
         except OSError as exc:
             print(f"{parser.prog}: error: cannot write results to {args.out}: {exc}", file=sys.stderr)
             return 2

@@ -8,8 +8,13 @@ deal from every seat, and the luck of the deal (cards, lots, start player)
 cancels between agents.  A game count that is not a multiple of ``k`` is
 rounded up to the next whole deal; the result says how many games were played.
 
-Parallelism: deals are cut into chunks and spread over a ``spawn`` process pool
-(spawn, not fork: safe with torch and threads, and the same on every OS).
+Parallelism: deals are cut into chunks and spread over ``spawn`` worker processes
+(spawn, not fork: safe with torch and threads, and the same on every OS) by
+:func:`~hoity_env.evaluation.workers.run_in_order`: a worker that dies raises
+:class:`~hoity_env.evaluation.workers.WorkerDied` naming it instead of hanging, and
+chunks are generated as they are needed, so a huge ``games`` never builds a task list.
+More workers than usable CPUs only slow every game down, so ``workers`` is capped
+at the CPU count with a warning.
 Agents are built inside each worker from their spec strings, so checkpoints
 load there, and cached per worker.  Every game's seeds come from its
 coordinates alone and chunks are gathered in deal order, so ``workers=1`` and
@@ -20,9 +25,9 @@ first, so a bad name or checkpoint fails fast with one clear ``ConfigError``.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hoity_env.agents import Agent, make
@@ -36,6 +41,7 @@ from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal
 from hoity_env.evaluation.progress import ProgressBar
 from hoity_env.evaluation.report import EvaluationResult
 from hoity_env.evaluation.summary import agent_stats, seat_stats
+from hoity_env.evaluation.workers import run_in_order, usable_cpus
 
 __all__ = ["check_specs", "evaluate", "play_tables", "rules_name"]
 
@@ -62,6 +68,9 @@ class _Task:
     start: int
     stop: int
     batched: bool = False
+
+    def __str__(self) -> str:
+        return f"table {self.table} ({', '.join(self.specs)}), deals {self.start}-{self.stop - 1}"
 
 
 def _env(num_players: int, rules: Rules) -> HoityParallelEnv:
@@ -193,29 +202,50 @@ def play_tables(
         env = check_specs(specs, num_players, rules)
         batchable &= all(can_act_in_batches(a) for a in _agents(specs, env))
     batched = engine == "batched" or (engine == "auto" and batchable and rules_batchable(rules))
+    workers = cap_workers(workers)
     # A batched chunk is a fixed number of deals: its agents are seeded per chunk, so
     # chunk boundaries must not depend on ``workers`` (results never do).
     chunk = (
         BATCH_GAMES // num_players if batched else max(1, min(_MAX_CHUNK, math.ceil(deals / (4 * workers))))
     )
-    tasks = [
-        _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched)
-        for t, specs in enumerate(tables)
-        for start in range(0, deals, chunk)
-    ]
+    num_tasks = len(tables) * math.ceil(deals / chunk)
+
+    def tasks() -> Iterator[_Task]:  # made on demand: a huge run never holds its task list
+        for t, specs in enumerate(tables):
+            for start in range(0, deals, chunk):
+                yield _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched)
+
     results: list[list[GameRecord]] = [[] for _ in tables]
     with ProgressBar(len(tables) * deals * num_players, enabled=progress) as bar:
-        if workers == 1 or len(tasks) == 1:
-            for task in tasks:
+        if workers == 1 or num_tasks == 1:
+            for task in tasks():
                 results[task.table] += _play_task(task, bar.update)
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
-                # imap keeps task order whatever finishes first: the source of worker independence.
-                for task, records in zip(tasks, pool.imap(_play_task, tasks), strict=True):
-                    results[task.table] += records
-                    bar.update(len(records))
+            # Results come back in task order whatever finishes first: the source of worker independence.
+            ordered = run_in_order(
+                _play_task, tasks(), workers=min(workers, num_tasks), initializer=_init_worker
+            )
+            for task, records in zip(tasks(), ordered, strict=True):
+                results[task.table] += records
+                bar.update(len(records))
     return results
+
+
+def cap_workers(workers: int) -> int:
+    """``workers``, or the usable CPU count with a warning when asked for more.
+
+    Each worker plays whole games on one core; beyond the cores they only take
+    turns (32 workers on 2 cores ran 17 times slower than 2).
+    """
+    cpus = usable_cpus()
+    if workers > cpus:
+        warnings.warn(
+            f"workers={workers} is more than the {cpus} usable CPU(s); using {cpus}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return cpus
+    return workers
 
 
 def summarize(

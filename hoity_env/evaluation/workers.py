@@ -1,0 +1,166 @@
+"""A small process pool that notices a dead worker, for the evaluation harness.
+
+``multiprocessing.Pool`` replaces a worker killed mid-task (``kill -9``, an agent
+calling ``os._exit``) but loses its task, so ``imap`` waits forever.  Here each
+worker has its own pipe and the parent waits on the pipes *and* the process
+sentinels together: a worker that exits while it holds a task raises
+:class:`WorkerDied` naming it (number, pid, exit code, task) as soon as the
+parent notices, every other worker is stopped, and nothing is left running.
+
+Tasks are pulled lazily from an iterable and at most ``window`` of them are in
+flight or waiting to be yielded, so a huge run never builds its whole task
+list; results come back in task order whatever order workers finish in.
+Workers ignore Ctrl-C: the parent handles it and stops them.  A worker whose
+parent dies sees its pipe close and exits, so workers are never orphaned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_JOIN_S = 5.0
+"""How long a stopped worker gets to exit before it is killed."""
+
+
+class WorkerDied(RuntimeError):
+    """An evaluation worker process ended while it was playing a task."""
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity where the OS tells, else the CPU count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS and Windows
+        return os.cpu_count() or 1
+
+
+def _serve(conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[], None] | None) -> None:
+    """Worker loop: receive a task, send back ``("ok", result)`` or ``("error", exc, text)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if initializer is not None:
+        initializer()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):  # the parent is gone: never outlive it
+            return
+        if task is None:
+            return
+        try:
+            reply: tuple[Any, ...] = ("ok", fn(task))
+        except Exception as exc:  # sent back and re-raised in the parent
+            reply = ("error", exc, traceback.format_exc())
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+class _Worker(Generic[T]):
+    """One worker process, its end of the pipe and the task it holds."""
+
+    def __init__(self, number: int, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
+        self.number, self.process, self.conn = number, process, conn
+        self.task: tuple[int, T] | None = None
+
+    def describe(self) -> str:
+        code = self.process.exitcode
+        how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+        doing = f" while playing task {self.task[0]} ({self.task[1]})" if self.task else ""
+        return f"evaluation worker {self.number} (pid {self.process.pid}) {how}{doing}"
+
+
+def run_in_order(
+    fn: Callable[[T], R],
+    tasks: Iterable[T],
+    *,
+    workers: int,
+    initializer: Callable[[], None] | None = None,
+    window: int | None = None,
+) -> Iterator[R]:
+    """Yield ``fn(task)`` for each task, in order, computed by ``workers`` spawned processes.
+
+    ``fn`` and the tasks must be picklable (module-level functions, plain data).
+    An exception in ``fn`` is re-raised here; a worker that dies raises
+    :class:`WorkerDied`.  Closing the generator early stops every worker.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    window = window or 4 * workers
+    pool: list[_Worker[T]] = []
+    try:
+        for number in range(workers):
+            parent, child = ctx.Pipe()
+            process = ctx.Process(target=_serve, args=(child, fn, initializer), daemon=True)
+            process.start()
+            child.close()
+            pool.append(_Worker(number, process, parent))
+        source = iter(enumerate(tasks))
+        done: dict[int, R] = {}
+        next_out = 0
+        next_in = 0
+        exhausted = False
+        while True:
+            # Hand a task to every idle worker while the window allows.
+            for worker in pool:
+                if worker.task is None and not exhausted and next_in - next_out < window:
+                    item = next(source, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    worker.task = item
+                    next_in += 1
+                    worker.conn.send(item[1])
+            while next_out in done:
+                yield done.pop(next_out)
+                next_out += 1
+            busy = [w for w in pool if w.task is not None]
+            if not busy:
+                if exhausted:
+                    return
+                continue
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                if worker.conn in ready:
+                    try:
+                        reply = worker.conn.recv()
+                    except (EOFError, OSError):
+                        worker.process.join(_JOIN_S)
+                        raise WorkerDied(worker.describe()) from None
+                    assert worker.task is not None
+                    index = worker.task[0]
+                    worker.task = None
+                    if reply[0] == "error":
+                        raise reply[1]
+                    done[index] = reply[1]
+                elif worker.process.sentinel in ready:
+                    worker.process.join(_JOIN_S)
+                    raise WorkerDied(worker.describe())
+    finally:
+        _stop(pool)
+
+
+def _stop(pool: list[_Worker[Any]]) -> None:
+    """Ask every worker to exit, then terminate (and finally kill) any that do not."""
+    for worker in pool:
+        if worker.process.is_alive() and worker.task is None:
+            with contextlib.suppress(EOFError, OSError):
+                worker.conn.send(None)
+    for worker in pool:
+        if worker.task is not None and worker.process.is_alive():
+            worker.process.terminate()
+    for worker in pool:
+        worker.process.join(_JOIN_S)
+        if worker.process.is_alive():  # pragma: no cover - a worker deaf to SIGTERM
+            worker.process.kill()
+            worker.process.join()
+        worker.conn.close()
