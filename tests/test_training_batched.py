@@ -81,6 +81,6 @@ def test_shared_ppo_trains_every_seat_and_reports(tmp_path: Path) -> None:
 
 
 def test_shared_ppo_checks_num_games_before_making_a_folder(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="num-games"):
+    with pytest.raises(ValueError, match="num-games"):  # a ConfigError
         _load("shared_ppo").main(["--runs-dir", str(tmp_path), "--num-games", "0"])
     assert not any(tmp_path.iterdir())

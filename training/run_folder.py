@@ -43,6 +43,7 @@ RESUMES = "resumes.jsonl"
 _AT_LEAST_ONE = (
     "total_timesteps",
     "n_envs",
+    "num_games",
     "n_steps",
     "n_epochs",
     "net_width",
@@ -85,7 +86,7 @@ def check_args(args: Any, specs: Callable[[str], list[str]], vec_envs: Sequence[
         raise ConfigError(f"--num-players must be in [{MIN_PLAYERS}, {MAX_PLAYERS}], got {args.num_players}")
     if args.reward not in REWARD_MODES:
         raise ConfigError(f"--reward must be one of {REWARD_MODES}, got {args.reward!r}")
-    if args.vec_env not in vec_envs:
+    if "vec_env" in values and args.vec_env not in vec_envs:  # shared_ppo.py has the batched one only
         raise ConfigError(f"--vec-env must be one of {tuple(vec_envs)}, got {args.vec_env!r}")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
@@ -97,10 +98,12 @@ def check_args(args: Any, specs: Callable[[str], list[str]], vec_envs: Sequence[
     _check_real(args, "time_limit_minutes", 0.0, math.inf)
     if "gate_win_rate" in values:  # above 1 closes the gate: a legitimate "never admit"
         _check_real(args, "gate_win_rate", 0.0, math.inf)
-    rollout = args.n_steps * args.n_envs
+    # SB3 envs: --n-envs, or every seat of every game with parameter sharing (shared_ppo.py).
+    envs = values["n_envs"] if "n_envs" in values else args.num_games * args.num_players
+    rollout = args.n_steps * envs
     if not 2 <= args.batch_size <= rollout:
         raise ConfigError(
-            f"--batch-size must be in [2, n_steps * n_envs = {rollout}] (PPO needs 2 samples), "
+            f"--batch-size must be in [2, n_steps * envs = {rollout}] (PPO needs 2 samples), "
             f"got {args.batch_size}"
         )
     if not args.name or args.name in (".", "..") or any(c in args.name for c in "/\\"):

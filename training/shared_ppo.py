@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, build_model, finish, parse_args, specs, start_run
+from common import LearningCurve, build_model, finish, parse_args, remaining_timesteps, specs, start_run
+from run_folder import AtomicCheckpoint, interrupted, run_cli
 
 from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
 
@@ -66,8 +67,6 @@ class Args:
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with parameter sharing, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
-    if args.num_games < 1:
-        raise ValueError(f"--num-games must be >= 1, got {args.num_games}")
     opponents = specs(args.eval_opponents)
     run_dir = start_run(args)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
@@ -84,23 +83,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = CheckpointCallback(
+    checkpoints = AtomicCheckpoint(
         max(args.checkpoint_every // env.num_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
     )
     start = time.time()
-    model.learn(
-        total_timesteps=args.total_timesteps,
-        callback=CallbackList([curve, checkpoints]),
-        reset_num_timesteps=not args.resume,
-        tb_log_name="shared",
-    )
-    train_seconds = time.time() - start
-    env.close()
-    curve.evaluate()  # the last point of the curve
-    final, scores, table = finish(model, args, run_dir, opponents, train_seconds, parameter_sharing=True)
+    try:
+        model.learn(
+            total_timesteps=remaining_timesteps(model, args.total_timesteps),
+            callback=CallbackList([curve, checkpoints]),
+            reset_num_timesteps=not args.resume,
+            tb_log_name="shared",
+        )
+        train_seconds = time.time() - start
+        env.close()
+        curve.evaluate()  # the last point of the curve
+        final, scores, table = finish(model, args, run_dir, opponents, train_seconds, parameter_sharing=True)
+    except KeyboardInterrupt:
+        env.close()
+        interrupted(model, args, run_dir, "training/shared_ppo.py")
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main, "shared_ppo.py"))

@@ -213,7 +213,9 @@ def play_tables(
     def tasks() -> Iterator[_Task]:  # made on demand: a huge run never holds its task list
         for t, specs in enumerate(tables):
             for start in range(0, deals, chunk):
-                yield _Task(t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched)
+                yield _Task(
+                    t, tuple(specs), num_players, rules, seed, start, min(start + chunk, deals), batched
+                )
 
     results: list[list[GameRecord]] = [[] for _ in tables]
     with ProgressBar(len(tables) * deals * num_players, enabled=progress) as bar:
