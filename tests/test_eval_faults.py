@@ -100,7 +100,10 @@ def _kill_a_worker(box: dict[str, Any]) -> int:
 def test_killing_a_worker_fails_the_evaluation_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(harness, "usable_cpus", lambda: 2)
     box = _run_in_thread(
-        lambda: evaluate(["expert", "random", "random", "random"], games=4000, workers=2, progress=False)
+        # The one-game engine: 4,000 games make many tasks for the pool (batched, one task).
+        lambda: evaluate(
+            ["expert", "random", "random", "random"], games=4000, workers=2, progress=False, engine="one-game"
+        )
     )
     pid = _kill_a_worker(box)
     box["thread"].join(_HANG_GUARD_S)
@@ -142,6 +145,10 @@ def test_a_huge_game_count_does_not_build_its_task_list(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(harness, "_play_task", first_chunk_only)
     with pytest.raises(KeyboardInterrupt, match="stopped at deals 0-25"):
+        evaluate(
+            ["random", "random"], num_players=2, games=10**10, workers=1, progress=False, engine="one-game"
+        )
+    with pytest.raises(KeyboardInterrupt, match="stopped at deals 0-2048"):  # batched chunks: 4,096 games
         evaluate(["random", "random"], num_players=2, games=10**10, workers=1, progress=False)
 
 
