@@ -42,7 +42,7 @@ E, T, D = EXHIBIT, THIEF, DETECTIVE
 
 GAMES_PER_CONFIG = 64
 """Random games per (player count, tie rule) in the side-by-side test: 10 configurations × 64
-= 640 games, plus 160 with other rule numbers; tests/test_batched_env.py plays 1,500 more, so
+= 640 games, plus 160 with other rule numbers; tests/test_batched_env.py plays 1,270 more, so
 the suite compares the engines on more than 2,000 games."""
 
 
