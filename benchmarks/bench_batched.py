@@ -1,0 +1,225 @@
+"""Speed of the batched engine beside the one-game env and outside anchors, in one run (issue 8 item 8).
+
+Prints one table of agent-steps (decisions) per CPU-second, each the median of
+``--repeats`` runs timed with ``time.process_time`` (CPU time, so a shared
+machine blurs it less; docs/design.md §7), with ratios to the one-game env and
+to the 1M target, all measured in the same process:
+
+* ``parallel_env`` (4 players): random legal play through
+  ``hoity_env.parallel_env``, one game, dict observations and masks;
+* ``BatchedHoityEnv`` (4 players) at B = 1, 64, 1,024, 4,096: random legal play
+  with observations, masks, rewards, infos and same-step autoreset;
+* ``BatchedGame + BatchObserver`` (4 players), same B: the engine alone with
+  observations and masks, finished games re-dealt with ``reset_games``;
+* anchors: Gymnasium's numpy ``CartPoleVectorEnv`` at 1,024 (its built-in
+  autoreset), and PGX Kuhn poker and Leduc hold'em under JAX on CPU at 4,096
+  (``jit(vmap(step))`` with auto-reset, random legal actions drawn inside the jit)
+  when ``pgx`` and ``jax`` import (``pip install -e ".[bench]"``); otherwise a
+  note says they were skipped.
+
+Every random legal action is chosen the same cheap way (argmax of uniform noise
+over the mask) and that choice is timed with the env, as a learner's sampling
+would be.  Then the memory per game of the batched state.  Usage::
+
+    python benchmarks/bench_batched.py [--repeats 3] [--agent-steps 400000]
+
+Never used in tests: timings on shared machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+Bench = Callable[[int, int], tuple[float, int]]
+"""(agent-steps wanted, seed) -> (CPU seconds, agent-steps done)."""
+
+PLAYERS = 4
+TARGET = 1_000_000
+"""Issue 8: at least 1M agent-steps per CPU-second at B = 1,024 (4 players, observations and masks)."""
+
+
+def bench_parallel_env(agent_steps: int, seed: int) -> tuple[float, int]:
+    """The one-game PettingZoo parallel env, random legal play, reset when a game ends."""
+    import hoity_env
+
+    env = hoity_env.parallel_env(num_players=PLAYERS)
+    rng = np.random.default_rng(seed)
+    steps = max(agent_steps // PLAYERS, 1)
+    uniforms = rng.random((steps, PLAYERS)).tolist()
+    start = time.process_time()
+    obs, _ = env.reset(seed=seed)
+    for i in range(steps):
+        u = uniforms[i]
+        actions = {}
+        for k, (agent, o) in enumerate(obs.items()):
+            legal = np.flatnonzero(o["action_mask"])
+            actions[agent] = int(legal[int(u[k] * len(legal))])
+        obs, _, _, _, _ = env.step(actions)
+        if not env.agents:
+            obs, _ = env.reset()
+    return time.process_time() - start, steps * PLAYERS
+
+
+def batched_env_bench(batch: int) -> Bench:
+    """``BatchedHoityEnv`` with ``batch`` games."""
+
+    def run(agent_steps: int, seed: int) -> tuple[float, int]:
+        from hoity_env.environment.batched_env import BatchedHoityEnv
+
+        env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS)
+        rng = np.random.default_rng(seed)
+        steps = max(agent_steps // (batch * PLAYERS), 8)
+        start = time.process_time()
+        _, masks, _ = env.reset(seed=seed)
+        for _ in range(steps):
+            u = rng.random(masks.shape, dtype=np.float32)
+            actions = np.argmax(np.where(masks == 1, u, -1.0), axis=2)
+            _, masks, _, _, _, _ = env.step(actions)
+        return time.process_time() - start, steps * batch * PLAYERS
+
+    return run
+
+
+def batched_engine_bench(batch: int) -> Bench:
+    """``BatchedGame`` + ``BatchObserver`` with ``batch`` games, finished ones re-dealt."""
+
+    def run(agent_steps: int, seed: int) -> tuple[float, int]:
+        from hoity_env.engine.batched import BatchedGame
+        from hoity_env.environment.batched_observation import BatchObserver
+
+        game = BatchedGame("standard", PLAYERS)
+        observer = BatchObserver(game)
+        rng = np.random.default_rng(seed)
+        steps = max(agent_steps // (batch * PLAYERS), 8)
+        next_seed = seed * 10**9 + batch
+        start = time.process_time()
+        state = game.deal(range(seed * 10**9, seed * 10**9 + batch))
+        for _ in range(steps):
+            masks = game.legal_masks(state)
+            observer.observations(state)
+            u = rng.random(masks.shape, dtype=np.float32)
+            actions = np.argmax(np.where(masks == 1, u, -1.0), axis=2)
+            game.step(state, actions, validate=False)
+            done = np.flatnonzero(state.done)
+            if done.size:
+                game.reset_games(state, done, range(next_seed, next_seed + done.size))
+                next_seed += done.size
+        return time.process_time() - start, steps * batch * PLAYERS
+
+    return run
+
+
+def bench_cartpole(agent_steps: int, seed: int, batch: int = 1024) -> tuple[float, int]:
+    """Gymnasium's numpy ``CartPoleVectorEnv`` (one agent per env; autoreset built in)."""
+    from gymnasium.envs.classic_control.cartpole import CartPoleVectorEnv
+
+    env = CartPoleVectorEnv(num_envs=batch)
+    rng = np.random.default_rng(seed)
+    steps = max(agent_steps // batch, 8)
+    start = time.process_time()
+    env.reset(seed=seed)
+    for _ in range(steps):
+        env.step(rng.integers(0, 2, batch))
+    return time.process_time() - start, steps * batch
+
+
+def pgx_bench(name: str, batch: int = 4096) -> Bench:
+    """A PGX game under JAX (CPU): ``jit(vmap(step))`` with auto-reset, random legal actions."""
+
+    def run(agent_steps: int, seed: int) -> tuple[float, int]:
+        import jax
+        import jax.numpy as jnp
+        import pgx
+
+        env = pgx.make(name)
+        init = jax.jit(jax.vmap(env.init))
+
+        def one(state: pgx.State, key: jax.Array) -> pgx.State:
+            k_act, k_step, k_reset = jax.random.split(key, 3)
+            logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+            action = jax.random.categorical(k_act, logits)
+            state = env.step(state, action, k_step)
+            fresh = env.init(k_reset)
+            done = state.terminated | state.truncated
+            return jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), fresh, state)  # type: ignore[no-any-return]
+
+        step = jax.jit(jax.vmap(one))
+        key = jax.random.PRNGKey(seed)
+        state = init(jax.random.split(key, batch))
+        keys = jax.random.split(key, batch)
+        state = jax.block_until_ready(step(state, keys))  # compile outside the timing
+        steps = max(agent_steps // batch, 8)
+        start = time.process_time()
+        for i in range(steps):
+            state = step(state, jax.random.split(jax.random.fold_in(key, i), batch))
+        jax.block_until_ready(state)
+        return time.process_time() - start, steps * batch  # one decision per game per step
+
+    return run
+
+
+def median_rate(bench: Bench, agent_steps: int, repeats: int) -> float:
+    """Median agent-steps per CPU-second over ``repeats`` runs (after one warm-up run)."""
+    bench(max(agent_steps // 20, 1), 999)
+    rates = []
+    for r in range(repeats):
+        cpu, done = bench(agent_steps, r)
+        rates.append(done / max(cpu, 1e-9))
+    return statistics.median(rates)
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """Measure everything and print the table."""
+    parser = argparse.ArgumentParser(description="batched engine speed beside its peers")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per row (the median is shown)")
+    parser.add_argument("--agent-steps", type=int, default=400_000, help="agent-steps per run of a batch")
+    parser.add_argument("--scalar-agent-steps", type=int, default=40_000, help="agent-steps per scalar run")
+    parser.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
+    args = parser.parse_args(argv)
+    batches = [int(b) for b in args.batches.split(",")]
+    rows: dict[str, float] = {}
+    notes: list[str] = []
+    scalar_name = "hoity parallel_env (one game)"
+    rows[scalar_name] = median_rate(bench_parallel_env, args.scalar_agent_steps, args.repeats)
+    for b in batches:
+        # Small batches cost more per agent-step: give them fewer steps so a run stays short.
+        budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+        rows[f"hoity BatchedHoityEnv B={b:,}"] = median_rate(batched_env_bench(b), budget, args.repeats)
+    for b in batches:
+        budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+        rows[f"hoity BatchedGame+BatchObserver B={b:,}"] = median_rate(
+            batched_engine_bench(b), budget, args.repeats
+        )
+    anchor_steps = 10 * args.agent_steps  # the anchors are fast: longer runs for steadier medians
+    rows["gymnasium CartPoleVectorEnv B=1,024"] = median_rate(bench_cartpole, anchor_steps, args.repeats)
+    try:
+        import jax  # noqa: F401
+        import pgx  # noqa: F401
+    except ImportError as exc:
+        notes.append(f"PGX anchors skipped: {exc} (pip install -e '.[bench]')")
+    else:
+        for name in ("kuhn_poker", "leduc_holdem"):
+            rows[f"pgx {name} (JAX CPU) B=4,096"] = median_rate(pgx_bench(name), anchor_steps, args.repeats)
+    scalar = rows[scalar_name]
+    header = f"{'environment (4 players unless named)':44} {'agent-steps/CPU-s':>18}"
+    print(f"{header} {'× one-game':>11} {'× 1M target':>12}")
+    for name, rate in rows.items():
+        print(f"{name:44} {rate:18,.0f} {rate / scalar:11.1f} {rate / TARGET:12.2f}")
+    print(f"(medians of {args.repeats} runs, CPU time by time.process_time, all rows measured in this run)")
+    for note in notes:
+        print(note)
+    from hoity_env.engine.batched import BatchedGame
+
+    for n in (2, 4, 6):
+        per_game = BatchedGame("standard", n).deal(range(256)).nbytes_per_game()
+        print(f"memory per game, {n} players: {per_game:,.0f} bytes of arrays (budget 4,096)")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
