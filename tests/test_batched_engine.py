@@ -306,6 +306,9 @@ _POSITIONS: list[dict[str, Any]] = [
             round=7,
             start_player=3,
             tallies=[[1, 6, 2, 1, 3, 9], [4, 3, 0, 2, 1, 20], [0, 7, 0, 0, 7, 0], [7, 0, 0, 0, 0, 13]],
+            # A reachable last round (the state reader checks it against the tallies).
+            last_locations=[C, A, C, A],
+            last_actions=[D, bid(5), D, bid(2)],
         ),
         steps=[[E, T, bid(3), bid(3)]],
     ),
@@ -424,12 +427,6 @@ def test_from_states_rejects_other_configurations(states: Any) -> None:
         BatchedGame(STANDARD, 4).from_states(states())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: BatchState.from_states checks rules and deck but not the player count, and "
-    "2-5 players share one deck, so BatchedGame(rules, 4).from_states([a 3-player state]) returns a "
-    "3-seat batch; stepping it then fails with IndexError instead of a StateError up front",
-)
 @pytest.mark.parametrize(("batch_players", "state_players"), [(4, 3), (2, 5)])
 def test_from_states_rejects_another_player_count_with_the_same_deck(
     batch_players: int, state_players: int

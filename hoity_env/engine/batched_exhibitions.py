@@ -27,6 +27,7 @@ class CardTable:
 
     def __init__(self, rules: RulesConfig, num_players: int) -> None:
         self.rules = rules
+        self.num_players = num_players
         self.deck: Deck = build_deck(rules, num_players)
         self.series = np.asarray(self.deck.series, dtype=np.int8)
         self.year = np.asarray(self.deck.year, dtype=np.int32)

@@ -177,9 +177,9 @@ class BatchState:
         """A batch holding copies of ``states`` (all of ``table``'s rules and player count)."""
         if not states:
             raise StateError("from_states needs at least one game")
-        n = states[0].num_players
+        n = table.num_players
         for i, s in enumerate(states):
-            if s.num_players != n or s.rules != table.rules or s.deck != table.deck:
+            if s.num_players != n or s.rules != table.rules:
                 raise StateError(
                     f"game {i} is for {s.num_players} players with rules {s.rules.name!r}; the batch is "
                     f"for {n} players with rules {table.rules.name!r} (one configuration per batch)"
