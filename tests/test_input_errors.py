@@ -93,7 +93,7 @@ def test_policy_agent_refuses_an_all_zero_mask_like_the_scripted_agents(agent: P
 
 @pytest.mark.parametrize("length", [10, 57])
 def test_policy_agent_refuses_a_mask_of_the_wrong_length(agent: PolicyAgent, length: int) -> None:
-    with pytest.raises(ValueError, match=f"mask of length {agent.num_actions}"):
+    with pytest.raises(ValueError, match=f"masks? of length {agent.num_actions}"):
         agent.act(_observation(), np.ones(length, dtype=np.int8))
 
 
