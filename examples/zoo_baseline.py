@@ -3,7 +3,7 @@
 Runs, in 4-player games with duplicate seat rotation:
 
 1. the head-to-head matrix: each agent against three copies of each other one;
-2. the round-robin tournament of the zoo, rated with OpenSkill's Plackett-Luce;
+2. the round-robin tournament of the zoo, rated by a Plackett-Luce fit over all games;
 3. four ``random`` agents (each should win 1/4 within its interval);
 4. a table of four different styles, for the win rate of each seat (fairness).
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> str:
             _save(head_to_head(ZOO, **common), out / "h2h"),
         ),
         (
-            "Round-robin tournament (OpenSkill Plackett-Luce)",
+            "Round-robin tournament (Plackett-Luce ratings)",
             _save(tournament(ZOO, **common), out / "tournament"),
         ),
         ("Four random agents", _save(randoms, out / "random") + "\n\n" + _first_entry(randoms)),
