@@ -56,8 +56,12 @@ def test_readme_commands_and_ci_agree() -> None:
     commands = re.findall(r"^python3 -m venv .*$", README, flags=re.M)
     assert len(commands) == 2, commands
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert commands[1] in ci.splitlines()
+    # CI runs command 2 in a folder of its own, so that it never deletes the user's .venv.
+    assert ".venv/" in commands[1] and ".ci-venv" not in commands[1]
+    assert re.sub(r"(?<![\w-])\.venv\b", ".ci-venv", commands[1]) in ci.splitlines()
     assert "pytest" in commands[1]
+    code = [line for line in ci.splitlines() if not line.startswith("#")]
+    assert "rm -rf .ci-venv" in code and not any(re.search(r"(?<![\w-])\.venv\b", line) for line in code)
 
 
 def test_versions_agree() -> None:
