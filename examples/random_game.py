@@ -2,8 +2,9 @@
 
 Usage: ``python examples/random_game.py [--players 4] [--seed 0] [--quiet]``
 
-This is the README's main command until the training pipeline lands: it shows
-the whole round structure (location step, then action step) event by event.
+The README suggests it for watching a single game: it shows the whole round
+structure (location step, then action step) event by event, as the public text
+render sees it.
 """
 
 from __future__ import annotations

@@ -83,3 +83,25 @@ def test_citation_is_valid() -> None:
 def test_packaging_files_exist() -> None:
     for name in ("LICENSE", "CITATION.cff", "hoity_env/py.typed", "docs/RULES.md", ".ci/run"):
         assert (ROOT / name).is_file(), name
+
+
+def _sizes_for_each_player_count(pattern: str) -> tuple[int, int, list[int]]:
+    """``a·n + b`` and the listed sizes for 2 … 6 players, as the README states them."""
+    match = re.search(pattern + r"[^:(]*[:(] *(\d+), (\d+), (\d+), (\d+), (\d+) for\s+2 … 6 players", README)
+    assert match, pattern
+    a, b, *sizes = (int(g) for g in match.groups())
+    return a, b, sizes
+
+
+def test_readme_size_formulas_match_the_env() -> None:
+    obs_a, obs_b, obs_sizes = _sizes_for_each_player_count(r"D = (\d+)·n \+ (\d+)")
+    state_a, state_b, state_sizes = _sizes_for_each_player_count(r"\((\d+)·n \+ (\d+),\)")
+    actions = re.search(r"N = 5 \+\s+`starting_money` \+ 1 = (\d+)", README)
+    assert actions
+    for i, n in enumerate(range(2, 7)):
+        env = hoity_env.parallel_env(num_players=n)
+        obs = env.observation_space("player_0")["observation"].shape[0]
+        state = env.state_space.shape[0]
+        assert obs == obs_a * n + obs_b == obs_sizes[i], n
+        assert state == state_a * n + state_b == state_sizes[i], n
+        assert env.action_space("player_0").n == 5 + env.rules.starting_money + 1 == int(actions.group(1))
