@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -105,3 +108,42 @@ def test_readme_size_formulas_match_the_env() -> None:
         assert obs == obs_a * n + obs_b == obs_sizes[i], n
         assert state == state_a * n + state_b == state_sizes[i], n
         assert env.action_space("player_0").n == 5 + env.rules.starting_money + 1 == int(actions.group(1))
+
+
+# Absolute paths of the machine that made a file (temporary folders, home folders).
+MACHINE_PATH = re.compile(rb"(?<![\w.-])/(?:tmp|root|home|Users|private/var)/")
+
+
+def _contents(name: str, data: bytes) -> Iterator[tuple[str, bytes]]:
+    """A file's bytes, or for a zip archive (saved models) every member's, recursively."""
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for member in zf.namelist():
+                yield from _contents(f"{name}:{member}", zf.read(member))
+    else:
+        yield name, data
+
+
+def _machine_paths(name: str, data: bytes) -> list[str]:
+    return [
+        f"{where}: {m.group(0).decode()}"
+        for where, blob in _contents(name, data)
+        for m in MACHINE_PATH.finditer(blob)
+    ]
+
+
+def test_shipped_artifacts_carry_no_machine_paths() -> None:
+    files = sorted(p for p in (ROOT / "docs").rglob("*") if p.is_file())
+    assert any(p.suffix == ".zip" for p in files)  # the reference model is among them
+    found = [hit for p in files for hit in _machine_paths(str(p.relative_to(ROOT)), p.read_bytes())]
+    assert found == []
+
+
+def test_machine_path_scan_looks_inside_saved_models() -> None:
+    # Guards the test above: a model zip whose (compressed) data names a TensorBoard folder.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("data", '{"tensorboard_log": "/tmp/ref2/reference/tb"}')
+    assert b"/tmp/" not in buffer.getvalue()  # invisible without unzipping
+    assert _machine_paths("m.zip", buffer.getvalue()) == ["m.zip:data: /tmp/"]
+    assert _machine_paths("a.md", b"runs/ppo/tb and docs/home/x and a.b/tmp/c") == []

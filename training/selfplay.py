@@ -10,7 +10,7 @@ leave beyond ``max_snapshots``).  Also writes TensorBoard logs, checkpoints,
 against the zoo over training), like ``train_ppo.py``.
 
     python training/selfplay.py --name league --total-timesteps 2000000
-    python training/selfplay.py --name league --resume runs/league/checkpoints/league_400000_steps.zip
+    python training/selfplay.py --name league --resume runs/league/checkpoints/curve_400000.zip
 
 A resumed run finds its league again in ``runs/<name>/league/``.
 """
@@ -25,16 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
+    Checkpoints,
     LearningCurve,
     build_model,
     finish,
     make_vec_env,
     parse_args,
+    save_model,
     score_checkpoint,
     specs,
     start_run,
@@ -107,7 +109,7 @@ class League(BaseCallback):  # type: ignore[misc]
         """Score the learner against every league member; admit it if it passes."""
         a = self.args
         candidate = self.league_dir / "candidate.zip"
-        self.model.save(str(candidate))
+        save_model(self.model, candidate)
         members = [*self.zoo, *(f"ppo:{p}" for p in self.snapshots)]
         scores = score_checkpoint(
             candidate,
@@ -116,6 +118,7 @@ class League(BaseCallback):  # type: ignore[misc]
             seed=a.seed + self.num_timesteps,
             workers=a.workers,
             num_players=a.num_players,
+            desc=f"[gate @ {self.num_timesteps:,}]",
         )
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
         admitted = mean >= a.gate_win_rate
@@ -160,9 +163,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = CheckpointCallback(
-        max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
-    )
+    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
     start = time.time()
     model.learn(
         total_timesteps=args.total_timesteps,

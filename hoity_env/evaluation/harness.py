@@ -30,7 +30,7 @@ from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal_seed, play_game
-from hoity_env.evaluation.progress import ProgressBar
+from hoity_env.evaluation.progress import progress_bar
 from hoity_env.evaluation.report import EvaluationResult
 from hoity_env.evaluation.summary import agent_stats, seat_stats
 
@@ -141,11 +141,13 @@ def play_tables(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    desc: str = "",
 ) -> list[list[GameRecord]]:
     """Play ``deals`` deals × ``num_players`` rotations at each table; records per table, in order.
 
     Every table replays the same deals (deal ``d`` has the same env seed at every
     table), so any one table's games are exactly those of ``evaluate`` on it.
+    ``progress`` shows a bar (labelled ``desc``) on stderr when stderr is a terminal.
     """
     seed = check_seed(seed)
     # Agents are cached for one call only: a checkpoint file rewritten between calls
@@ -164,7 +166,7 @@ def play_tables(
         for start in range(0, deals, chunk)
     ]
     results: list[list[GameRecord]] = [[] for _ in tables]
-    with ProgressBar(len(tables) * deals * num_players, enabled=progress) as bar:
+    with progress_bar(len(tables) * deals * num_players, enabled=progress, desc=desc) as bar:
         if workers == 1 or len(tasks) == 1:
             for task in tasks:
                 results[task.table] += _play_task(task, bar.update)
@@ -204,8 +206,12 @@ def evaluate_tables(
     workers: int = 1,
     rules: Rules = "standard",
     progress: bool = True,
+    desc: str = "",
 ) -> tuple[EvaluationResult, ...]:
-    """:func:`evaluate` for several tables at once (one worker pool, the same deals at each)."""
+    """:func:`evaluate` for several tables at once (one worker pool, the same deals at each).
+
+    ``desc`` labels the progress bar (shown only on a terminal).
+    """
     seed = check_seed(seed)
     tables = [list(t) for t in tables]
     per_table = play_tables(
@@ -216,6 +222,7 @@ def evaluate_tables(
         workers=workers,
         rules=rules,
         progress=progress,
+        desc=desc,
     )
     return tuple(
         summarize(t, records, num_players=num_players, rules=rules, seed=seed)
