@@ -100,9 +100,9 @@ def main() -> None:
     """Run every line-up and print the medians."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=400, help="games per timed run (multiple of 4)")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per setting (the median is shown)")
     p.add_argument("--workers", default="2", help="worker counts to try, comma-separated (e.g. 2,4,8)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
     args = p.parse_args()
     g1 = args.games
     counts = [int(w) for w in args.workers.split(",")]

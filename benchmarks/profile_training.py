@@ -47,9 +47,13 @@ def timed(totals: dict[str, float], key: str, fn: Callable[..., Any]) -> Callabl
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Train briefly with timers in place and print the shares."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=50_000)
-    parser.add_argument("--n-envs", type=int, default=2)
-    parser.add_argument("--n-steps", type=int, default=512, help="rollout steps per env")
+    parser.add_argument(
+        "--timesteps", type=int, default=50_000, help="learner steps to profile (default 50000)"
+    )
+    parser.add_argument("--n-envs", type=int, default=2, help="envs in the DummyVecEnv (default 2)")
+    parser.add_argument(
+        "--n-steps", type=int, default=512, help="rollout steps per env between updates (default 512)"
+    )
     parser.add_argument("--opponents", default="zoo", help="comma-separated specs or 'zoo'")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)

@@ -14,14 +14,17 @@ import argparse
 import numpy as np
 
 import hoity_env
+from hoity_env.engine import PRESETS
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Play the game; return the final rewards."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4, help="number of players (2-6)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the agents")
-    parser.add_argument("--rules", default="standard", help="rules preset")
+    parser.add_argument("--players", type=int, default=4, help="number of players, 2-6 (default 4)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the agents (default 0)")
+    parser.add_argument(
+        "--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the final board")
     args = parser.parse_args(argv)
 

@@ -47,11 +47,22 @@ def _first_entry(result: EvaluationResult) -> str:
 def main(argv: list[str] | None = None) -> str:
     """Play everything, write the files, print and return the Markdown."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000, help="games per table (whole deals of 4)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default="results/baseline")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=2000,
+        help="games per table, rounded up to whole deals of 4 (default 2000)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed of every table (default 0)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--out",
+        default="results/baseline",
+        help="folder for every table's files and baseline.md (default results/baseline)",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bars (shown only when stderr is a terminal)"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     common = {

@@ -63,10 +63,10 @@ FLAG_HELP = {
     "eval_every": "steps between learning-curve points (each saves checkpoints/curve_<N>.zip)",
     "eval_games": "games per opponent at each learning-curve point",
     "final_eval_games": "games per opponent in the final evaluation (seed SEED+1)",
-    "select_best": "k > 0: keep the best of the last k curve snapshots and the end model (on SEED+2); 0 = off",
+    "select_best": "k > 0: keep the best of the last k curve snapshots and the end model; 0 = off",
     "validation_games": "games per opponent for --select-best, on seed SEED+2",
     "eval_opponents": f"yardsticks of the learning curve and final evaluation: {_SPEC_SYNTAX}",
-    "checkpoint_every": "steps between checkpoints/<name>_<N>_steps.zip (skipped where a curve snapshot exists)",
+    "checkpoint_every": "steps between checkpoints/NAME_<N>_steps.zip (none where a curve snapshot is)",
     "workers": "evaluation worker processes",
     "resume": "PATH of a checkpoint .zip to continue from (timesteps, TensorBoard and curve continue)",
     "runs_dir": "folder that holds the run folders",
@@ -85,7 +85,9 @@ def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> A:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         else:
             kind = type(default) if default is not None else str
-            parser.add_argument(flag, type=kind, default=default, help=f"{text} (default: {default!r})".strip())
+            parser.add_argument(
+                flag, type=kind, default=default, help=f"{text} (default: {default!r})".strip()
+            )
     return cls(**vars(parser.parse_args(argv)))
 
 
