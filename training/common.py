@@ -12,6 +12,7 @@ import csv
 import dataclasses
 import json
 import shutil
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,7 +23,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import AGENT_NAMES, make
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.wrappers import SingleAgentEnv
@@ -126,14 +129,55 @@ def _check_lr_fraction(frac: float) -> None:
         raise ValueError(f"--final-lr-fraction must be in [0, 1], got {frac}")
 
 
+SPEC_FIELDS = ("opponents", "eval_opponents", "zoo")
+"""The ``Args`` fields that hold agent specs (each recipe has some of them)."""
+
+
+def check_agent_specs(args: Any) -> None:
+    """Build every agent the recipe's specs name, once, in this process.
+
+    Why here: the training envs build their opponents inside ``SubprocVecEnv``
+    workers, where a typo surfaces as a worker crash (``ConnectionResetError``)
+    with the real error buried in its traceback.  Checking first turns it into
+    one ``ConfigError`` naming the flag, before any folder or process exists.
+    Checkpoints are checked against the player count and action space too.
+    """
+    env = HoityParallelEnv(num_players=args.num_players)
+    num_actions = int(env.action_space(env.possible_agents[0]).n)
+    for name in SPEC_FIELDS:
+        if not hasattr(args, name):
+            continue
+        flag = "--" + name.replace("_", "-")
+        items = specs(getattr(args, name))
+        if not items:
+            raise ConfigError(f"{flag} needs at least one agent spec, got {getattr(args, name)!r}")
+        for spec in dict.fromkeys(items):
+            try:
+                make(spec, seed=0, num_players=args.num_players, num_actions=num_actions)
+            except ConfigError as exc:
+                raise ConfigError(f"{flag}: {exc}") from None
+
+
+def run_cli(main: Callable[[], object]) -> int:
+    """Run a recipe's ``main``; a ``ConfigError`` becomes one line on stderr and exit status 2."""
+    try:
+        main()
+    except ConfigError as exc:
+        print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def start_run(args: Any, *subdirs: str) -> Path:
     """Check the recipe's ``Args``, make its run folder and write ``args.json`` there.
 
-    Bad arguments fail before any folder or worker process exists; the folder is
-    :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside.
+    Bad arguments (agent specs included) fail before any folder or worker process
+    exists; the folder is :func:`run_directory`'s, with ``checkpoints/`` and
+    ``subdirs`` inside.
     """
     _check_vec_env(args.vec_env)
     _check_lr_fraction(args.final_lr_fraction)
+    check_agent_specs(args)
     run_dir = run_directory(args.runs_dir, args.name, args.resume)
     for sub in ("checkpoints", *subdirs):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,7 @@ from common import (
     finish,
     make_vec_env,
     parse_args,
+    run_cli,
     save_model,
     score_checkpoint,
     specs,
@@ -186,4 +187,4 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main))

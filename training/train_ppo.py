@@ -42,6 +42,7 @@ from common import (
     finish,
     make_vec_env,
     parse_args,
+    run_cli,
     specs,
     start_run,
 )
@@ -122,4 +123,4 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli(main))
