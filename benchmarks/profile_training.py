@@ -5,7 +5,7 @@ call is timed) with the recipe's default hyperparameters, timing
 ``HoityParallelEnv.reset/step`` (the environment: engine + adapter) and every
 opponent's ``act`` (the scripted agents that ``SingleAgentEnv`` runs inside
 ``step``), and prints their shares of the wall time and the training throughput.
-DESIGN §7's target is environment time ≤ 5% of training wall time.
+docs/design.md §7's target: environment and opponents together at most 25% of training time.
 
     python benchmarks/profile_training.py [--timesteps 50000] [--n-envs 2] [--n-steps 512] [--opponents zoo]
 """

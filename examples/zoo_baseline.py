@@ -1,4 +1,4 @@
-"""The measured baseline of the scripted zoo, as the README shows it (DESIGN §3, §5).
+"""The measured baseline of the scripted zoo, as the README shows it (docs/design.md §3, §5).
 
 Runs, in 4-player games with duplicate seat rotation:
 

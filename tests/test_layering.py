@@ -1,4 +1,4 @@
-"""The engine is pure: it never imports gymnasium, pettingzoo or torch (DESIGN layering)."""
+"""The engine is pure: it never imports gymnasium, pettingzoo or torch (docs/design.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The training recipes run end to end on tiny budgets, resume, and their models play (DESIGN §4)."""
+"""The training recipes run end to end on tiny budgets, resume, and their models play (docs/design.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MaskablePPO self-play: a league of frozen snapshots of the learner plus the zoo (DESIGN §4).
+"""MaskablePPO self-play: a league of frozen snapshots of the learner plus the zoo (docs/design.md §4).
 
 Opponent seats are drawn every episode from the league: the scripted zoo and the
 snapshots that earned a place.  Every ``gate_every`` timesteps the current policy

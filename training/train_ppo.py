@@ -1,4 +1,4 @@
-"""MaskablePPO against the scripted zoo: the reference training recipe (DESIGN §4).
+"""MaskablePPO against the scripted zoo: the reference training recipe (docs/design.md §4).
 
 One learner seat (drawn every episode) against opponents drawn from the zoo
 for each seat and episode.  Writes under ``runs/<name>/`` (``runs/<name>_2/``, …

@@ -1,4 +1,4 @@
-"""Agents that play hoity_env seats: the scripted zoo and saved policies (DESIGN §3).
+"""Agents that play hoity_env seats: the scripted zoo and saved policies (docs/design.md §3).
 
 ``make(spec, seed=...)`` builds one from a spec string, the form every CLI uses:
 

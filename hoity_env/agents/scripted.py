@@ -1,4 +1,4 @@
-"""The scripted zoo: four styles with their strategy in their docstrings (DESIGN §3).
+"""The scripted zoo: four styles with their strategy in their docstrings (docs/design.md §3).
 
 Every style reads only its own observation (through :class:`ObservationView`),
 draws every random choice from its own seeded generator, varies its bids (equal

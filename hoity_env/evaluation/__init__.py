@@ -1,4 +1,4 @@
-"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (DESIGN §5).
+"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (docs/design.md §5).
 
 * :func:`evaluate` plays games between any agents (spec strings, as for
   :func:`hoity_env.agents.make`) with duplicate seat rotation and reports, per
