@@ -333,8 +333,14 @@ def finish(
         if not end.exists():
             end = run_dir / "checkpoints" / "last_model.zip"
             shutil.copy(final, end)
+        candidates = [*earlier[-k:], end]
+        print(
+            f"[select] choosing the final model among {len(candidates)} on seed {args.seed + 2} "
+            f"({args.validation_games} games per opponent) ...",
+            flush=True,
+        )
         best, table = select_best(
-            [*earlier[-k:], end],
+            candidates,
             opponents,
             games=args.validation_games,
             seed=args.seed + 2,
