@@ -215,3 +215,16 @@ def test_citation_checks_see_what_is_missing() -> None:
     assert _missing_rule_ids("see " + "S-" + "6.9 and S-" + "42", blocks) == {"S-" + "6.9", "S-" + "42"}
     cited = "docs/design" + ".md §3, §" + "9 and (docs/design" + ".md) §" + "12"
     assert _missing_design_sections(cited, {"3"}) == {"§9", "§12"}
+
+
+def test_readme_activates_the_venv_before_bare_commands() -> None:
+    # After the two set-up commands, the README's commands use a bare `python`/`hoity-eval`,
+    # which in a fresh shell exist only inside the activated virtual environment.
+    activate = README.find("source .venv/bin/activate")
+    first_bare = re.search(r"(^|`)(python|hoity-eval) [\w-]", README, flags=re.M)
+    assert first_bare is not None
+    assert 0 <= activate < first_bare.start()
+
+
+def test_readme_says_where_the_cpu_build_of_torch_comes_from() -> None:
+    assert "--index-url https://download.pytorch.org/whl/cpu" in README
