@@ -1,4 +1,4 @@
-"""Environment speed beside its peers, in one process (DESIGN §7).
+"""Environment speed beside its peers, in one process (docs/design.md §7).
 
 Plays random legal games and prints agent-steps per second and microseconds per
 agent-step for:

@@ -2,8 +2,9 @@
 
 Usage: ``python examples/random_game.py [--players 4] [--seed 0] [--quiet]``
 
-This is the README's main command until the training pipeline lands: it shows
-the whole round structure (location step, then action step) event by event.
+The README suggests it for watching a single game: it shows the whole round
+structure (location step, then action step) event by event, as the public text
+render sees it.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ import argparse
 import numpy as np
 
 import hoity_env
+from hoity_env.engine import PRESETS
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Play the game; return the final rewards."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4, help="number of players (2-6)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the agents")
-    parser.add_argument("--rules", default="standard", help="rules preset")
+    parser.add_argument("--players", type=int, default=4, help="number of players, 2-6 (default 4)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the agents (default 0)")
+    parser.add_argument(
+        "--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the final board")
     args = parser.parse_args(argv)
 

@@ -1,9 +1,9 @@
-"""The measured baseline of the scripted zoo, as the README shows it (DESIGN §3, §5).
+"""The measured baseline of the scripted zoo, as the README shows it (docs/design.md §3, §5).
 
 Runs, in 4-player games with duplicate seat rotation:
 
 1. the head-to-head matrix: each agent against three copies of each other one;
-2. the round-robin tournament of the zoo, rated with OpenSkill's Plackett-Luce;
+2. the round-robin tournament of the zoo, rated by a Plackett-Luce fit over all games;
 3. four ``random`` agents (each should win 1/4 within its interval);
 4. a table of four different styles, for the win rate of each seat (fairness).
 
@@ -47,11 +47,22 @@ def _first_entry(result: EvaluationResult) -> str:
 def main(argv: list[str] | None = None) -> str:
     """Play everything, write the files, print and return the Markdown."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000, help="games per table (whole deals of 4)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default="results/baseline")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=2000,
+        help="games per table, rounded up to whole deals of 4 (default 2000)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed of every table (default 0)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--out",
+        default="results/baseline",
+        help="folder for every table's files and baseline.md (default results/baseline)",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bars (shown only when stderr is a terminal)"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     common = {
@@ -68,7 +79,7 @@ def main(argv: list[str] | None = None) -> str:
             _save(head_to_head(ZOO, **common), out / "h2h"),
         ),
         (
-            "Round-robin tournament (OpenSkill Plackett-Luce)",
+            "Round-robin tournament (Plackett-Luce ratings)",
             _save(tournament(ZOO, **common), out / "tournament"),
         ),
         ("Four random agents", _save(randoms, out / "random") + "\n\n" + _first_entry(randoms)),

@@ -4,9 +4,16 @@
 ``hoity_env.env`` / ``hoity_env.raw_env`` its AEC forms.  Importing the package
 registers ``pettingzoo.make("parallel", "hoity/HoityToity-v0")``, the AEC id and
 ``gymnasium.make("hoity/HoityToityVsBots-v0")`` (:class:`hoity_env.wrappers.SingleAgentEnv`).
+
+The environment names are loaded on first use (module ``__getattr__``) and the
+ids are registered as soon as PettingZoo or Gymnasium is imported
+(:mod:`hoity_env.registration`), so ``from hoity_env.engine import Game`` stays
+free of both frameworks.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from hoity_env.engine import (
     ConfigError,
@@ -20,12 +27,26 @@ from hoity_env.engine import (
     RulesConfig,
     StateError,
 )
-from hoity_env.environment import ActionCodec, HoityParallelEnv, env, parallel_env, raw_env
-from hoity_env.registration import AEC_ID, GYM_ID, PARALLEL_ID, register_envs
+from hoity_env.registration import AEC_ID, GYM_ID, PARALLEL_ID, register_when_imported
+
+if TYPE_CHECKING:
+    from hoity_env.environment import ActionCodec, HoityParallelEnv, env, parallel_env, raw_env
 
 __version__ = "0.1.0"
 
-register_envs()
+_LAZY = frozenset({"ActionCodec", "HoityParallelEnv", "env", "parallel_env", "raw_env"})
+
+register_when_imported()
+
+
+def __getattr__(name: str) -> Any:
+    """Import the PettingZoo adapter only when one of its names is first used."""
+    if name in _LAZY:
+        import hoity_env.environment
+
+        return getattr(hoity_env.environment, name)
+    raise AttributeError(f"module 'hoity_env' has no attribute {name!r}")
+
 
 __all__ = [
     "AEC_ID",

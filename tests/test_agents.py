@@ -1,4 +1,4 @@
-"""The agent zoo (DESIGN §3): legal moves only, seeded, observation-only, ``make`` specs."""
+"""The agent zoo (docs/design.md §3): legal moves only, seeded, observation-only, ``make`` specs."""
 
 from __future__ import annotations
 

@@ -1,10 +1,13 @@
-"""The README, examples and packaging metadata stay true (DESIGN §8)."""
+"""The README, examples and packaging metadata stay true (docs/design.md §8)."""
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,8 +59,12 @@ def test_readme_commands_and_ci_agree() -> None:
     commands = re.findall(r"^python3 -m venv .*$", README, flags=re.M)
     assert len(commands) == 2, commands
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert commands[1] in ci.splitlines()
+    # CI runs command 2 in a folder of its own, so that it never deletes the user's .venv.
+    assert ".venv/" in commands[1] and ".ci-venv" not in commands[1]
+    assert re.sub(r"(?<![\w-])\.venv\b", ".ci-venv", commands[1]) in ci.splitlines()
     assert "pytest" in commands[1]
+    code = [line for line in ci.splitlines() if not line.startswith("#")]
+    assert "rm -rf .ci-venv" in code and not any(re.search(r"(?<![\w-])\.venv\b", line) for line in code)
 
 
 def test_versions_agree() -> None:
@@ -79,3 +86,145 @@ def test_citation_is_valid() -> None:
 def test_packaging_files_exist() -> None:
     for name in ("LICENSE", "CITATION.cff", "hoity_env/py.typed", "docs/RULES.md", ".ci/run"):
         assert (ROOT / name).is_file(), name
+
+
+def _sizes_for_each_player_count(pattern: str) -> tuple[int, int, list[int]]:
+    """``a·n + b`` and the listed sizes for 2 … 6 players, as the README states them."""
+    match = re.search(pattern + r"[^:(]*[:(] *(\d+), (\d+), (\d+), (\d+), (\d+) for\s+2 … 6 players", README)
+    assert match, pattern
+    a, b, *sizes = (int(g) for g in match.groups())
+    return a, b, sizes
+
+
+def test_readme_size_formulas_match_the_env() -> None:
+    obs_a, obs_b, obs_sizes = _sizes_for_each_player_count(r"D = (\d+)·n \+ (\d+)")
+    state_a, state_b, state_sizes = _sizes_for_each_player_count(r"\((\d+)·n \+ (\d+),\)")
+    actions = re.search(r"N = 5 \+\s+`starting_money` \+ 1 = (\d+)", README)
+    assert actions
+    for i, n in enumerate(range(2, 7)):
+        env = hoity_env.parallel_env(num_players=n)
+        obs = env.observation_space("player_0")["observation"].shape[0]
+        state = env.state_space.shape[0]
+        assert obs == obs_a * n + obs_b == obs_sizes[i], n
+        assert state == state_a * n + state_b == state_sizes[i], n
+        assert env.action_space("player_0").n == 5 + env.rules.starting_money + 1 == int(actions.group(1))
+
+
+# Absolute paths of the machine that made a file (temporary folders, home folders).
+MACHINE_PATH = re.compile(rb"(?<![\w.-])/(?:tmp|root|home|Users|private/var)/")
+
+
+def _contents(name: str, data: bytes) -> Iterator[tuple[str, bytes]]:
+    """A file's bytes, or for a zip archive (saved models) every member's, recursively."""
+    if zipfile.is_zipfile(io.BytesIO(data)):
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for member in zf.namelist():
+                yield from _contents(f"{name}:{member}", zf.read(member))
+    else:
+        yield name, data
+
+
+def _machine_paths(name: str, data: bytes) -> list[str]:
+    return [
+        f"{where}: {m.group(0).decode()}"
+        for where, blob in _contents(name, data)
+        for m in MACHINE_PATH.finditer(blob)
+    ]
+
+
+def test_shipped_artifacts_carry_no_machine_paths() -> None:
+    files = sorted(p for p in (ROOT / "docs").rglob("*") if p.is_file())
+    assert any(p.suffix == ".zip" for p in files)  # the reference model is among them
+    found = [hit for p in files for hit in _machine_paths(str(p.relative_to(ROOT)), p.read_bytes())]
+    assert found == []
+
+
+def test_machine_path_scan_looks_inside_saved_models() -> None:
+    # Guards the test above: a model zip whose (compressed) data names a TensorBoard folder.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("data", '{"tensorboard_log": "/tmp/ref2/reference/tb"}')
+    assert b"/tmp/" not in buffer.getvalue()  # invisible without unzipping
+    assert _machine_paths("m.zip", buffer.getvalue()) == ["m.zip:data: /tmp/"]
+    assert _machine_paths("a.md", b"runs/ppo/tb and docs/home/x and a.b/tmp/c") == []
+
+
+RULES = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+CITING = ["hoity_env", "training", "examples", "benchmarks", "tests", "README.md", "pyproject.toml", ".ci"]
+RULE_ID = re.compile(r"\b([CSO]-\d+)(?:\.(\d+))?\b")
+DESIGN_CITATION = re.compile(r"design\.md\)?((?:,? *§\d+)+)")
+
+
+def _citing_files() -> list[Path]:
+    files: list[Path] = []
+    for name in CITING:
+        path = ROOT / name
+        files += (
+            [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix in (".py", ".md", ""))
+        )
+    return [p for p in files if p.is_file() and "__pycache__" not in p.parts]
+
+
+def _rule_blocks(text: str) -> dict[str, str]:
+    """Each rule id defined in RULES.md (``**S-6 Castle.**``) with its text up to the next one."""
+    heads = list(re.finditer(r"^\*\*([CSO]-\d+)\b", text, flags=re.M))
+    ends = [m.start() for m in heads[1:]] + [len(text)]
+    return {m.group(1): text[m.start() : end] for m, end in zip(heads, ends, strict=True)}
+
+
+def _missing_rule_ids(text: str, blocks: dict[str, str]) -> set[str]:
+    """Cited ids that RULES.md does not define (``S-6.2``: item 2 of the numbered list of S-6)."""
+    missing = set()
+    for m in RULE_ID.finditer(text):
+        rule, item = m.group(1), m.group(2)
+        if rule not in blocks or (item and not re.search(rf"^{item}\. ", blocks[rule], flags=re.M)):
+            missing.add(m.group(0))
+    return missing
+
+
+def _design_sections() -> set[str]:
+    return set(re.findall(r"^## (\d+)\. ", DESIGN, flags=re.M))
+
+
+def _missing_design_sections(text: str, sections: set[str]) -> set[str]:
+    cited = {n for m in DESIGN_CITATION.finditer(text) for n in re.findall(r"§(\d+)", m.group(1))}
+    return {f"§{n}" for n in cited - sections}
+
+
+def test_every_cited_rule_id_and_design_section_exists() -> None:
+    blocks, sections = _rule_blocks(RULES), _design_sections()
+    assert sections == {str(n) for n in range(1, 9)}  # §1 architecture … §8 set-up, tests, CI
+    files = _citing_files()
+    assert len(files) > 50
+    missing = {}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        bad = _missing_rule_ids(text, blocks) | _missing_design_sections(text, sections)
+        if bad:
+            missing[str(path.relative_to(ROOT))] = sorted(bad)
+        assert "DESIGN" + " §" not in text, path  # the old name of a document the repository does not have
+    assert missing == {}
+    assert "closing notes" not in README
+
+
+def test_citation_checks_see_what_is_missing() -> None:
+    # Guards the test above (ids assembled here so that this file cites none that are missing).
+    blocks = _rule_blocks(RULES)
+    assert _missing_rule_ids("see " + "S-" + "6.2 and C-" + "4", blocks) == set()
+    assert _missing_rule_ids("see " + "S-" + "6.9 and S-" + "42", blocks) == {"S-" + "6.9", "S-" + "42"}
+    cited = "docs/design" + ".md §3, §" + "9 and (docs/design" + ".md) §" + "12"
+    assert _missing_design_sections(cited, {"3"}) == {"§9", "§12"}
+
+
+def test_readme_activates_the_venv_before_bare_commands() -> None:
+    # After the two set-up commands, the README's commands use a bare `python`/`hoity-eval`,
+    # which in a fresh shell exist only inside the activated virtual environment.
+    activate = README.find("source .venv/bin/activate")
+    first_bare = re.search(r"(^|`)(python|hoity-eval) [\w-]", README, flags=re.M)
+    assert first_bare is not None
+    assert 0 <= activate < first_bare.start()
+
+
+def test_readme_says_where_the_cpu_build_of_torch_comes_from() -> None:
+    assert "--index-url https://download.pytorch.org/whl/cpu" in README

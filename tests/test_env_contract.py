@@ -1,4 +1,4 @@
-"""The environment contract of DESIGN §2, bullet by bullet (beyond PettingZoo's own checkers).
+"""The environment contract of docs/design.md §2, bullet by bullet (beyond PettingZoo's own checkers).
 
 Spaces, observation layout, outputs of whole games, the end of a game, reward
 modes, illegal-action modes, malformed input, constructor validation,

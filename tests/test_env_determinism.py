@@ -1,4 +1,4 @@
-"""Full-episode determinism of the parallel env (DESIGN §2 "Determinism").
+"""Full-episode determinism of the parallel env (docs/design.md §2 "Determinism").
 
 Same seed + same actions ⇒ identical observations, rewards, terminations,
 truncations and infos (events included) at every step of whole games, whatever

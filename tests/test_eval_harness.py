@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +23,7 @@ from hoity_env.evaluation import (
 )
 from hoity_env.evaluation.summary import agent_stats
 
+ROOT = Path(__file__).resolve().parent.parent
 SPECS = ["expert", "collector", "thief", "random"]
 
 
@@ -141,9 +146,31 @@ def test_bad_arguments_raise_config_errors(kwargs: dict[str, object], match: str
         evaluate(progress=False, **kwargs)  # type: ignore[arg-type]
 
 
-def test_progress_bar_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
-    evaluate(["random"] * 2, num_players=2, games=2, progress=False)
-    assert capsys.readouterr().err == ""
-    evaluate(["random"] * 2, num_players=2, games=2, progress=True)
-    err = capsys.readouterr().err
-    assert "2/2 games" in err and err.endswith("\n")
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal, as a user's stderr is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_when_asked_and_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    for stream, progress, shown in [
+        (_Terminal(), True, True),
+        (_Terminal(), False, False),
+        (io.StringIO(), True, False),  # a file or a pipe: no bar, no carriage returns
+    ]:
+        monkeypatch.setattr(sys, "stderr", stream)
+        evaluate(["random"] * 2, num_players=2, games=4, progress=progress)
+        text = stream.getvalue()
+        assert ("4/4" in text and "\r" in text) if shown else text == "", (progress, text)
+
+
+def test_nothing_with_carriage_returns_reaches_a_redirected_stderr(tmp_path: Path) -> None:
+    # hoity-eval with stderr redirected to a file, as `2> log` or a CI log does.
+    log = tmp_path / "stderr.txt"
+    cmd = [sys.executable, "-m", "hoity_env.evaluation.cli", "--agents", "random,random", "--games", "8"]
+    with log.open("w") as fh:
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=fh, timeout=120, cwd=ROOT)
+    text = log.read_text(encoding="utf-8")
+    assert proc.returncode == 0, text
+    assert "\r" not in text and "8 games in" in text

@@ -1,4 +1,4 @@
-"""The engine is pure: it never imports gymnasium, pettingzoo or torch (DESIGN layering)."""
+"""The engine is pure: it never imports gymnasium, pettingzoo or torch (docs/design.md §1)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,40 @@ def _forbidden_modules_after(code: str) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-# ``import hoity_env`` registers the environments with PettingZoo (DESIGN §2), so the
-# package __init__ imports pettingzoo by design; the layering rule is about the engine's
-# own modules, checked below with the package __init__ bypassed and the frameworks blocked.
+def test_engine_import_through_the_package_stays_light() -> None:
+    # ``from hoity_env.engine import Game`` runs the package __init__ too: it must not pull in
+    # PettingZoo or Gymnasium (they are registered lazily, see hoity_env/registration.py).
+    code = "import json, sys\nfrom hoity_env.engine import Game\nimport hoity_env\nGame('standard', 3)\n"
+    assert _forbidden_modules_after(code + _REPORT) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import hoity_env\nimport pettingzoo, gymnasium\n",  # framework imported after hoity_env
+        "import pettingzoo, gymnasium\nimport hoity_env\n",  # ... or before it
+        "import gymnasium\nimport hoity_env\nimport pettingzoo\n",  # ... or one of each
+    ],
+)
+def test_import_hoity_env_still_registers_the_ids(code: str) -> None:
+    check = (
+        "p = pettingzoo.make('parallel', 'hoity/HoityToity-v0')\n"
+        "a = pettingzoo.make('aec', 'hoity/HoityToity-v0')\n"
+        "g = gymnasium.make('hoity/HoityToityVsBots-v0')\n"
+        "assert type(p).__name__ == 'HoityParallelEnv', p\n"
+        "assert hoity_env.parallel_env().num_players == 4 and hoity_env.env() is not None\n"
+        "print(g.spec.id)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code + check], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "hoity/HoityToityVsBots-v0"
+
+
+def test_unknown_package_attributes_still_raise() -> None:
+    import hoity_env
+
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        _ = hoity_env.no_such_thing  # type: ignore[attr-defined]
 
 
 def test_engine_modules_alone_do_not_import_frameworks() -> None:

@@ -1,4 +1,4 @@
-"""RULES C-5 / DESIGN §2: an observation holds public information and the player's own
+"""RULES C-5 / docs/design.md §2: an observation holds public information and the player's own
 private information, and nothing else.
 
 Method: take a real mid-game state (seeded random play through the env), move hidden

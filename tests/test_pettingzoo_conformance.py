@@ -1,6 +1,6 @@
-"""PettingZoo's own checkers on every form of the env (DESIGN §2, §8).
+"""PettingZoo's own checkers on every form of the env (docs/design.md §2, §8).
 
-Warnings are errors here, except the ones DESIGN §2 calls harmless: PettingZoo's
+Warnings are errors here, except the ones docs/design.md §2 calls harmless: PettingZoo's
 remarks about Dict observations, and the ``fallback`` warning (the checkers send
 unmasked actions on purpose).  Anything else a checker warns about (an agent
 given no observation, agents gone without terminating…) fails the test.
@@ -80,7 +80,7 @@ def test_aec_api_test(form: str, num_players: int) -> None:
 
 
 def test_aec_wrappers_are_as_documented() -> None:
-    """``env`` adds the order-enforcing wrapper; ``raw_env`` is the bare conversion (DESIGN §2)."""
+    """``env`` adds the order-enforcing wrapper; ``raw_env`` is the bare conversion (docs/design.md §2)."""
     wrapped = hoity_env.env(num_players=3)
     raw = hoity_env.raw_env(num_players=3)
     assert isinstance(wrapped, OrderEnforcingWrapper)

@@ -1,4 +1,4 @@
-"""``SingleAgentEnv`` (DESIGN §4): Gymnasium/SB3 checkers, vector envs, seeding, arguments."""
+"""``SingleAgentEnv`` (docs/design.md §4): Gymnasium/SB3 checkers, vector envs, seeding, arguments."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""The training recipes run end to end on tiny budgets, resume, and their models play (DESIGN §4)."""
+"""The training recipes run end to end on tiny budgets, resume, and their models play (docs/design.md §4)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import sys
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -78,8 +79,14 @@ def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
     report = json.loads((run / "evaluation.json").read_text())
     assert set(report["scores"]) == {"random", "expert"}
     assert report["meta"]["timesteps"] >= 128
-    checkpoint = run / "checkpoints" / "t_128_steps.zip"
+    checkpoint = run / "checkpoints" / "curve_128.zip"
     assert checkpoint.is_file()
+    # Checkpoint and curve snapshot at the same step are one file, not two copies.
+    assert not list((run / "checkpoints").glob("t_*_steps.zip"))
+    # No saved model carries a path of this machine (the TensorBoard folder is absolute here).
+    for model in [run / "final_model.zip", *(run / "checkpoints").glob("*.zip")]:
+        with zipfile.ZipFile(model) as zf:
+            assert str(tmp_path) not in zf.read("data").decode(), model
 
     train.main([*args[:4], "--resume", str(checkpoint), "--total-timesteps", "192", *args[6:]])
     report = json.loads((run / "evaluation.json").read_text())
@@ -181,6 +188,8 @@ def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Pat
             "192",
             "--eval-every",
             "64",
+            "--checkpoint-every",
+            "96",
             "--eval-opponents",
             "random",
             "--select-best",
@@ -194,10 +203,12 @@ def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Pat
     meta = json.loads((run / "evaluation.json").read_text())["meta"]
     table = meta["selected_from"]
     assert [Path(row["checkpoint"]).name for row in table] == [
+        "curve_64.zip",
         "curve_128.zip",
-        "curve_192.zip",
-        "last_model.zip",
+        "curve_192.zip",  # the end-of-training model, once (no copy of it as last_model.zip)
     ]
+    # Checkpoints fall where no curve snapshot was saved: 96 (128 and 192 would repeat a snapshot).
+    assert sorted(p.name for p in (run / "checkpoints").glob("b_*_steps.zip")) == ["b_96_steps.zip"]
     best = max(table, key=lambda row: row["mean_win_rate"])
     assert meta["selected"] == best["checkpoint"]
     assert (run / "final_model.zip").read_bytes() == Path(best["checkpoint"]).read_bytes()

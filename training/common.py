@@ -35,6 +35,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
+from hoity_env.agents import AGENT_NAMES
+from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
@@ -44,6 +46,54 @@ ZOO = ("expert", "collector", "thief", "detective", "random")
 
 A = TypeVar("A")
 
+VEC_ENVS = ("batched", "subproc", "dummy")
+
+_SPEC_SYNTAX = f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for all scripted"
+FLAG_HELP = {
+    "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
+    "num_players": "players per game, 2-6",
+    "opponents": f"training opponents drawn per seat each episode: {_SPEC_SYNTAX}; repeat one to weight it",
+    "zoo": f"scripted members of the league: {_SPEC_SYNTAX}",
+    "reward": f"reward mode: {' | '.join(REWARD_MODES)} (progress = win_loss + track-progress shaping)",
+    "total_timesteps": "learner steps to train (rounded up to whole rollouts of N_ENVS x N_STEPS)",
+    "time_limit_minutes": "stop training after this many minutes of wall time; 0 = no limit",
+    "n_envs": "training games played at once (envs of the vector env)",
+    "num_games": "games in the batch; SB3 sees NUM_GAMES x NUM_PLAYERS envs, one per seat",
+    "vec_env": (
+        f"vector env: {' | '.join(VEC_ENVS)} (batched: one batched engine with batched bots, the fastest; "
+        "subproc/dummy: one-game envs in worker processes / in this process)"
+    ),
+    "seed": "seed of the model and envs; evaluations use SEED (curve), SEED+1 (final), SEED+2 (validation)",
+    "learning_rate": "Adam learning rate (the start value when FINAL_LR_FRACTION < 1)",
+    "final_lr_fraction": "in [0, 1]: decay the learning rate linearly to this fraction of it; 1 = constant",
+    "n_steps": "rollout steps per env between updates",
+    "batch_size": "PPO minibatch size",
+    "n_epochs": "PPO epochs per update",
+    "gamma": "discount factor",
+    "gae_lambda": "GAE lambda",
+    "ent_coef": "entropy bonus coefficient",
+    "net_width": "units in each of the two hidden layers of the policy and value networks",
+    "gate_every": "steps between gates (scoring the learner against the league)",
+    "gate_games": "games per league member at each gate",
+    "gate_win_rate": "in [0, 1]: mean win rate against the league that admits the learner as a snapshot",
+    "max_snapshots": "snapshots kept in the league (the oldest leaves)",
+    "snapshot_weight": "a snapshot is drawn this many times as often as one zoo member",
+    "eval_every": "steps between learning-curve points (each saves checkpoints/curve_<N>.zip)",
+    "eval_games": "games per opponent at each learning-curve point",
+    "final_eval_games": "games per opponent in the final evaluation (seed SEED+1)",
+    "select_best": "k > 0: keep the best of the last k curve snapshots and the end model; 0 = off",
+    "validation_games": "games per opponent for --select-best, on seed SEED+2",
+    "eval_opponents": f"yardsticks of the learning curve and final evaluation: {_SPEC_SYNTAX}",
+    "checkpoint_every": "steps between checkpoints/NAME_<N>_steps.zip (none where a curve snapshot is)",
+    "workers": "evaluation worker processes",
+    "resume": (
+        "PATH of a checkpoint .zip to continue from, in its own run folder "
+        "(TOTAL_TIMESTEPS stays a total; curve and TensorBoard continue)"
+    ),
+    "runs_dir": "folder that holds the run folders",
+}
+"""One-line help of every recipe flag, with its choices or syntax (``--help`` shows the default too)."""
+
 
 def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> A:
     """A command line with one ``--flag`` per field of the ``Args`` dataclass ``cls``."""
@@ -51,11 +101,14 @@ def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> A:
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         flag = "--" + f.name.replace("_", "-")
         default = f.default
+        text = FLAG_HELP.get(f.name, "")
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         else:
             kind = type(default) if default is not None else str
-            parser.add_argument(flag, type=kind, default=default, help=f"(default: {default})")
+            parser.add_argument(
+                flag, type=kind, default=default, help=f"{text} (default: {default!r})".strip()
+            )
     return cls(**vars(parser.parse_args(argv)))
 
 
@@ -84,9 +137,6 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
     return run_dir
 
 
-VEC_ENVS = ("batched", "subproc", "dummy")
-
-
 def _check_vec_env(kind: str) -> None:
     if kind not in VEC_ENVS:
         raise ValueError(f"--vec-env must be one of {VEC_ENVS}, got {kind!r}")
@@ -100,10 +150,11 @@ def _check_lr_fraction(frac: float) -> None:
 def start_run(args: Any, *subdirs: str) -> Path:
     """Check the recipe's ``Args``, then make its run folder and write ``args.json`` there.
 
-    Bad arguments fail before any folder or worker process exists (``run_folder.check_args``).
-    The folder is :func:`run_directory`'s, with ``checkpoints/`` and ``subdirs`` inside;
-    a resume continues in the folder its checkpoint belongs to and leaves that
-    run's ``args.json`` as it was (the resume is recorded in ``resumes.jsonl``).
+    Bad arguments (agent specs included) fail before any folder or worker process
+    exists (``run_folder.check_args``). The folder is :func:`run_directory`'s, with
+    ``checkpoints/`` and ``subdirs`` inside; a resume continues in the folder its
+    checkpoint belongs to and leaves that run's ``args.json`` as it was (the resume
+    is recorded in ``resumes.jsonl``).
     """
     check_args(args, specs, VEC_ENVS)
     resumed = resume_folder(args)
@@ -183,6 +234,30 @@ def build_model(args: Any, env: VecEnv, run_dir: Path) -> MaskablePPO:
     )
 
 
+class Checkpoints(BaseCallback):  # type: ignore[misc]
+    """Every ``every`` timesteps, ``<prefix>_<N>_steps.zip``, unless ``curve`` saved this very model.
+
+    With ``--checkpoint-every`` equal to ``--eval-every`` (the defaults) the learning
+    curve's ``curve_<N>.zip`` is the checkpoint (it resumes the same way), so the
+    same model is not written twice.
+    """
+
+    def __init__(self, every: int, folder: Path, prefix: str, curve: LearningCurve | None = None) -> None:
+        super().__init__()
+        self.every, self.folder, self.prefix, self.curve = every, folder, prefix, curve
+        self.next_save = every
+
+    def _on_training_start(self) -> None:
+        self.next_save = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_save:
+            self.next_save = (self.num_timesteps // self.every + 1) * self.every
+            if self.curve is None or self.curve.last_scored != self.num_timesteps:
+                save_model(self.model, self.folder / f"{self.prefix}_{self.num_timesteps}_steps.zip")
+        return True
+
+
 def select_best(
     candidates: Sequence[Path],
     opponents: Sequence[str],
@@ -200,7 +275,13 @@ def select_best(
     table = []
     for path in candidates:
         scores = score_checkpoint(
-            path, opponents, games=games, seed=seed, workers=workers, num_players=num_players
+            path,
+            opponents,
+            games=games,
+            seed=seed,
+            workers=workers,
+            num_players=num_players,
+            desc=f"[select] {path.name}",
         )
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
         table.append(
@@ -226,9 +307,11 @@ def finish(
     """Save ``final_model.zip``, score it against ``opponents`` and write the evaluation report.
 
     With ``args.select_best = k > 0`` the final model is the best of the last ``k``
-    learning-curve snapshots and the end-of-training model, judged on
+    learning-curve snapshots before the end and the end-of-training model, judged on
     ``args.validation_games`` games per opponent with seed ``args.seed + 2`` (the
-    report uses ``args.seed + 1``).
+    report uses ``args.seed + 1``).  The end-of-training model is the curve's
+    snapshot at the final timestep when there is one (the recipes score it), else
+    ``checkpoints/last_model.zip``; each model is a candidate once.
     """
     final = run_dir / "final_model.zip"
     save_model(model, final)
@@ -237,10 +320,19 @@ def finish(
         snapshots = sorted(
             (run_dir / "checkpoints").glob("curve_*.zip"), key=lambda p: int(p.stem.split("_")[1])
         )
-        last = run_dir / "checkpoints" / "last_model.zip"
-        copy_file(final, last)
+        end = run_dir / "checkpoints" / f"curve_{model.num_timesteps}.zip"
+        earlier = [p for p in snapshots if p != end]
+        if not end.exists():
+            end = run_dir / "checkpoints" / "last_model.zip"
+            copy_file(final, end)
+        candidates = [*earlier[-k:], end]
+        print(
+            f"[select] choosing the final model among {len(candidates)} on seed {args.seed + 2} "
+            f"({args.validation_games} games per opponent) ...",
+            flush=True,
+        )
         best, table = select_best(
-            [*snapshots[-k:], last],
+            candidates,
             opponents,
             games=args.validation_games,
             seed=args.seed + 2,
@@ -250,7 +342,8 @@ def finish(
         copy_file(best, final)
         meta = {**meta, "selected_from": table, "selected": str(best)}
     print(
-        f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating ...",
+        f"trained {model.num_timesteps:,} timesteps in {train_seconds / 60:.1f} min; evaluating "
+        f"{final.name} in {args.final_eval_games} games against each of {len(opponents)} opponents ...",
         flush=True,
     )
     scores = score_checkpoint(
@@ -260,6 +353,7 @@ def finish(
         seed=args.seed + 1,
         workers=args.workers,
         num_players=args.num_players,
+        desc="final evaluation",
     )
     meta = {
         "model": str(final),
@@ -273,13 +367,24 @@ def finish(
 
 
 def score_checkpoint(
-    model_path: Path, opponents: Sequence[str], *, games: int, seed: int, workers: int, num_players: int = 4
+    model_path: Path,
+    opponents: Sequence[str],
+    *,
+    games: int,
+    seed: int,
+    workers: int,
+    num_players: int = 4,
+    desc: str = "",
 ) -> dict[str, AgentStats]:
-    """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format."""
+    """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format.
+
+    Shows a progress bar labelled ``desc`` on a terminal (these evaluations take
+    minutes); in a log file it stays silent and the caller's own lines tell the story.
+    """
     learner = f"ppo:{model_path}"
     tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
     results = evaluate_tables(
-        tables, num_players=num_players, games=games, seed=seed, workers=workers, progress=False
+        tables, num_players=num_players, games=games, seed=seed, workers=workers, progress=True, desc=desc
     )
     return {
         opponent: next(s for s in result.agent_stats if s.agent == learner)
@@ -374,6 +479,7 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
             return None
         path = self.run_dir / "checkpoints" / f"curve_{self.num_timesteps}.zip"
         save_model(self.model, path)
+        print(f"[eval @ {self.num_timesteps:,}] scoring against {', '.join(self.opponents)} ...", flush=True)
         scores = score_checkpoint(
             path,
             self.opponents,
@@ -381,6 +487,7 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
             seed=self.seed,
             workers=self.workers,
             num_players=self.num_players,
+            desc=f"[eval @ {self.num_timesteps:,}]",
         )
         # The whole curve is rewritten atomically: a kill mid-write never leaves half a row.
         out = io.StringIO()

@@ -30,8 +30,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from stable_baselines3.common.callbacks import CheckpointCallback
-
 from hoity_env.agents import make
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
@@ -218,23 +216,21 @@ def write_text(path: Path, text: str) -> None:
     write_atomic(path, lambda fh: fh.write(text))
 
 
+SAVE_EXCLUDE = ("tensorboard_log",)
+"""Left out of every saved model: the TensorBoard folder is an absolute path when
+``--runs-dir`` is, and a model we publish must carry no path of the machine that made it.
+Resuming sets it again (``common.build_model``)."""
+
+
 def save_model(model: Any, path: Path) -> None:
-    """Atomic ``model.save(path)``: a kill mid-save leaves the old file (or none), never half a zip."""
-    write_atomic(path, model.save, binary=True)
+    """Atomic ``model.save(path)`` without the machine-specific fields of :data:`SAVE_EXCLUDE`:
+    a kill mid-save leaves the old file (or none), never half a zip."""
+    write_atomic(path, lambda fh: model.save(fh, exclude=list(SAVE_EXCLUDE)), binary=True)
 
 
 def copy_file(source: Path, path: Path) -> None:
     """Atomic copy of ``source`` to ``path``."""
     write_atomic(path, lambda fh: fh.write(source.read_bytes()), binary=True)
-
-
-class AtomicCheckpoint(CheckpointCallback):  # type: ignore[misc]
-    """SB3's ``CheckpointCallback`` with every checkpoint written by :func:`save_model`."""
-
-    def _on_step(self) -> bool:
-        if self.n_calls % self.save_freq == 0:
-            save_model(self.model, Path(self._checkpoint_path(extension="zip")))
-        return True
 
 
 # ------------------------------------------------------------------ resume records

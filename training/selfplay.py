@@ -1,4 +1,4 @@
-"""MaskablePPO self-play: a league of frozen snapshots of the learner plus the zoo (DESIGN §4).
+"""MaskablePPO self-play: a league of frozen snapshots of the learner plus the zoo (docs/design.md §4).
 
 Opponent seats are drawn every episode from the league: the scripted zoo and the
 snapshots that earned a place.  Every ``gate_every`` timesteps the current policy
@@ -10,7 +10,7 @@ leave beyond ``max_snapshots``).  Also writes TensorBoard logs, checkpoints,
 against the zoo over training), like ``train_ppo.py``.
 
     python training/selfplay.py --name league --total-timesteps 2000000
-    python training/selfplay.py --name league --resume runs/league/checkpoints/league_400000_steps.zip
+    python training/selfplay.py --name league --resume runs/league/checkpoints/curve_400000.zip
 
 A resumed run continues in the checkpoint's own run folder and finds its league
 again in its ``league/``; ``--total-timesteps`` is a total, and Ctrl-C saves a
@@ -31,6 +31,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
+    Checkpoints,
     LearningCurve,
     build_model,
     finish,
@@ -41,7 +42,7 @@ from common import (
     specs,
     start_run,
 )
-from run_folder import AtomicCheckpoint, copy_file, interrupted, run_cli, save_model
+from run_folder import copy_file, interrupted, run_cli, save_model
 
 
 @dataclass
@@ -119,6 +120,7 @@ class League(BaseCallback):  # type: ignore[misc]
             seed=a.seed + self.num_timesteps,
             workers=a.workers,
             num_players=a.num_players,
+            desc=f"[gate @ {self.num_timesteps:,}]",
         )
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
         admitted = mean >= a.gate_win_rate
@@ -163,9 +165,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = AtomicCheckpoint(
-        max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
-    )
+    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
     start = time.time()
     try:
         model.learn(

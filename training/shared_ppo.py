@@ -26,8 +26,17 @@ import torch
 from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LearningCurve, build_model, finish, parse_args, remaining_timesteps, specs, start_run
-from run_folder import AtomicCheckpoint, interrupted, run_cli
+from common import (
+    Checkpoints,
+    LearningCurve,
+    build_model,
+    finish,
+    parse_args,
+    remaining_timesteps,
+    specs,
+    start_run,
+)
+from run_folder import interrupted, run_cli
 
 from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
 
@@ -83,9 +92,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = AtomicCheckpoint(
-        max(args.checkpoint_every // env.num_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
-    )
+    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
     start = time.time()
     try:
         model.learn(

@@ -1,4 +1,4 @@
-"""MaskablePPO against the scripted zoo: the reference training recipe (DESIGN §4).
+"""MaskablePPO against the scripted zoo: the reference training recipe (docs/design.md §4).
 
 One learner seat (drawn every episode) against opponents drawn from the zoo
 for each seat and episode.  Writes under ``runs/<name>/`` (``runs/<name>_2/``, …
@@ -9,12 +9,16 @@ against each zoo member over training).
 
     python training/train_ppo.py                          # the README's small run
     python training/train_ppo.py --name ref --time-limit-minutes 60 --total-timesteps 100000000
-    python training/train_ppo.py --resume runs/ppo/checkpoints/ppo_200000_steps.zip
+    python training/train_ppo.py --resume runs/ppo/checkpoints/curve_200000.zip
     python training/train_ppo.py --select-best 4     # keep the best of the last snapshots
 
-``--select-best k`` compares the last ``k`` learning-curve snapshots and the final
-model on a validation seed (``seed + 2``) and keeps the best as ``final_model.zip``;
-the reported evaluation uses another seed (``seed + 1``).
+``--select-best k`` compares the last ``k`` learning-curve snapshots before the end
+and the end-of-training model (each once) on a validation seed (``seed + 2``) and
+keeps the best as ``final_model.zip``; the reported evaluation uses another seed
+(``seed + 1``).  Checkpoints: ``checkpoints/curve_<N>.zip`` every ``--eval-every``
+steps (the models on the learning curve) and ``<name>_<N>_steps.zip`` every
+``--checkpoint-every`` steps where no curve snapshot was saved; any of them resumes.
+Saved models carry no TensorBoard path (no path of this machine).
 
 Resuming continues the timestep count, the TensorBoard run and the curve, in the
 run folder the checkpoint belongs to (its ``args.json`` is kept; each resume is
@@ -36,6 +40,7 @@ from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
+    Checkpoints,
     LearningCurve,
     build_model,
     finish,
@@ -45,7 +50,7 @@ from common import (
     specs,
     start_run,
 )
-from run_folder import AtomicCheckpoint, interrupted, run_cli
+from run_folder import interrupted, run_cli
 
 
 @dataclass
@@ -106,9 +111,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
-    checkpoints = AtomicCheckpoint(
-        max(args.checkpoint_every // args.n_envs, 1), str(run_dir / "checkpoints"), name_prefix=args.name
-    )
+    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
     start = time.time()
     try:
         model.learn(

@@ -1,4 +1,4 @@
-"""Observation and global-state encoders (DESIGN §2, RULES C-5).
+"""Observation and global-state encoders (docs/design.md §2, RULES C-5).
 
 Every observation vector is seat-relative: global features, then the observer's
 private features, then one block per player starting with the observer and going

@@ -1,4 +1,4 @@
-"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (DESIGN §2).
+"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (docs/design.md §2).
 
 A thin adapter: it checks and decodes actions, calls the engine, encodes
 observations and maps outcomes to rewards.  Rules live in ``hoity_env.engine``.

@@ -1,4 +1,4 @@
-"""Reward modes (DESIGN §2): ``win_loss``, ``rank`` and ``progress``.
+"""Reward modes (docs/design.md §2): ``win_loss``, ``rank`` and ``progress``.
 
 All modes are zero-sum at the end of a game.  ``win_loss`` gives a truncated
 game (no winner) 0 to everyone; ``rank`` ranks truncated games too, by the same

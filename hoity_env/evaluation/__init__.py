@@ -1,10 +1,10 @@
-"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (DESIGN §5).
+"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (docs/design.md §5).
 
 * :func:`evaluate` plays games between any agents (spec strings, as for
   :func:`hoity_env.agents.make`) with duplicate seat rotation and reports, per
   agent, wins, the win rate with its 95% Wilson interval, mean rank, mean final
   position and mean game length, plus win rates by seat;
-* :func:`tournament` rates a pool in a round robin (OpenSkill Plackett-Luce);
+* :func:`tournament` rates a pool in a round robin (a Plackett-Luce fit over all games);
 * :func:`head_to_head` fills a matrix: each agent against copies of each other;
 * results are dataclasses with JSON, CSV, Markdown and PNG forms;
 * ``hoity-eval`` (:mod:`hoity_env.evaluation.cli`) is the command line over it all.

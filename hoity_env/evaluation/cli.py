@@ -80,9 +80,18 @@ def _common(p: argparse.ArgumentParser, games: int, players_help: str) -> None:
     )
     p.add_argument("--seed", type=_seed, default=0, help="evaluation seed (default 0)")
     p.add_argument("--workers", type=_positive, default=1, help="worker processes (default 1)")
-    p.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="ruleset (default standard)")
+    p.add_argument(
+        "--rules",
+        default="standard",
+        choices=sorted(PRESETS),
+        help=f"rules preset: {' | '.join(sorted(PRESETS))} (default standard)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is shown only when stderr is a terminal)",
+    )
     p.add_argument(
         "--engine",
         default="auto",
@@ -100,13 +109,25 @@ def build_parser(command: str) -> argparse.ArgumentParser:
             description="Evaluate agents in duplicate format (every deal replayed with every seat rotation).",
             epilog=f"Other commands: {PROG} tournament --help, {PROG} h2h --help. {agents}.",
         )
-        p.add_argument("--agents", type=_specs, required=True, help="one spec per seat, comma-separated")
-        _common(p, 1000, "number of players (default: the number of agents)")
+        p.add_argument(
+            "--agents",
+            type=_specs,
+            required=True,
+            help="one agent spec per seat, comma-separated: NAME, ppo:PATH or ppo-sample:PATH "
+            "(e.g. expert,random,random,random)",
+        )
+        _common(p, 1000, "number of players, 2-6 (default: the number of agents)")
         return p
     what = "Rated round robin over a pool" if command == "tournament" else "Head-to-head win-rate matrix"
     p = argparse.ArgumentParser(prog=f"{PROG} {command}", description=f"{what}. {agents}.")
-    p.add_argument("--pool", type=_specs, required=True, help="distinct agent specs, comma-separated")
-    _common(p, 200, "number of players (default 4)")
+    p.add_argument(
+        "--pool",
+        type=_specs,
+        required=True,
+        help="distinct agent specs, comma-separated: NAME, ppo:PATH or ppo-sample:PATH "
+        "(e.g. expert,thief,random)",
+    )
+    _common(p, 200, "number of players, 2-6 (default 4)")
     return p
 
 

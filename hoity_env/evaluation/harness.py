@@ -38,7 +38,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation.batched_match import BATCH_GAMES, play_deals_batched
 from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal_seed, play_game
-from hoity_env.evaluation.progress import ProgressBar
+from hoity_env.evaluation.progress import progress_bar
 from hoity_env.evaluation.report import EvaluationResult
 from hoity_env.evaluation.summary import agent_stats, seat_stats
 from hoity_env.evaluation.workers import run_in_order, usable_cpus
@@ -177,6 +177,7 @@ def play_tables(
     rules: Rules = "standard",
     progress: bool = True,
     engine: str = "auto",
+    desc: str = "",
 ) -> list[list[GameRecord]]:
     """Play ``deals`` deals × ``num_players`` rotations at each table; records per table, in order.
 
@@ -186,6 +187,7 @@ def play_tables(
     engine (:mod:`hoity_env.evaluation.batched_match`, which says when its results
     equal the one-game path's), ``"one-game"`` game by game, ``"auto"`` (default)
     batched when every agent decides in batches (every built-in agent does).
+    ``progress`` shows a bar (labelled ``desc``) on stderr when stderr is a terminal.
     """
     if engine not in ENGINES:
         raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -218,7 +220,7 @@ def play_tables(
                 )
 
     results: list[list[GameRecord]] = [[] for _ in tables]
-    with ProgressBar(len(tables) * deals * num_players, enabled=progress) as bar:
+    with progress_bar(len(tables) * deals * num_players, enabled=progress, desc=desc) as bar:
         if workers == 1 or num_tasks == 1:
             for task in tasks():
                 results[task.table] += _play_task(task, bar.update)
@@ -277,8 +279,12 @@ def evaluate_tables(
     rules: Rules = "standard",
     progress: bool = True,
     engine: str = "auto",
+    desc: str = "",
 ) -> tuple[EvaluationResult, ...]:
-    """:func:`evaluate` for several tables at once (one worker pool, the same deals at each)."""
+    """:func:`evaluate` for several tables at once (one worker pool, the same deals at each).
+
+    ``desc`` labels the progress bar (shown only on a terminal).
+    """
     seed = check_seed(seed)
     tables = [list(t) for t in tables]
     per_table = play_tables(
@@ -290,6 +296,7 @@ def evaluate_tables(
         rules=rules,
         progress=progress,
         engine=engine,
+        desc=desc,
     )
     return tuple(
         summarize(t, records, num_players=num_players, rules=rules, seed=seed)

@@ -90,22 +90,20 @@ def evaluation_markdown(result: EvaluationResult) -> str:
 
 
 def tournament_markdown(result: TournamentResult) -> str:
-    """Ratings, best ordinal first, with the pooled results of every agent."""
+    """Ratings, best first, with their 95% intervals and the pooled results of every agent."""
     tables = f"{len(result.tables)} table" + ("s" if len(result.tables) != 1 else "")
     head = (
         f"**Round robin**: {tables}, {result.games} games, {result.num_players} players, "
-        f"rules `{result.rules}`, seed {result.seed}. Ratings: {result.rating_model}; "
-        "ordinal = mu − 3·sigma."
+        f"rules `{result.rules}`, seed {result.seed}. Ratings: {result.rating_model}."
     )
-    rows = sorted(result.ratings, key=lambda r: (-r.ordinal, r.agent))
+    rows = sorted(result.ratings, key=lambda r: (-r.rating, r.agent))
     body = table(
-        ["agent", "ordinal", "mu", "sigma", "games", "wins", "win rate", "95% CI", "mean rank"],
+        ["agent", "rating", "95% interval", "games", "wins", "win rate", "95% CI", "mean rank"],
         [
             [
                 f"`{r.agent}`",
-                f"{r.ordinal:.2f}",
-                f"{r.mu:.2f}",
-                f"{r.sigma:.2f}",
+                f"{r.rating:.0f}",
+                f"[{r.rating_low:.0f}, {r.rating_high:.0f}]",
                 str(r.games),
                 str(r.wins),
                 rate(r.win_rate),

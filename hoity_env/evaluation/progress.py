@@ -1,89 +1,37 @@
-"""A one-line progress bar on stderr, so the harness needs no tqdm.
+"""Progress bars for long evaluations, with tqdm, shown only on a terminal.
 
-It redraws at most ten times a second (a bar that prints per game would cost
-more than the games), writes nothing at all when disabled, and ends its line
-when closed so the table printed afterwards starts on a fresh one.
+Why tqdm: a maintained bar that handles terminal widths, rates, ETAs and
+redraw throttling, instead of our own.  Why only on a terminal: a bar redraws
+its line with carriage returns, which in a log file or a pipe become thousands
+of partial lines (41 KB for one 2,000-game evaluation with our old bar); tqdm's
+``disable=None`` turns the bar off when the stream is not a TTY.  Callers that
+want a trace in logs print their own one-line messages before and after.
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from types import TracebackType
 from typing import TextIO
 
-__all__ = ["ProgressBar"]
+from tqdm import tqdm
+
+__all__ = ["progress_bar"]
 
 
-class ProgressBar:
-    """``[#####.....] 120/2000 games  53.1 games/s  eta 35s`` on one redrawn line."""
+def progress_bar(
+    total: int, *, enabled: bool = True, desc: str = "", unit: str = "games", stream: TextIO | None = None
+) -> tqdm:
+    """A tqdm bar over ``total`` items on ``stream`` (stderr), silent unless enabled and a terminal.
 
-    def __init__(
-        self,
-        total: int,
-        *,
-        enabled: bool = True,
-        label: str = "games",
-        stream: TextIO | None = None,
-        width: int = 30,
-        min_interval: float = 0.1,
-    ) -> None:
-        self.total = max(int(total), 0)
-        self.enabled = enabled
-        self.label = label
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.min_interval = min_interval
-        self.done = 0
-        self._start = time.perf_counter()
-        self._last_draw = -float("inf")
-        self._drawn = -1
-        self._closed = False
-
-    def update(self, count: int = 1) -> None:
-        """Count ``count`` more finished items; redraw if enough time has passed."""
-        self.done += count
-        now = time.perf_counter()
-        if now - self._last_draw >= self.min_interval or self.done >= self.total:
-            self._draw(now)
-
-    def line(self, now: float | None = None) -> str:
-        """The bar's text (without the carriage return)."""
-        now = time.perf_counter() if now is None else now
-        frac = self.done / self.total if self.total else 1.0
-        filled = min(self.width, int(frac * self.width))
-        elapsed = max(now - self._start, 1e-9)
-        rate = self.done / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-        eta_text = f"eta {eta:.0f}s" if eta != float("inf") else "eta ?"
-        bar = "#" * filled + "." * (self.width - filled)
-        return f"[{bar}] {self.done}/{self.total} {self.label}  {rate:.1f} {self.label}/s  {eta_text}"
-
-    def _draw(self, now: float) -> None:
-        self._last_draw = now
-        self._drawn = self.done
-        if self.enabled:
-            self.stream.write("\r" + self.line(now))
-            self.stream.flush()
-
-    def close(self) -> None:
-        """Draw the final state and end the line (idempotent)."""
-        if self._closed:
-            return
-        self._closed = True
-        if self.enabled:
-            if self._drawn != self.done:
-                self._draw(time.perf_counter())
-            self.stream.write("\n")
-            self.stream.flush()
-
-    def __enter__(self) -> ProgressBar:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+    ``stream`` is resolved when the bar is made (not at import), so a redirected
+    ``sys.stderr`` is honoured.
+    """
+    return tqdm(
+        total=max(int(total), 0),
+        desc=desc or None,
+        unit=unit,
+        file=stream if stream is not None else sys.stderr,
+        disable=None if enabled else True,
+        dynamic_ncols=True,
+        mininterval=0.2,
+    )

@@ -74,12 +74,16 @@ class SeatStats:
 
 @dataclasses.dataclass(frozen=True)
 class Rating:
-    """An OpenSkill Plackett-Luce rating with the agent's pooled tournament results."""
+    """A Plackett-Luce rating (Elo-like points, pool mean 0) and its 95% interval, with pooled results.
+
+    ``ci_low``/``ci_high`` belong to the win rate (Wilson), ``rating_low``/``rating_high``
+    to the rating (see :mod:`hoity_env.evaluation.ratings`).
+    """
 
     agent: str
-    mu: float
-    sigma: float
-    ordinal: float
+    rating: float
+    rating_low: float
+    rating_high: float
     games: int
     wins: int
     win_rate: float
@@ -194,7 +198,7 @@ class TournamentResult(_Serializable):
         return rows_from_csv(text, Rating)
 
     def to_markdown(self) -> str:
-        """Ratings sorted by ordinal (best first), with pooled win rates."""
+        """Ratings sorted best first, with their intervals and pooled win rates."""
         from hoity_env.evaluation.markdown import tournament_markdown
 
         return tournament_markdown(self)

@@ -1,4 +1,4 @@
-"""Round-robin tournaments with OpenSkill ratings, and head-to-head matrices.
+"""Round-robin tournaments with Plackett-Luce ratings, and head-to-head matrices.
 
 Tables.  With a pool of at least ``num_players`` agents, every combination of
 ``num_players`` distinct members is a table (pool order kept inside a table).
@@ -11,18 +11,14 @@ Every table is played like :func:`~hoity_env.evaluation.evaluate` with the
 same seed (same deals, all seat rotations), so ``hoity-eval`` on any one table
 reproduces its games exactly.
 
-Ratings: OpenSkill's Plackett-Luce model (Weng & Lin 2011), updated game by
-game in a fixed order (table, deal, rotation).  Why Plackett-Luce: a Hoity
+Ratings: a Plackett-Luce maximum-likelihood fit over every game of every
+table at once (:mod:`hoity_env.evaluation.ratings`), so they do not depend on
+the order the games were played or listed in.  Why Plackett-Luce: a Hoity
 Toity game ends in a full ranking of 2-6 players, and Plackett-Luce rates a
 multi-player ranking directly, as a sequence of "who is best among those
-left" choices, with cost linear in the players; TrueSkill's factor graph does
-the same job with more machinery and is patented by Microsoft, and
-Bradley-Terry would break each game into pairwise results that are not
-independent.  OpenSkill also gives ``sigma``, how sure the rating is, and the
-conservative ``ordinal = mu - 3 sigma`` the table is sorted by.  An agent that
-holds several seats of a game (small pools) enters the update once, with the
-mean rank of its seats.  Model defaults: mu 25, sigma 25/3, beta 25/6, and tau
-25/300 of drift per game, which keeps sigma from shrinking to nothing.
+left" choices; Bradley-Terry would break each game into pairwise results that
+are not independent.  Ratings are Elo-like points around the pool's mean (0),
+each with a 95% interval; the table is sorted by rating.
 """
 
 from __future__ import annotations
@@ -30,18 +26,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from openskill.models import PlackettLuce, PlackettLuceRating
-
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import Rules, evaluate_tables, rules_name
 from hoity_env.evaluation.match import GameRecord, check_seed
+from hoity_env.evaluation.ratings import RATING_MODEL, FittedRating, fit_ratings
 from hoity_env.evaluation.report import HeadToHeadResult, PairStats, Rating, TournamentResult
-from hoity_env.evaluation.stats import mean
-from hoity_env.evaluation.summary import agent_stats, distinct
+from hoity_env.evaluation.summary import agent_stats
 
 __all__ = ["RATING_MODEL", "head_to_head", "rate_games", "round_robin_tables", "tournament"]
-
-RATING_MODEL = "OpenSkill PlackettLuce (mu 25, sigma 25/3, beta 25/6, tau 25/300)"
 
 
 def _check_pool(pool: Sequence[str]) -> list[str]:
@@ -73,21 +65,9 @@ def round_robin_tables(pool: Sequence[str], num_players: int) -> list[tuple[str,
     return tables
 
 
-def rate_games(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, PlackettLuceRating]:
-    """Plackett-Luce ratings after every game of ``records``, in their order."""
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in pool}
-    for rec in records:
-        members = distinct(rec.agents)
-        if len(members) < 2:
-            continue  # an agent against itself tells nothing about ratings
-        ranks = [
-            mean([float(r) for r, a in zip(rec.ranks, rec.agents, strict=True) if a == m]) for m in members
-        ]
-        updated = model.rate([[ratings[m]] for m in members], ranks=ranks)
-        for m, team in zip(members, updated, strict=True):
-            ratings[m] = team[0]
-    return ratings
+def rate_games(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, FittedRating]:
+    """Plackett-Luce ratings of ``pool`` fitted on all ``records`` at once (their order does not matter)."""
+    return fit_ratings(list(pool), records)
 
 
 def tournament(
@@ -119,9 +99,9 @@ def tournament(
     rows = tuple(
         Rating(
             agent=name,
-            mu=float(ratings[name].mu),
-            sigma=float(ratings[name].sigma),
-            ordinal=float(ratings[name].ordinal()),
+            rating=ratings[name].rating,
+            rating_low=ratings[name].low,
+            rating_high=ratings[name].high,
             games=pooled[name].games,
             wins=pooled[name].wins,
             win_rate=pooled[name].win_rate,

@@ -1,4 +1,4 @@
-"""Wrappers over the parallel environment (DESIGN §4)."""
+"""Wrappers over the parallel environment (docs/design.md §4)."""
 
 from __future__ import annotations
 

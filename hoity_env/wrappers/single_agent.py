@@ -1,6 +1,6 @@
 """``SingleAgentEnv``: one learner seat as a Gymnasium env, the other seats played by agents.
 
-This is the view single-agent RL libraries need (DESIGN §4): a flat ``Box``
+This is the view single-agent RL libraries need (docs/design.md §4): a flat ``Box``
 observation, a ``Discrete`` action space and ``action_masks()`` for
 sb3-contrib's ``MaskablePPO``.  Opponents are agents (objects, names or
 checkpoint specs, see :func:`hoity_env.agents.make`); every random choice of the
