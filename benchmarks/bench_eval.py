@@ -19,6 +19,9 @@ Usage::
 
     python benchmarks/bench_eval.py [--games 400] [--repeats 3] [--workers 2,4]
 
+It times the one-game engine (``engine="one-game"``); ``bench_harness_engines.py``
+puts the batched engine beside it.
+
 Never used in tests: timings on shared machines are noisy (the load average is
 printed; other processes on the machine slow every figure).
 """
@@ -45,7 +48,7 @@ def timed_evaluate(specs: list[str], games: int, workers: int, seed: int) -> tup
     """(wall seconds, CPU seconds of this process and its reaped workers) for one ``evaluate`` call."""
     cpu0 = _cpu()
     start = time.perf_counter()
-    evaluate(specs, num_players=4, games=games, seed=seed, workers=workers, progress=False)
+    evaluate(specs, num_players=4, games=games, seed=seed, workers=workers, progress=False, engine="one-game")
     return time.perf_counter() - start, _cpu() - cpu0
 
 

@@ -63,12 +63,12 @@ class Args:
     reward: str = "progress"  # win_loss plus track-progress shaping (see the README)
     total_timesteps: int = 250_000
     time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
-    n_envs: int = 2
+    n_envs: int = 16
     vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
     seed: int = 0
     learning_rate: float = 3e-4
     final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
-    n_steps: int = 512
+    n_steps: int = 256
     batch_size: int = 512
     n_epochs: int = 4
     gamma: float = 0.995

@@ -1,0 +1,64 @@
+"""Evaluation harness, batched engine vs one-game engine: four-player games per CPU-second.
+
+For each line-up it plays the same seeded evaluation through
+:func:`hoity_env.evaluation.evaluate` with ``engine="batched"`` and with
+``engine="one-game"`` (one process, no workers) and prints, as one table, the
+median games per CPU-second (``time.process_time``) of ``--repeats`` runs and
+their ratio (docs/design.md §7: ≥ 2,000 four-player games per CPU-second with
+the scripted zoo).  The one-game engine plays fewer games (``--one-game-games``)
+because it is that much slower; rates are per game, so they compare.
+
+    python benchmarks/bench_harness_engines.py [--games 8192] [--one-game-games 200] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from hoity_env.evaluation import evaluate
+
+LINEUPS = {
+    "zoo (expert, collector, thief, detective)": ["expert", "collector", "thief", "detective"],
+    "random x4": ["random"] * 4,
+}
+
+
+def rate(specs: list[str], games: int, engine: str, seed: int) -> float:
+    """Games per CPU-second of one evaluation."""
+    start = time.process_time()
+    result = evaluate(specs, num_players=4, games=games, seed=seed, progress=False, engine=engine)
+    return result.games / (time.process_time() - start)
+
+
+def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
+    """Time both engines on every line-up and print one table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=8192, help="games per batched run (default 8192)")
+    parser.add_argument(
+        "--one-game-games", type=int, default=200, help="games per one-game run (default 200)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs per figure; the median is shown (default 3)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed of the first run (default 0)")
+    args = parser.parse_args(argv)
+    out = {}
+    print("| line-up | batched games / CPU-s | one-game games / CPU-s | batched × one-game |")
+    print("|---|---|---|---|")
+    for name, specs in LINEUPS.items():
+        rate(specs, 8, "batched", args.seed)  # warm-up: imports, first allocations
+        batched = statistics.median(
+            rate(specs, args.games, "batched", args.seed + r) for r in range(args.repeats)
+        )
+        one = statistics.median(
+            rate(specs, args.one_game_games, "one-game", args.seed + r) for r in range(args.repeats)
+        )
+        out[name] = (batched, one)
+        print(f"| {name} | {batched:,.0f} | {one:,.0f} | {batched / one:.1f} |", flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    main()
