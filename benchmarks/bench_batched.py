@@ -1,4 +1,4 @@
-"""Speed of the batched engine beside the one-game env and outside anchors, in one run (issue 8 item 8).
+"""Speed of the batched engine beside the one-game env and outside anchors, in one run (docs/design.md §7).
 
 Prints one table of agent-steps (decisions) per CPU-second, each the median of
 ``--repeats`` runs timed with ``time.process_time`` (CPU time, so a shared
@@ -17,9 +17,11 @@ to the 1M target, all measured in the same process:
   when ``pgx`` and ``jax`` import (``pip install -e ".[bench]"``); otherwise a
   note says they were skipped.
 
-Every random legal action is chosen the same cheap way (argmax of uniform noise
-over the mask) and that choice is timed with the env, as a learner's sampling
-would be.  Then the memory per game of the batched state.  Usage::
+Random legal actions are drawn uniformly and timed with the env, as a learner's
+sampling would be: the one-game env picks from each mask, the batched rows use
+``sample_actions``/``random_actions`` (one draw per seat from the mask rows the
+masks are gathered from, the same distribution).  Then the memory per game of
+the batched state.  Usage::
 
     python benchmarks/bench_batched.py [--repeats 3] [--agent-steps 400000]
 
@@ -75,11 +77,9 @@ def batched_env_bench(batch: int) -> Bench:
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
         start = time.process_time()
-        _, masks, _ = env.reset(seed=seed)
+        env.reset(seed=seed)
         for _ in range(steps):
-            u = rng.random(masks.shape, dtype=np.float32)
-            actions = np.argmax(np.where(masks == 1, u, -1.0), axis=2)
-            _, masks, _, _, _, _ = env.step(actions)
+            env.step(env.sample_actions(rng))  # uniform legal, from the masks' rows
         return time.process_time() - start, steps * batch * PLAYERS
 
     return run
@@ -100,11 +100,10 @@ def batched_engine_bench(batch: int) -> Bench:
         start = time.process_time()
         state = game.deal(range(seed * 10**9, seed * 10**9 + batch))
         for _ in range(steps):
-            masks = game.legal_masks(state)
+            rows = game.mask_rows(state)
+            game.mask_table[rows]  # the masks, as an env hands them out
             observer.observations(state)
-            u = rng.random(masks.shape, dtype=np.float32)
-            actions = np.argmax(np.where(masks == 1, u, -1.0), axis=2)
-            game.step(state, actions, validate=False)
+            game.step(state, game.random_actions(rows, rng), validate=False)
             done = np.flatnonzero(state.done)
             if done.size:
                 game.reset_games(state, done, range(next_seed, next_seed + done.size))

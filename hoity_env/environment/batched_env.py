@@ -257,6 +257,11 @@ class BatchedHoityEnv:
         """``[B, S]`` global states (all hands included), as the parallel env's ``state()``."""
         return self.observer.global_states(self.game_state)
 
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """``[B, n]`` uniformly random legal actions for the current step (a random policy)."""
+        self.game_state  # noqa: B018  # raises before reset
+        return self.batched.random_actions(self._rows, rng)
+
     def action_masks(self) -> np.ndarray:
         """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""
         self.game_state  # noqa: B018  # raises before reset
@@ -274,7 +279,7 @@ class BatchedHoityEnv:
 
 def _rows_of(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """A zero array shaped like ``values`` holding only its ``rows``."""
-    out = np.zeros_like(values)
+    out = np.zeros(values.shape, dtype=values.dtype)  # calloc: untouched rows cost nothing
     out[rows] = values[rows]
     return out
 
