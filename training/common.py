@@ -253,7 +253,7 @@ class Checkpoints(BaseCallback):  # type: ignore[misc]
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_save:
             self.next_save = (self.num_timesteps // self.every + 1) * self.every
-            if self.curve is None or self.curve.last_scored != self.num_timesteps:
+            if self.curve is None or self.num_timesteps not in self.curve.scored:
                 save_model(self.model, self.folder / f"{self.prefix}_{self.num_timesteps}_steps.zip")
         return True
 
