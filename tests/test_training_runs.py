@@ -128,7 +128,7 @@ def test_a_truncated_checkpoint_is_a_one_line_error_and_leaves_no_folder(
 class _DyingModel:
     """A model whose ``save`` writes half a file, then dies (a kill mid-save)."""
 
-    def save(self, fh: Any) -> None:
+    def save(self, fh: Any, **kwargs: Any) -> None:
         fh.write(b"PK\x03\x04 half a zip")
         raise KeyboardInterrupt
 
@@ -155,7 +155,8 @@ def test_resume_continues_in_the_checkpoints_own_run_and_touches_no_other(tmp_pa
     first, second = tmp_path / "t", tmp_path / "t_2"
     before_first = _digests(first)
     args_second = (second / "args.json").read_bytes()
-    checkpoint = second / "checkpoints" / "t_64_steps.zip"
+    # The learning curve's snapshot is the checkpoint at 64 (no second copy is saved).
+    checkpoint = second / "checkpoints" / "curve_64.zip"
     with pytest.raises(ConfigError, match="t_2"):
         train.main([*_tiny_run(tmp_path, "other", 128), "--resume", str(checkpoint)])
     # Default --name: the run folder follows the checkpoint.
