@@ -26,7 +26,34 @@ def _before_reset(call: str) -> IllegalActionError:
     return IllegalActionError(f"call reset() before {call}()")
 
 
-class HoityAECEnv(parallel_to_aec_wrapper):  # type: ignore[misc]
+class _ResetFirst:
+    """``observe``/``last``/``state`` refuse, with a clear error, to run before ``reset``.
+
+    A mixin for both AEC forms (listed before PettingZoo's class, so ``super()`` is its).
+    """
+
+    _has_reset: bool
+
+    def observe(self, agent: str) -> Any:
+        """``agent``'s latest observation."""
+        if not self._has_reset:
+            raise _before_reset("observe")
+        return super().observe(agent)  # type: ignore[misc]
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Observation, reward, termination, truncation and info of the selected agent."""
+        if not self._has_reset:
+            raise _before_reset("last")
+        return super().last(observe)  # type: ignore[misc, no-any-return]
+
+    def state(self) -> np.ndarray:
+        """Global state vector (see :meth:`HoityParallelEnv.state`)."""
+        if not self._has_reset:
+            raise _before_reset("state")
+        return super().state()  # type: ignore[misc, no-any-return]
+
+
+class HoityAECEnv(_ResetFirst, parallel_to_aec_wrapper):  # type: ignore[misc]
     """``parallel_to_aec_wrapper`` that checks each action on the call that sends it."""
 
     env: HoityParallelEnv
@@ -49,26 +76,8 @@ class HoityAECEnv(parallel_to_aec_wrapper):  # type: ignore[misc]
             action = self.env.check_action(agent, action)
         super().step(action)
 
-    def observe(self, agent: str) -> Any:
-        """``agent``'s latest observation."""
-        if not self._has_reset:
-            raise _before_reset("observe")
-        return super().observe(agent)
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Observation, reward, termination, truncation and info of the selected agent."""
-        if not self._has_reset:
-            raise _before_reset("last")
-        return super().last(observe)  # type: ignore[no-any-return]
-
-    def state(self) -> np.ndarray:
-        """Global state vector (see :meth:`HoityParallelEnv.state`)."""
-        if not self._has_reset:
-            raise _before_reset("state")
-        return self.env.state()
-
-
-class HoityOrderEnforcingWrapper(OrderEnforcingWrapper):  # type: ignore[misc]
+class HoityOrderEnforcingWrapper(_ResetFirst, OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's order checks, with a clear error instead of an assertion before ``reset``."""
 
     def step(self, action: Any) -> None:
@@ -76,24 +85,6 @@ class HoityOrderEnforcingWrapper(OrderEnforcingWrapper):  # type: ignore[misc]
         if not self._has_reset:
             raise _before_reset("step")
         super().step(action)
-
-    def observe(self, agent: str) -> Any:
-        """See :meth:`HoityAECEnv.observe`."""
-        if not self._has_reset:
-            raise _before_reset("observe")
-        return super().observe(agent)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """See :meth:`HoityAECEnv.last`."""
-        if not self._has_reset:
-            raise _before_reset("last")
-        return super().last(observe)  # type: ignore[no-any-return]
-
-    def state(self) -> np.ndarray:
-        """See :meth:`HoityAECEnv.state`."""
-        if not self._has_reset:
-            raise _before_reset("state")
-        return super().state()  # type: ignore[no-any-return]
 
 
 def raw_env(**kwargs: Any) -> HoityAECEnv:
