@@ -22,16 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents import Agent, make
+from hoity_env.agents import Agent
 from hoity_env.agents.batch import act_batch
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.environment.batched_env import BatchedHoityEnv
-
-DEFAULT_POOL = ("collector", "thief", "detective", "expert")
-"""Opponent styles drawn for each seat every episode when no opponents are given."""
-
-AgentLike = str | Agent
+from hoity_env.wrappers.opponents import (
+    DEFAULT_POOL,
+    AgentLike,
+    check_learner_seat,
+    fixed_opponents,
+    opponent_pool,
+)
 
 
 class BatchedVsBots:
@@ -72,12 +74,8 @@ class BatchedVsBots:
         )
         n = self.num_players = self.env.num_players
         self.num_envs = num_envs
-        if learner_seat is not None and (
-            not isinstance(learner_seat, int) or isinstance(learner_seat, bool) or not 0 <= learner_seat < n
-        ):
-            raise ConfigError(f"learner_seat must be None or an int in [0, {n}), got {learner_seat!r}")
-        self.learner_seat = learner_seat
-        self._fixed = self._resolve_fixed(opponents)
+        self.learner_seat = check_learner_seat(learner_seat, n)
+        self._fixed = fixed_opponents(opponents, n, self.env.num_actions)
         self._pool: list[Agent] = []
         if self._fixed is None:
             self.set_opponent_pool(opponent_pool)
@@ -91,32 +89,11 @@ class BatchedVsBots:
         self._rows = np.arange(num_envs)
 
     # ----------------------------------------------------------------- setup
-    def _agent(self, spec: AgentLike) -> Agent:
-        if isinstance(spec, str):
-            return make(spec, num_players=self.num_players, num_actions=self.env.num_actions)
-        if not isinstance(spec, Agent):
-            raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
-        return spec
-
-    def _resolve_fixed(self, opponents: AgentLike | Sequence[AgentLike] | None) -> list[Agent] | None:
-        if opponents is None:
-            return None
-        k = self.num_players - 1
-        specs: list[AgentLike] = [opponents] * k if isinstance(opponents, (str, Agent)) else list(opponents)
-        if len(specs) != k:
-            raise ConfigError(
-                f"opponents must list {k} agents for {self.num_players} players, got {len(specs)}"
-            )
-        # As in SingleAgentEnv: a spec gives one object per seat, an Agent object serves every seat.
-        return [self._agent(s) for s in specs]
-
     def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
         """Replace the pool opponents are drawn from (each game draws anew when its next episode starts)."""
         if self._fixed is not None:
             raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
-        if isinstance(pool, str) or not pool:
-            raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
-        self._pool = [self._agent(o) for o in pool]
+        self._pool = opponent_pool(pool, self.num_players, self.env.num_actions)
 
     @property
     def agents(self) -> list[Agent]:

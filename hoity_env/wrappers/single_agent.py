@@ -17,15 +17,17 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from hoity_env.agents import Agent, make
+from hoity_env.agents import Agent
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
-
-DEFAULT_POOL = ("collector", "thief", "detective", "expert")
-"""Opponent styles drawn for each seat every episode when no opponents are given."""
-
-AgentLike = str | Agent
+from hoity_env.wrappers.opponents import (
+    DEFAULT_POOL,
+    AgentLike,
+    check_learner_seat,
+    fixed_opponents,
+    opponent_pool,
+)
 
 
 class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
@@ -70,12 +72,8 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         n = self.env.num_players
         self.num_players = n
         self.render_mode = render_mode
-        if learner_seat is not None and (
-            not isinstance(learner_seat, int) or isinstance(learner_seat, bool) or not 0 <= learner_seat < n
-        ):
-            raise ConfigError(f"learner_seat must be None or an int in [0, {n}), got {learner_seat!r}")
-        self.learner_seat = learner_seat
-        self._fixed = self._resolve_fixed(opponents)
+        self.learner_seat = check_learner_seat(learner_seat, n)
+        self._fixed = fixed_opponents(opponents, n, self.env.codec.size)
         self._pool: list[Agent] = []
         if self._fixed is None:
             self.set_opponent_pool(opponent_pool)
@@ -88,34 +86,6 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         self._obs: dict[str, dict[str, np.ndarray]] = {}
 
     # ----------------------------------------------------------------- setup
-    def _agent(self, spec: AgentLike) -> Agent:
-        if isinstance(spec, str):
-            return make(spec, num_players=self.num_players, num_actions=self.env.codec.size)
-        if not isinstance(spec, Agent):
-            raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
-        return spec
-
-    def _resolve_fixed(self, opponents: AgentLike | Sequence[AgentLike] | None) -> list[Agent] | None:
-        if opponents is None:
-            return None
-        k = self.num_players - 1
-        if isinstance(opponents, (str, Agent)):  # one for every seat
-            specs: list[AgentLike] = [opponents] * k
-        else:
-            specs = list(opponents)
-            if len(specs) != k:
-                raise ConfigError(
-                    f"opponents must list {k} agents for {self.num_players} players, got {len(specs)}"
-                )
-        # Specs give one object per seat (each with its own generator); an Agent object
-        # given once serves every seat.
-        return [
-            make(s, num_players=self.num_players, num_actions=self.env.codec.size)
-            if isinstance(s, str)
-            else self._agent(s)
-            for s in specs
-        ]
-
     def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
         """Replace the pool opponents are drawn from (from the next episode on).
 
@@ -124,9 +94,7 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         """
         if self._fixed is not None:
             raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
-        if isinstance(pool, str) or not pool:
-            raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
-        self._pool = [self._agent(o) for o in pool]
+        self._pool = opponent_pool(pool, self.num_players, self.env.codec.size)
 
     @property
     def seat(self) -> int:

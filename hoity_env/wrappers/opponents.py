@@ -1,0 +1,70 @@
+"""Who plays the seats a learner does not: agent specs and objects, fixed or drawn from a pool.
+
+Shared by the one-game single-agent view (:class:`~hoity_env.wrappers.SingleAgentEnv`)
+and its batched twin (:class:`~hoity_env.wrappers.batched_vs_bots.BatchedVsBots`), so
+both read ``opponents=``, ``opponent_pool=`` and ``learner_seat=`` the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hoity_env.agents import Agent, make
+from hoity_env.engine.errors import ConfigError
+
+DEFAULT_POOL = ("collector", "thief", "detective", "expert")
+"""Opponent styles drawn for each seat every episode when no opponents are given."""
+
+AgentLike = str | Agent
+
+
+def build_agent(spec: AgentLike, num_players: int, num_actions: int) -> Agent:
+    """An agent from a spec string (checked against the game), or the agent object itself."""
+    if isinstance(spec, str):
+        return make(spec, num_players=num_players, num_actions=num_actions)
+    if not isinstance(spec, Agent):
+        raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
+    return spec
+
+
+def fixed_opponents(
+    opponents: AgentLike | Sequence[AgentLike] | None, num_players: int, num_actions: int
+) -> list[Agent] | None:
+    """``num_players - 1`` agents in seat order after the learner, or ``None`` (use a pool).
+
+    One spec or agent stands for every opponent seat.  A spec gives one object per seat
+    (each with its own generator); an agent object given once serves every seat.
+    """
+    if opponents is None:
+        return None
+    k = num_players - 1
+    specs: list[AgentLike] = [opponents] * k if isinstance(opponents, (str, Agent)) else list(opponents)
+    if len(specs) != k:
+        raise ConfigError(f"opponents must list {k} agents for {num_players} players, got {len(specs)}")
+    return [build_agent(s, num_players, num_actions) for s in specs]
+
+
+def opponent_pool(pool: Sequence[AgentLike], num_players: int, num_actions: int) -> list[Agent]:
+    """The agents opponents are drawn from (a non-empty sequence of specs or agents)."""
+    if isinstance(pool, str) or not pool:
+        raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
+    return [build_agent(o, num_players, num_actions) for o in pool]
+
+
+def check_learner_seat(seat: object, num_players: int) -> int | None:
+    """``None`` (drawn every episode) or a seat in ``[0, num_players)``."""
+    if seat is not None and (
+        not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < num_players
+    ):
+        raise ConfigError(f"learner_seat must be None or an int in [0, {num_players}), got {seat!r}")
+    return seat  # type: ignore[return-value]
+
+
+__all__ = [
+    "DEFAULT_POOL",
+    "AgentLike",
+    "build_agent",
+    "check_learner_seat",
+    "fixed_opponents",
+    "opponent_pool",
+]
