@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load(name: str) -> ModuleType:
-    path = ROOT / "training" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"recipe_{name}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from test_training import _load  # the recipes load as modules the same way there
 
 
 def test_the_recipes_default_to_the_batched_vec_env() -> None:
