@@ -23,7 +23,6 @@ import math
 import os
 import shlex
 import sys
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from hoity_env.agents import make
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
+from hoity_env.files import temporary_beside
 
 RESUMES = "resumes.jsonl"
 """One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""
@@ -192,10 +192,8 @@ def resume_folder(args: Any) -> Path | None:
 
 # ------------------------------------------------------------------ atomic writes
 def _temporary(path: Path) -> Path:
-    """A fresh hidden name beside ``path`` (same folder, so the final rename is atomic)."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    os.close(fd)
-    return Path(name)
+    """A fresh hidden name beside ``path``, with the permissions a plain ``open`` would give."""
+    return temporary_beside(path)
 
 
 def write_atomic(path: Path, write: Callable[[Any], None], *, binary: bool = False) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.files import temporary_beside
 
 RESULT_FILES = ("result.json", "result.csv", "result.md", "result.png")
 
@@ -67,10 +67,9 @@ def write_results(result: _Writable, out: Path) -> list[Path]:
     try:
         for name, write in zip(RESULT_FILES, writers, strict=True):
             suffix = Path(name).suffix  # matplotlib picks the format from it
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=suffix, dir=out)
-            os.close(fd)
-            temporary.append(Path(tmp_name))
-            write(Path(tmp_name))
+            tmp = temporary_beside(out / name, suffix)
+            temporary.append(tmp)
+            write(tmp)
         for tmp, path in zip(temporary, final, strict=True):
             os.replace(tmp, path)
             placed.append(path)
