@@ -16,7 +16,7 @@ the one-game state's caches): the engine updates them as cards move (and
 recomputes the best exhibition only of the hands that changed),
 :func:`refresh_derived` rebuilds them from scratch, and conversions never carry them.
 
-Memory: about 0.6 KiB per four-player game (``nbytes_per_game``), far below the
+Memory: 468 bytes per four-player game (``nbytes_per_game``; 630 for six), far below the
 4 KiB budget of docs/design.md §7.
 """
 
