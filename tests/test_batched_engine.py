@@ -49,38 +49,9 @@ the suite compares the engines on more than 2,000 games."""
 # ------------------------------------------------------------------------------------------ helpers
 
 
-_STATE_FIELDS = (
-    "rules",
-    "num_players",
-    "draw_pile",
-    "lot",
-    "money",
-    "positions",
-    "start_player",
-    "round",
-    "phase",
-    "locations",
-    "last_locations",
-    "last_actions",
-    "tallies",
-    "terminated",
-    "truncated",
-    "winners",
-)
-
-
 def normalized(state: GameState) -> dict[str, Any]:
-    """Every field of ``GameState.to_dict`` (generator state included), hands sorted.
-
-    The batched engine keeps hands as sets (no rule reads their order).  Built field by field
-    rather than with ``to_dict``, which walks the rules dataclass each call: this runs for
-    every game at every step.
-    """
-    d = {name: getattr(state, name) for name in _STATE_FIELDS}
-    d["hands"] = [sorted(h) for h in state.hands]
-    d["public"] = [sorted(p) for p in state.public]
-    d["rng"] = state.rng.bit_generator.state
-    return d
+    """Every field of the game, hands sorted (the batched engine keeps hands as sets)."""
+    return state.comparable()
 
 
 def arrays_of(state: BatchState) -> dict[str, Any]:

@@ -28,6 +28,25 @@ from hoity_env.engine.rng import rng_to_dict
 from hoity_env.engine.state_io import STATE_VERSION, TALLY_FIELDS, StateReader
 
 _UNSET: Any = object()
+_COMPARED_FIELDS = (
+    "rules",
+    "num_players",
+    "draw_pile",
+    "lot",
+    "money",
+    "positions",
+    "start_player",
+    "round",
+    "phase",
+    "locations",
+    "last_locations",
+    "last_actions",
+    "tallies",
+    "terminated",
+    "truncated",
+    "winners",
+)
+"""The fields :meth:`GameState.comparable` copies as they are (hands, public and the generator apart)."""
 
 
 class GameState:
@@ -156,6 +175,20 @@ class GameState:
         return isinstance(other, GameState) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+    def comparable(self) -> dict[str, Any]:
+        """Every field of the game, hands and public cards sorted, for comparing two states.
+
+        Hand order is no part of the game (no rule reads it), so the batched engine keeps
+        hands as sets; two states are the same game exactly when these dicts are equal.
+        Cheaper than :meth:`to_dict`, which also converts the rules: the differential
+        checks call this for every game at every step.
+        """
+        d = {name: getattr(self, name) for name in _COMPARED_FIELDS}
+        d["hands"] = [sorted(h) for h in self.hands]
+        d["public"] = [sorted(p) for p in self.public]
+        d["rng"] = self.rng.bit_generator.state
+        return d
 
     # ---------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:
