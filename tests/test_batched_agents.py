@@ -14,8 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sb3_contrib
-from test_policy_agent import _ShapeOnlyEnv
+from test_policy_agent import save_tiny_model
 
 import hoity_env
 from hoity_env.agents import (
@@ -282,13 +281,7 @@ def test_thief_location_mix_keeps_its_probabilities(real_rows: Rows) -> None:
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", _ShapeOnlyEnv(), n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0
-    )
-    model.learn(total_timesteps=16)
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
-    model.save(str(path))
-    return path
+    return save_tiny_model(tmp_path_factory.mktemp("ckpt") / "tiny.zip", learn=True)
 
 
 @pytest.mark.parametrize("deterministic", [True, False])

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-import sb3_contrib
-from test_policy_agent import _ShapeOnlyEnv
+from test_policy_agent import save_tiny_model
 
 import hoity_env
 from hoity_env import Game, IllegalActionError
@@ -69,12 +68,7 @@ def test_aec_calls_before_reset_say_to_reset(form: str, call: str) -> None:
 # ------------------------------------------------------------- item 13: PolicyAgent
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> PolicyAgent:
-    model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", _ShapeOnlyEnv(), n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0
-    )
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
-    model.save(str(path))
-    return PolicyAgent(path)
+    return PolicyAgent(save_tiny_model(tmp_path_factory.mktemp("ckpt") / "tiny.zip"))
 
 
 def _observation() -> np.ndarray:

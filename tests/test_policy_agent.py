@@ -35,15 +35,20 @@ class _ShapeOnlyEnv(gym.Env[np.ndarray, np.int64]):
         return self._mask
 
 
-@pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def save_tiny_model(path: Path, *, learn: bool = False) -> Path:
+    """A tiny four-player MaskablePPO model saved at ``path`` (after 16 learning steps with ``learn``)."""
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy", _ShapeOnlyEnv(), n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0
     )
-    model.learn(total_timesteps=16)
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.zip"
+    if learn:
+        model.learn(total_timesteps=16)
     model.save(str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_tiny_model(tmp_path_factory.mktemp("ckpt") / "tiny.zip", learn=True)
 
 
 def test_policy_agent_plays_legal_moves_in_a_whole_game(checkpoint: Path) -> None:

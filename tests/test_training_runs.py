@@ -94,14 +94,9 @@ def test_bad_arguments_fail_before_any_folder_or_worker(
 
 
 def _checkpoint(tmp_path: Path) -> Path:
-    from test_policy_agent import _ShapeOnlyEnv
+    from test_policy_agent import save_tiny_model
 
-    model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", _ShapeOnlyEnv(), n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0
-    )
-    path = tmp_path / "good.zip"
-    model.save(str(path))
-    return path
+    return save_tiny_model(tmp_path / "good.zip")
 
 
 # ------------------------------------------------------------- item 2: atomic saves
