@@ -24,6 +24,7 @@ from run_folder import (
     check_args,
     copy_file,
     curve_timesteps,
+    interrupted,
     record_resume,
     resume_folder,
     save_model,
@@ -31,7 +32,7 @@ from run_folder import (
     write_text,
 )
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
@@ -294,6 +295,52 @@ def select_best(
         print(f"[select] {path.name}: mean win rate {mean:.3f}", flush=True)
     best = max(range(len(table)), key=lambda i: table[i]["mean_win_rate"])
     return Path(candidates[best]), table
+
+
+def learn_and_finish(
+    model: MaskablePPO,
+    env: VecEnv,
+    args: Any,
+    run_dir: Path,
+    opponents: Sequence[str],
+    *,
+    script: str,
+    tb_log_name: str,
+    callbacks: Sequence[BaseCallback] = (),
+    meta: Callable[[], dict[str, Any]] = dict,
+) -> tuple[Path, dict[str, AgentStats], str]:
+    """Train to ``--total-timesteps`` with the learning curve and checkpoints, then :func:`finish`.
+
+    What every recipe does around ``model.learn``: ``callbacks`` run before the curve
+    (selfplay's league), ``meta()`` adds to the report once training is over, and
+    Ctrl-C saves a checkpoint and exits with status 130 (``run_folder.interrupted``).
+    """
+    curve = LearningCurve(
+        run_dir,
+        args.eval_every,
+        opponents,
+        args.eval_games,
+        args.seed,
+        args.workers,
+        args.num_players,
+        time_limit_s=args.time_limit_minutes * 60,
+    )
+    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
+    start = time.time()
+    try:
+        model.learn(
+            total_timesteps=remaining_timesteps(model, args.total_timesteps),
+            callback=CallbackList([*callbacks, curve, checkpoints]),
+            reset_num_timesteps=not args.resume,
+            tb_log_name=tb_log_name,
+        )
+        train_seconds = time.time() - start
+        env.close()
+        curve.evaluate()  # the last point of the curve
+        return finish(model, args, run_dir, opponents, train_seconds, **meta())
+    except KeyboardInterrupt:
+        env.close()
+        interrupted(model, args, run_dir, script)
 
 
 def finish(

@@ -20,29 +20,25 @@ checkpoint and exits with status 130, as in ``train_ppo.py``.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
-    Checkpoints,
-    LearningCurve,
     build_model,
-    finish,
+    learn_and_finish,
     make_vec_env,
     parse_args,
-    remaining_timesteps,
     score_checkpoint,
     specs,
     start_run,
 )
-from run_folder import copy_file, interrupted, run_cli, save_model
+from run_folder import copy_file, run_cli, save_model
 
 
 @dataclass
@@ -155,35 +151,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     )
     model = build_model(args, env, run_dir)
     league = League(args, league_dir, env)
-    curve = LearningCurve(
+    final, scores, table = learn_and_finish(
+        model,
+        env,
+        args,
         run_dir,
-        args.eval_every,
         specs(args.zoo),
-        args.eval_games,
-        args.seed,
-        args.workers,
-        args.num_players,
-        time_limit_s=args.time_limit_minutes * 60,
+        script="training/selfplay.py",
+        tb_log_name="selfplay",
+        callbacks=[league],
+        meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
     )
-    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
-    start = time.time()
-    try:
-        model.learn(
-            total_timesteps=remaining_timesteps(model, args.total_timesteps),
-            callback=CallbackList([league, curve, checkpoints]),
-            reset_num_timesteps=not args.resume,
-            tb_log_name="selfplay",
-        )
-        train_seconds = time.time() - start
-        env.close()
-        curve.evaluate()
-        league_paths = [str(p) for p in league.snapshots]
-        final, scores, table = finish(
-            model, args, run_dir, specs(args.zoo), train_seconds, league=league_paths, gates=league.history
-        )
-    except KeyboardInterrupt:
-        env.close()
-        interrupted(model, args, run_dir, "training/selfplay.py")
     print(
         f"\nleague: {len(league.snapshots)} snapshot(s); {final} against "
         f"{args.num_players - 1} copies of each scripted agent:\n\n{table}\n"

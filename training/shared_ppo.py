@@ -17,26 +17,21 @@ Writes under ``runs/<name>/`` as ``train_ppo.py`` does (TensorBoard ``tb/``,
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
-    Checkpoints,
-    LearningCurve,
     build_model,
-    finish,
+    learn_and_finish,
     parse_args,
-    remaining_timesteps,
     specs,
     start_run,
 )
-from run_folder import interrupted, run_cli
+from run_folder import run_cli
 
 from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
 
@@ -82,32 +77,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
 
     env = HoitySharedSB3VecEnv(num_games=args.num_games, num_players=args.num_players, reward=args.reward)
     model = build_model(args, env, run_dir)
-    curve = LearningCurve(
+    final, scores, table = learn_and_finish(
+        model,
+        env,
+        args,
         run_dir,
-        args.eval_every,
         opponents,
-        args.eval_games,
-        args.seed,
-        args.workers,
-        args.num_players,
-        time_limit_s=args.time_limit_minutes * 60,
+        script="training/shared_ppo.py",
+        tb_log_name="shared",
+        meta=lambda: {"parameter_sharing": True},
     )
-    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
-    start = time.time()
-    try:
-        model.learn(
-            total_timesteps=remaining_timesteps(model, args.total_timesteps),
-            callback=CallbackList([curve, checkpoints]),
-            reset_num_timesteps=not args.resume,
-            tb_log_name="shared",
-        )
-        train_seconds = time.time() - start
-        env.close()
-        curve.evaluate()  # the last point of the curve
-        final, scores, table = finish(model, args, run_dir, opponents, train_seconds, parameter_sharing=True)
-    except KeyboardInterrupt:
-        env.close()
-        interrupted(model, args, run_dir, "training/shared_ppo.py")
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 

@@ -30,27 +30,22 @@ saves a checkpoint, prints the command that resumes it and exits with status 130
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from stable_baselines3.common.callbacks import CallbackList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
-    Checkpoints,
-    LearningCurve,
     build_model,
-    finish,
+    learn_and_finish,
     make_vec_env,
     parse_args,
-    remaining_timesteps,
     specs,
     start_run,
 )
-from run_folder import interrupted, run_cli
+from run_folder import run_cli
 
 
 @dataclass
@@ -101,32 +96,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         reward=args.reward,
     )
     model = build_model(args, env, run_dir)
-    curve = LearningCurve(
+    final, scores, table = learn_and_finish(
+        model,
+        env,
+        args,
         run_dir,
-        args.eval_every,
         specs(args.eval_opponents),
-        args.eval_games,
-        args.seed,
-        args.workers,
-        args.num_players,
-        time_limit_s=args.time_limit_minutes * 60,
+        script="training/train_ppo.py",
+        tb_log_name="ppo",
     )
-    checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
-    start = time.time()
-    try:
-        model.learn(
-            total_timesteps=remaining_timesteps(model, args.total_timesteps),
-            callback=CallbackList([curve, checkpoints]),
-            reset_num_timesteps=not args.resume,
-            tb_log_name="ppo",
-        )
-        train_seconds = time.time() - start
-        env.close()
-        curve.evaluate()  # the last point of the curve
-        final, scores, table = finish(model, args, run_dir, specs(args.eval_opponents), train_seconds)
-    except KeyboardInterrupt:
-        env.close()
-        interrupted(model, args, run_dir, "training/train_ppo.py")
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 
