@@ -67,7 +67,7 @@ class BatchedGame:
         self._seats = np.arange(self.num_players)
         # Per mask row: how many actions are legal and which (padded), for uniform sampling.
         self._legal_count = self.mask_table.sum(axis=1).astype(np.int64)
-        self._legal_list = np.argsort(-self.mask_table, axis=1, kind="stable")
+        self._legal_list = np.argsort(-self.mask_table, axis=1, kind="stable")  # column 0: lowest legal
 
     @property
     def num_actions(self) -> int:
@@ -158,6 +158,16 @@ class BatchedGame:
         bid_rows = self._row_bids + state.money
         action_rows = np.where(at_castle, castle_rows, np.where(lone, lone_rows, bid_rows))
         return np.where(as_location[:, None], rows, action_rows)  # type: ignore[no-any-return]
+
+    def fallback(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions, illegal)``: each masked-out or out-of-range action replaced by the lowest
+        legal action of its mask row (the envs' ``fallback``), and where that happened."""
+        actions = np.asarray(actions)
+        clipped = np.clip(actions, 0, self.num_actions - 1).astype(np.intp)
+        illegal = (self.mask_table[rows, clipped] == 0) | (actions != clipped)
+        if not illegal.any():
+            return clipped, illegal
+        return np.where(illegal, self._legal_list[rows, 0], clipped), illegal
 
     def random_actions(self, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Uniformly random legal actions for mask rows ``rows`` (any shape), from ``rng``.

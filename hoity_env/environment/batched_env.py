@@ -109,8 +109,6 @@ class BatchedHoityEnv:
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.obs_dim,), np.float32)
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.state_space = spaces.Box(0.0, 1.0, (self.observer.state_dim,), np.float32)
-        table = self.batched.mask_table
-        self._first_legal = table.argmax(axis=1)
         self._state: BatchState | None = None
         self._rngs: list[np.random.Generator] = []
         self._cycles = np.zeros(num_envs, dtype=np.int64)
@@ -215,26 +213,23 @@ class BatchedHoityEnv:
             raise IllegalActionError(
                 f"action {int(arr[g, p])} for player_{p} of game {g} is out of range [0, {self.num_actions})"
             )
-        joint = arr.astype(np.intp)
-        legal = self.batched.mask_table[self._rows, joint] == 1
-        illegal = ~legal
+        joint, illegal = self.batched.fallback(self._rows, arr)
         if illegal.any():
             g, p = (int(v) for v in np.argwhere(illegal)[0])
             if self.illegal_action == "raise":
                 allowed = np.flatnonzero(self.batched.mask_table[self._rows[g, p]]).tolist()
                 raise IllegalActionError(
-                    f"action {int(joint[g, p])} is illegal for player_{p} of game {g}; "
+                    f"action {int(arr[g, p])} is illegal for player_{p} of game {g}; "
                     f"legal actions: {allowed} ({int(illegal.sum())} illegal actions in this step)"
                 )
             if not self._warned_illegal:
                 self._warned_illegal = True
                 warnings.warn(
-                    f"player_{p} of game {g} sent masked-out action {int(joint[g, p])}; playing the lowest "
+                    f"player_{p} of game {g} sent masked-out action {int(arr[g, p])}; playing the lowest "
                     f"legal action instead (illegal_action={self.illegal_action!r}; "
                     "infos['illegal_action'] flags each case; this warning is shown once)",
                     stacklevel=3,
                 )
-            joint = np.where(illegal, self._first_legal[self._rows], joint)
         return joint, illegal
 
     def _final_rewards(self, state: BatchState, done: np.ndarray) -> np.ndarray:

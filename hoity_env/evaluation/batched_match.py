@@ -74,7 +74,6 @@ def play_deals_batched(
     k = num_players
     batched = BatchedGame(rules, k)
     observer = BatchObserver(batched)
-    first_legal = batched.mask_table.argmax(axis=1)
     deals_per_chunk = max(1, batch_games // k)
     out: list[GameRecord] = []
     for lo in range(start, stop, deals_per_chunk):
@@ -98,10 +97,7 @@ def play_deals_batched(
             for i, agent in enumerate(entries):
                 seat = seat_of[g, i]
                 joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat])
-            legal = batched.mask_table[rows, np.clip(joint, 0, batched.num_actions - 1)] == 1
-            legal &= (joint >= 0) & (joint < batched.num_actions)
-            joint = np.where(legal, joint, first_legal[rows])
-            batched.step(state, joint, validate=False)
+            batched.step(state, batched.fallback(rows, joint)[0], validate=False)
         keys = batched.rank_keys(state)
         for j in range(len(deals)):
             order = [(s - int(rotations[j])) % k for s in range(k)]  # entry sitting in each seat
