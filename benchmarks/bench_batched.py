@@ -67,13 +67,13 @@ def bench_parallel_env(agent_steps: int, seed: int) -> tuple[float, int]:
     return time.process_time() - start, steps * PLAYERS
 
 
-def batched_env_bench(batch: int) -> Bench:
+def batched_env_bench(batch: int, accelerator: str = "numpy") -> Bench:
     """``BatchedHoityEnv`` with ``batch`` games."""
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
         from hoity_env.environment.batched_env import BatchedHoityEnv
 
-        env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS)
+        env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS, accelerator=accelerator)
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
         start = time.process_time()
@@ -85,14 +85,14 @@ def batched_env_bench(batch: int) -> Bench:
     return run
 
 
-def batched_engine_bench(batch: int) -> Bench:
+def batched_engine_bench(batch: int, accelerator: str = "numpy") -> Bench:
     """``BatchedGame`` + ``BatchObserver`` with ``batch`` games, finished ones re-dealt."""
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
         from hoity_env.engine.batched import BatchedGame
         from hoity_env.environment.batched_observation import BatchObserver
 
-        game = BatchedGame("standard", PLAYERS)
+        game = BatchedGame("standard", PLAYERS, accelerator=accelerator)
         observer = BatchObserver(game)
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
@@ -172,6 +172,26 @@ def median_rate(bench: Bench, agent_steps: int, repeats: int) -> float:
     return statistics.median(rates)
 
 
+def _accelerators(wanted: list[str], notes: list[str]) -> list[str]:
+    """The requested engine implementations that can run here; numba is compiled (or loaded
+    from its cache) before any timing starts, so no row pays for the compiler."""
+    from hoity_env.engine.batched import BatchedGame
+    from hoity_env.engine.batched_numba import HAVE_NUMBA
+
+    out = []
+    for acc in wanted:
+        if acc == "numba" and not HAVE_NUMBA:
+            notes.append("numba rows skipped: numba is not installed (pip install -e '.[fast]')")
+            continue
+        game = BatchedGame("standard", PLAYERS, accelerator=acc)
+        state = game.deal(range(4))
+        for _ in range(2):  # a location step and an action step: every kernel compiled
+            game.step(state, game.random_actions(game.mask_rows(state), np.random.default_rng(0)))
+        game.reset_games(state, np.arange(4), range(4))
+        out.append(acc)
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Measure everything and print the table."""
     parser = argparse.ArgumentParser(description="batched engine speed beside its peers")
@@ -179,21 +199,31 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--agent-steps", type=int, default=400_000, help="agent-steps per run of a batch")
     parser.add_argument("--scalar-agent-steps", type=int, default=40_000, help="agent-steps per scalar run")
     parser.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
+    parser.add_argument(
+        "--accelerators",
+        default="numpy,numba",
+        help="batched engine implementations to time (numba rows need the 'fast' extra; skipped without it)",
+    )
     args = parser.parse_args(argv)
     batches = [int(b) for b in args.batches.split(",")]
     rows: dict[str, float] = {}
     notes: list[str] = []
+    accelerators = _accelerators(args.accelerators.split(","), notes)
     scalar_name = "hoity parallel_env (one game)"
     rows[scalar_name] = median_rate(bench_parallel_env, args.scalar_agent_steps, args.repeats)
-    for b in batches:
-        # Small batches cost more per agent-step: give them fewer steps so a run stays short.
-        budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
-        rows[f"hoity BatchedHoityEnv B={b:,}"] = median_rate(batched_env_bench(b), budget, args.repeats)
-    for b in batches:
-        budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
-        rows[f"hoity BatchedGame+BatchObserver B={b:,}"] = median_rate(
-            batched_engine_bench(b), budget, args.repeats
-        )
+    for acc in accelerators:
+        for b in batches:
+            # Small batches cost more per agent-step: give them fewer steps so a run stays short.
+            budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+            rows[f"hoity BatchedHoityEnv {acc} B={b:,}"] = median_rate(
+                batched_env_bench(b, acc), budget, args.repeats
+            )
+    for acc in accelerators:
+        for b in batches:
+            budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+            rows[f"hoity BatchedGame+BatchObserver {acc} B={b:,}"] = median_rate(
+                batched_engine_bench(b, acc), budget, args.repeats
+            )
     anchor_steps = 10 * args.agent_steps  # the anchors are fast: longer runs for steadier medians
     rows["gymnasium CartPoleVectorEnv B=1,024"] = median_rate(bench_cartpole, anchor_steps, args.repeats)
     try:
@@ -205,10 +235,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for name in ("kuhn_poker", "leduc_holdem"):
             rows[f"pgx {name} (JAX CPU) B=4,096"] = median_rate(pgx_bench(name), anchor_steps, args.repeats)
     scalar = rows[scalar_name]
-    header = f"{'environment (4 players unless named)':44} {'agent-steps/CPU-s':>18}"
+    header = f"{'environment (4 players unless named)':50} {'agent-steps/CPU-s':>18}"
     print(f"{header} {'× one-game':>11} {'× 1M target':>12}")
     for name, rate in rows.items():
-        print(f"{name:44} {rate:18,.0f} {rate / scalar:11.1f} {rate / TARGET:12.2f}")
+        print(f"{name:50} {rate:18,.0f} {rate / scalar:11.1f} {rate / TARGET:12.2f}")
     print(f"(medians of {args.repeats} runs, CPU time by time.process_time, all rows measured in this run)")
     for note in notes:
         print(note)

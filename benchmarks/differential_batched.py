@@ -22,6 +22,7 @@ Usage::
 
     python benchmarks/differential_batched.py --games 100000 --players 4
     python benchmarks/differential_batched.py --games 100000 --players 2,3,4,5,6 --batch 256
+    python benchmarks/differential_batched.py --games 100000 --accelerator numba
 
 Not a test (too long for the suite); every draw comes from ``--seed``.
 """
@@ -123,11 +124,19 @@ def resync(batched: BatchedGame, state: Any, scalars: list[GameState | None], sl
 
 
 def check_config(
-    num_players: int, tie_break: str, games: int, batch: int, seed0: int, tally: Tally, *, obs: bool = True
+    num_players: int,
+    tie_break: str,
+    games: int,
+    batch: int,
+    seed0: int,
+    tally: Tally,
+    *,
+    obs: bool = True,
+    accelerator: str = "numpy",
 ) -> None:
     """Play ``games`` games (seeds ``seed0, seed0 + 1, …``) in both engines, comparing every step."""
     rules = RulesConfig().replace(tie_break=tie_break)
-    game, batched = Game(rules, num_players), BatchedGame(rules, num_players)
+    game, batched = Game(rules, num_players), BatchedGame(rules, num_players, accelerator=accelerator)
     scalar_obs, batch_obs = StandardObserver(game), BatchObserver(batched)
     rng = np.random.default_rng([seed0, num_players, tie_break == "priority"])
     width = min(batch, games)
@@ -217,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tie", default="unique,priority", help="comma-separated tie rules")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (and the action stream's)")
     parser.add_argument("--no-obs", action="store_true", help="skip observation/global-state checks")
+    parser.add_argument(
+        "--accelerator",
+        default="numpy",
+        choices=["numpy", "numba"],
+        help="the batched engine's implementation to check (numba: the 'fast' extra)",
+    )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
     ties = args.tie.split(",")
@@ -232,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.process_time()
         games_before = tally.games
-        check_config(n, tie, count, args.batch, seed, tally, obs=not args.no_obs)
+        check_config(
+            n, tie, count, args.batch, seed, tally, obs=not args.no_obs, accelerator=args.accelerator
+        )
         seed += count
         print(
             f"  {n} players, tie_break={tie}: {tally.games - games_before:,} games "

@@ -93,6 +93,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--n-envs", type=int, default=16, help="games / envs in the vec env (default 16)")
     parser.add_argument("--n-steps", type=int, default=256, help="rollout steps per env (default 256)")
     parser.add_argument("--opponents", default="zoo", help="comma-separated agent specs, or 'zoo' (default)")
+    parser.add_argument(
+        "--accelerator",
+        default="auto",
+        choices=["auto", "numpy", "numba"],
+        help="batched engine implementation: numba when installed (auto, default), or numpy",
+    )
+    parser.add_argument("--skip-one-game", action="store_true", help="train on the batched vec env only")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     pool = ZOO if args.opponents == "zoo" else args.opponents.split(",")
@@ -109,14 +116,20 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     BatchedHoityEnv.reset = timed(totals, "env", patches["reset"])  # type: ignore[method-assign]
     batched_vs_bots.act_batch = timed(totals, "opponents", patches["act_batch"])
     try:
-        vec = HoityVsBotsSB3VecEnv(num_envs=args.n_envs, opponent_pool=pool, reward="progress")
+        vec = HoityVsBotsSB3VecEnv(
+            num_envs=args.n_envs, opponent_pool=pool, reward="progress", accelerator=args.accelerator
+        )
+        accelerator = vec.core.env.batched.accelerator
         steps, cpu = train(vec, args)
     finally:
         BatchedHoityEnv.step = patches["step"]  # type: ignore[method-assign]
         BatchedHoityEnv.reset = patches["reset"]  # type: ignore[method-assign]
         batched_vs_bots.act_batch = patches["act_batch"]
     # The env's timer includes nothing of the bots: they run in BatchedVsBots, outside env.step.
-    rows["batched"] = {"steps": steps, "cpu": cpu, **totals}
+    rows[f"batched ({accelerator})"] = {"steps": steps, "cpu": cpu, **totals}
+    if args.skip_one_game:
+        _print_table(rows, args, pool, base=None)
+        return rows
 
     totals = {"env": 0.0, "opponents": 0.0}
     step, reset = HoityParallelEnv.step, HoityParallelEnv.reset
@@ -128,7 +141,16 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         HoityParallelEnv.step, HoityParallelEnv.reset = step, reset  # type: ignore[method-assign]
     rows["dummy (one-game envs)"] = {"steps": steps, "cpu": cpu, **totals}
 
-    base = rows["dummy (one-game envs)"]["steps"] / rows["dummy (one-game envs)"]["cpu"]
+    _print_table(
+        rows, args, pool, base=rows["dummy (one-game envs)"]["steps"] / rows["dummy (one-game envs)"]["cpu"]
+    )
+    return rows
+
+
+def _print_table(
+    rows: dict[str, dict[str, float]], args: argparse.Namespace, pool: list[str], base: float | None
+) -> None:
+    """The markdown table of learner steps per CPU-second and the time shares."""
     what = f"{args.n_envs} envs, n_steps {args.n_steps}, {args.timesteps:,} steps, opponents {pool}"
     print(f"MaskablePPO, {what}\n")
     print("| vec env | learner steps / CPU-s | × one-game | env | opponents | PPO |")
@@ -136,11 +158,11 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     for name, r in rows.items():
         rate = r["steps"] / r["cpu"]
         ppo = r["cpu"] - r["env"] - r["opponents"]
+        ratio = f"{rate / base:.2f}" if base else "–"
         print(
-            f"| {name} | {rate:,.0f} | {rate / base:.2f} | {100 * r['env'] / r['cpu']:.1f}% "
+            f"| {name} | {rate:,.0f} | {ratio} | {100 * r['env'] / r['cpu']:.1f}% "
             f"| {100 * r['opponents'] / r['cpu']:.1f}% | {100 * ppo / r['cpu']:.1f}% |"
         )
-    return rows
 
 
 if __name__ == "__main__":

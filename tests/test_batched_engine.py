@@ -40,6 +40,10 @@ from hoity_env.environment.observation import StandardObserver
 A, C = AUCTION, CASTLE
 E, T, D = EXHIBIT, THIEF, DETECTIVE
 
+ACCELERATORS = ["numpy", "numba"]
+"""Both implementations of the batched round (hoity_env/engine/batched_numba.py) face the
+one-game engine in every side-by-side test; numba is in the dev extra, so neither is skipped."""
+
 GAMES_PER_CONFIG = 64
 """Random games per (player count, tie rule) in the side-by-side test: 10 configurations × 64
 = 640 games, plus 160 with other rule numbers; tests/test_batched_env.py plays 1,270 more, so
@@ -81,13 +85,15 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(masks == 1, u, -1.0), axis=2)  # type: ignore[no-any-return]
 
 
-def play_side_by_side(rules: RulesConfig, n: int, games: int, batch: int, seed0: int) -> tuple[int, int]:
+def play_side_by_side(
+    rules: RulesConfig, n: int, games: int, batch: int, seed0: int, accelerator: str = "numpy"
+) -> tuple[int, int]:
     """Play ``games`` random legal games in both engines (seeds ``seed0 …``), comparing every step.
 
     Finished games are replaced by the next seed in both engines (``reset_games``), so the batch
     stays full and mixes games in different rounds and phases.  Returns (games, batched steps).
     """
-    game, batched = Game(rules, n), BatchedGame(rules, n)
+    game, batched = Game(rules, n), BatchedGame(rules, n, accelerator=accelerator)
     scalar_obs, batch_obs = StandardObserver(game), BatchObserver(batched)
     rng = np.random.default_rng([seed0, n])
     seeds = list(range(seed0, seed0 + min(batch, games)))
@@ -144,11 +150,16 @@ def test_normalized_covers_every_serialized_field() -> None:
     assert keys == set(state.to_dict()) - {"version"} | {"num_players", "rules"}
 
 
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("tie_break", ["unique", "priority"])
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_random_play_matches_one_game_engine(num_players: int, tie_break: str) -> None:  # C-4, S-1…S-8
+def test_random_play_matches_one_game_engine(
+    num_players: int, tie_break: str, accelerator: str
+) -> None:  # C-4, S-1…S-8
     rules = RulesConfig().replace(tie_break=tie_break)
-    games, steps = play_side_by_side(rules, num_players, GAMES_PER_CONFIG, 32, 10_000 * num_players)
+    games, steps = play_side_by_side(
+        rules, num_players, GAMES_PER_CONFIG, 32, 10_000 * num_players, accelerator
+    )
     assert games == GAMES_PER_CONFIG
     assert steps >= 2 * 3  # several rounds each (a round is two steps)
 
@@ -162,9 +173,12 @@ def test_random_play_matches_one_game_engine(num_players: int, tie_break: str) -
         (6, dict(min_exhibition=2, starting_antiques=2)),  # C-3, S-1
     ],
 )
-def test_random_play_matches_with_other_rule_numbers(num_players: int, changes: dict[str, Any]) -> None:
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+def test_random_play_matches_with_other_rule_numbers(
+    num_players: int, changes: dict[str, Any], accelerator: str
+) -> None:
     rules = STANDARD.replace(**changes)
-    games, _ = play_side_by_side(rules, num_players, 40, 40, 77 + num_players)
+    games, _ = play_side_by_side(rules, num_players, 40, 40, 77 + num_players, accelerator)
     assert games == 40
 
 
@@ -292,10 +306,11 @@ def _position(case: dict[str, Any]) -> tuple[RulesConfig, GameState]:
     return rules, state
 
 
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("case", _POSITIONS, ids=[c["id"] for c in _POSITIONS])
-def test_hand_made_position_plays_the_same(case: dict[str, Any]) -> None:
+def test_hand_made_position_plays_the_same(case: dict[str, Any], accelerator: str) -> None:
     rules, start = _position(case)
-    game, batched = Game(rules, case["n"]), BatchedGame(rules, case["n"])
+    game, batched = Game(rules, case["n"]), BatchedGame(rules, case["n"], accelerator=accelerator)
     scalar = start.clone()
     state = batched.from_states([start])
     assert normalized(batched.to_states(state)[0]) == normalized(start)
@@ -307,11 +322,12 @@ def test_hand_made_position_plays_the_same(case: dict[str, Any]) -> None:
     assert normalized(scalar) != normalized(start)  # the position did change
 
 
-def test_hand_made_positions_stepped_together_match_one_by_one() -> None:
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+def test_hand_made_positions_stepped_together_match_one_by_one(accelerator: str) -> None:
     """One batch holding several 4-player positions (in different phases) gives each its own result."""
     cases = [c for c in _POSITIONS if c["n"] == 4 and not c.get("rules") and len(c["steps"]) <= 2]
     starts = [_position(c)[1] for c in cases]
-    game, batched = Game(STANDARD, 4), BatchedGame(STANDARD, 4)
+    game, batched = Game(STANDARD, 4), BatchedGame(STANDARD, 4, accelerator=accelerator)
     state = batched.from_states(starts)
     scalars = [s.clone() for s in starts]
     for t in range(2):
@@ -417,6 +433,40 @@ def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.M
     Game(rules, 4)  # the one-game engine plays it
     with pytest.raises(ConfigError, match="batched engine"):
         BatchedGame(rules, 4)
+
+
+def test_accelerator_is_checked_and_auto_follows_numba(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``accelerator``: unknown names and numba without numba raise ConfigError; ``auto`` picks numba
+    when it imports and numpy otherwise (a plain ``pip install`` has no numba)."""
+    import hoity_env.engine.batched_numba as batched_numba
+
+    with pytest.raises(ConfigError, match="accelerator must be one of"):
+        BatchedGame(STANDARD, 4, accelerator="cuda")
+    assert BatchedGame(STANDARD, 4, accelerator="auto").accelerator == "numba"  # numba is in dev
+    monkeypatch.setattr(batched_numba, "HAVE_NUMBA", False)
+    assert BatchedGame(STANDARD, 4, accelerator="auto").accelerator == "numpy"
+    with pytest.raises(ConfigError, match=r"pip install 'hoity-env\[fast\]'"):
+        BatchedGame(STANDARD, 4, accelerator="numba")
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_numpy_and_numba_batches_stay_bit_identical(num_players: int) -> None:
+    """Both implementations step the same batch to the same arrays, derived fields included (the
+    side-by-side tests compare only what the one-game state holds), across re-deals."""
+    pair = [BatchedGame(STANDARD, num_players, accelerator=a) for a in ACCELERATORS]
+    states = [g.deal(range(48)) for g in pair]
+    rng = np.random.default_rng(num_players)
+    next_seed = 48
+    for _ in range(200):
+        actions = pair[0].random_actions(pair[0].mask_rows(states[0]), rng)
+        for g, s in zip(pair, states, strict=True):
+            g.step(s, actions)
+        assert_same_arrays(arrays_of(states[0]), states[1])
+        done = np.flatnonzero(states[0].done)
+        if done.size:
+            for g, s in zip(pair, states, strict=True):
+                g.reset_games(s, done, range(next_seed, next_seed + done.size))
+            next_seed += done.size
 
 
 # ---------------------------------------------------------------------------- (d) determinism
@@ -560,7 +610,9 @@ def batches(draw: st.DrawFn) -> tuple[BatchedGame, list[int], int]:
     )
     size = draw(st.integers(1, 8), label="batch")
     seeds = draw(st.lists(st.integers(0, 2**40), min_size=size, max_size=size), label="seeds")
-    return BatchedGame(rules, n), seeds, draw(st.integers(0, 2**32 - 1), label="play_seed")
+    accelerator = draw(st.sampled_from(ACCELERATORS), label="accelerator")
+    batched = BatchedGame(rules, n, accelerator=accelerator)
+    return batched, seeds, draw(st.integers(0, 2**32 - 1), label="play_seed")
 
 
 def check_batch_invariants(batched: BatchedGame, state: BatchState, money_before: np.ndarray) -> None:
@@ -608,7 +660,7 @@ def check_batch_invariants(batched: BatchedGame, state: BatchState, money_before
     assert (state.round[state.truncated] >= rules.max_rounds).all()
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(batches(), st.integers(1, 120))
 def test_random_play_keeps_batch_invariants(setup: tuple[BatchedGame, list[int], int], steps: int) -> None:
     batched, seeds, play_seed = setup

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hoity_env.engine import batched_numba
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, ActionLayout, Phase
 from hoity_env.engine.batched_castle import resolve_castles
 from hoity_env.engine.batched_exhibitions import CardTable
@@ -45,7 +46,11 @@ BATCHED_RULESETS = ("standard",)
 class BatchedGame:
     """Rules and player count of a batch of games; deals them and steps them all at once."""
 
-    def __init__(self, rules: str | RulesConfig = "standard", num_players: int = 4) -> None:
+    def __init__(
+        self, rules: str | RulesConfig = "standard", num_players: int = 4, *, accelerator: str = "auto"
+    ) -> None:
+        self.accelerator = batched_numba.resolve_accelerator(accelerator)
+        """``"numpy"`` or ``"numba"``: which implementation steps the rounds (see :mod:`batched_numba`)."""
         self.game = Game(rules, num_players)
         self.rules: RulesConfig = self.game.rules
         if self.rules.ruleset not in BATCHED_RULESETS:
@@ -123,7 +128,10 @@ class BatchedGame:
         state.terminated[games] = False
         state.truncated[games] = False
         state.winners[games] = False
-        refresh_derived(state, self.table, games)
+        if self.accelerator == "numba":
+            batched_numba.refresh_derived(state, self.table, games)
+        else:
+            refresh_derived(state, self.table, games)
 
     # ------------------------------------------------------------ conversions
     def from_states(self, states: Sequence[GameState]) -> BatchState:
@@ -212,7 +220,10 @@ class BatchedGame:
         locating = live & (state.phase == Phase.LOCATION)
         acting = live & (state.phase == Phase.ACTION)
         if acting.any():
-            self._resolve_rounds(state, np.flatnonzero(acting), actions)
+            if self.accelerator == "numba":
+                batched_numba.resolve_rounds(state, self.table, np.flatnonzero(acting), actions)
+            else:
+                self._resolve_rounds(state, np.flatnonzero(acting), actions)
         if locating.any():
             moving = np.flatnonzero(locating)
             state.locations[moving] = actions[moving]

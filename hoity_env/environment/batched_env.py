@@ -70,6 +70,9 @@ class BatchedHoityEnv:
         num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for
             :class:`~hoity_env.environment.parallel_env.HoityParallelEnv` (``max_cycles``
             counts each game's own steps).
+        accelerator: ``"auto"`` (numba when the ``fast`` extra is installed, else numpy),
+            ``"numpy"`` or ``"numba"``: which implementation of the batched engine steps the
+            rounds.  Both give identical games (differential tests); numba is faster at small B.
     """
 
     def __init__(
@@ -81,6 +84,7 @@ class BatchedHoityEnv:
         illegal_action: str = "fallback",
         illegal_penalty: float = -1.0,
         max_cycles: int | None = None,
+        accelerator: str = "auto",
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"num_envs must be an int >= 1, got {num_envs!r}")
@@ -94,7 +98,7 @@ class BatchedHoityEnv:
             isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
         ):
             raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {max_cycles!r}")
-        self.batched = BatchedGame(rules, num_players)
+        self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
         self.observer = BatchObserver(self.batched)
         self.num_envs = num_envs
         self.num_players = self.batched.num_players
@@ -268,7 +272,8 @@ class BatchedHoityEnv:
     def __repr__(self) -> str:
         return (
             f"BatchedHoityEnv(num_envs={self.num_envs}, num_players={self.num_players}, "
-            f"rules={self.rules.name!r}, reward={self.reward_mode!r}, illegal_action={self.illegal_action!r})"
+            f"rules={self.rules.name!r}, reward={self.reward_mode!r}, "
+            f"illegal_action={self.illegal_action!r}, accelerator={self.batched.accelerator!r})"
         )
 
 
