@@ -28,7 +28,7 @@ from hoity_env.agents import (
     make,
 )
 from hoity_env.agents.base import BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.agents.batch import Bids, normal_from_uniforms, sample_index
+from hoity_env.agents.batch import Bids, act_batch, normal_from_uniforms, sample_index
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 ROWS_PER_COUNT = 320  # ≥ 1,600 real rows over all player counts
@@ -98,6 +98,32 @@ def test_one_game_agent_is_its_batched_twin_at_batch_size_one(name: str, real_ro
         singles = [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
         assert all(isinstance(a, int) for a in singles)
         assert singles == batched.act_batch(obs, masks).tolist(), f"{name}, {n} players"
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_checked_batches_skip_only_the_checks(name: str, real_rows: Rows) -> None:
+    """``act_batch(..., checked=True)`` (the envs' own batches) decides exactly as ``act_batch``."""
+    for n, (obs, masks) in real_rows.items():
+        plain, fast = make(name, seed=n), make(name, seed=n)
+        expected = plain.act_batch(obs, masks)
+        assert act_batch(fast, obs, masks.astype(np.int8), checked=True).tolist() == expected.tolist()
+
+
+def test_checked_batches_fall_back_for_agents_without_a_fast_path(real_rows: Rows) -> None:
+    """A user's agent with only ``act`` still plays through ``act_batch(..., checked=True)``."""
+    obs, masks = real_rows[4]
+
+    class Lowest:
+        name = "lowest"
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return int(np.flatnonzero(action_mask)[0])
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+    out = act_batch(Lowest(), obs, masks, checked=True)
+    assert out.tolist() == masks.argmax(axis=1).tolist()
 
 
 def test_shuffled_batch_gives_each_row_its_own_decision(real_rows: Rows) -> None:

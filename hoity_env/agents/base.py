@@ -78,9 +78,13 @@ class SeededAgent(ABC):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 legal actions; draws ``(B, DRAWS)`` uniforms from the agent's generator."""
-        obs, masks = check_batch(observations, action_masks)
-        draws = self.rng.random((obs.shape[0], self.DRAWS))
-        return self.decide(obs, masks, draws)
+        return self.act_batch_checked(*check_batch(observations, action_masks))
+
+    def act_batch_checked(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act_batch` for a batch known to be well formed (float32 ``(B, D)`` observations,
+        bool ``(B, A)`` masks with a legal action per row), as hoity_env's envs hand out."""
+        draws = self.rng.random((observations.shape[0], self.DRAWS))
+        return self.decide(observations, action_masks, draws)
 
     @abstractmethod
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:

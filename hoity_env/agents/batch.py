@@ -53,9 +53,21 @@ def can_act_in_batches(agent: object) -> bool:
     return callable(getattr(agent, "act_batch", None))
 
 
-def act_batch(agent: object, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def act_batch(
+    agent: object, observations: np.ndarray, masks: np.ndarray, *, checked: bool = False
+) -> np.ndarray:
     """``agent``'s ``(B,)`` int64 actions: its ``act_batch``, or one ``act`` per row for any
-    other :class:`~hoity_env.agents.base.Agent` (the batched envs and harness take both)."""
+    other :class:`~hoity_env.agents.base.Agent` (the batched envs and harness take both).
+
+    ``checked=True`` says the batch comes straight from hoity_env's own encoder (float32
+    observations, 0/1 int8 or bool masks with a legal action in every row), so an agent
+    with ``act_batch_checked`` skips re-validating it: at the batch sizes of training the
+    checks cost as much as a simple style's whole decision.
+    """
+    if checked:
+        fast = getattr(agent, "act_batch_checked", None)
+        if fast is not None:
+            return np.asarray(fast(observations, masks.view(bool) if masks.dtype == np.int8 else masks))
     if can_act_in_batches(agent):
         return np.asarray(agent.act_batch(observations, masks), dtype=np.int64)  # type: ignore[attr-defined]
     rows = zip(observations, masks, strict=True)

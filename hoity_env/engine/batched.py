@@ -41,6 +41,8 @@ from hoity_env.engine.standard import StandardRuleset
 from hoity_env.engine.state import GameState
 
 BATCHED_RULESETS = ("standard",)
+_LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
+"""Phases as plain ints: comparing arrays with an enum member costs an attribute lookup each time."""
 
 
 class BatchedGame:
@@ -120,7 +122,7 @@ class BatchedGame:
         state.positions[games] = 0
         state.start_player[games] = 0
         state.round[games] = 0
-        state.phase[games] = int(Phase.LOCATION)
+        state.phase[games] = _LOCATION
         state.locations[games] = -1
         state.last_locations[games] = -1
         state.last_actions[games] = -1
@@ -149,9 +151,11 @@ class BatchedGame:
         Finished games get location-step rows (as the one-game env's final masks);
         ``location`` (``[B]`` bool) forces location-step rows for more games.
         """
+        if self.accelerator == "numba":
+            return batched_numba.mask_rows(self, state, location)
         open_row = np.where(state.lot >= 0, self._row_open, self._row_closed)[:, None]
         rows = np.broadcast_to(open_row, state.money.shape)
-        as_location = (state.phase == Phase.LOCATION) | state.done
+        as_location = (state.phase == _LOCATION) | state.done
         if location is not None:
             as_location = as_location | location
         if as_location.all():
@@ -217,8 +221,8 @@ class BatchedGame:
                     f"({Phase(int(state.phase[g])).name.lower()} step); {int(bad.sum())} illegal in all"
                 )
         actions = actions.astype(np.int16)
-        locating = live & (state.phase == Phase.LOCATION)
-        acting = live & (state.phase == Phase.ACTION)
+        locating = live & (state.phase == _LOCATION)
+        acting = live & (state.phase == _ACTION)
         if acting.any():
             if self.accelerator == "numba":
                 batched_numba.resolve_rounds(state, self.table, np.flatnonzero(acting), actions)
@@ -227,7 +231,7 @@ class BatchedGame:
         if locating.any():
             moving = np.flatnonzero(locating)
             state.locations[moving] = actions[moving]
-            state.phase[moving] = int(Phase.ACTION)
+            state.phase[moving] = _ACTION
         return live  # type: ignore[no-any-return]
 
     def _resolve_rounds(self, state: BatchState, g: np.ndarray, actions: np.ndarray) -> None:
@@ -254,7 +258,7 @@ class BatchedGame:
         state.last_locations[g] = locs
         state.last_actions[g] = acts
         state.locations[g] = -1
-        state.phase[g] = int(Phase.LOCATION)
+        state.phase[g] = _LOCATION
         state.round[g] += 1
         state.start_player[g] = (state.start_player[g] + 1) % self.num_players
         self._check_end(state, g)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import AUCTION, BID0, DETECTIVE, EXHIBIT, THIEF, Phase
+from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, Phase
 from hoity_env.engine.batched_exhibitions import NO_YEAR, CardTable
 from hoity_env.engine.batched_state import BatchState
 from hoity_env.engine.errors import ConfigError
@@ -53,7 +53,7 @@ def resolve_accelerator(accelerator: str) -> str:
     return accelerator
 
 
-def _jit(fn: Any) -> Any:
+def jit(fn: Any) -> Any:
     """Compile ``fn`` with numba (cached on disk) when it is installed; else leave it as Python,
     which ``resolve_accelerator`` never lets the engine call."""
     return numba.njit(cache=True, nogil=True)(fn) if HAVE_NUMBA else fn
@@ -63,7 +63,7 @@ _LOCATION = int(Phase.LOCATION)
 _NO_YEAR = int(NO_YEAR)
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _best_run(counts: Any, oldest: Any, min_size: int) -> tuple[int, int, int, int]:
     """C-3 for one hand summary (``counts``/``oldest`` per series): ``best_runs`` for one row."""
     num = counts.shape[0]
@@ -92,13 +92,13 @@ def _best_run(counts: Any, oldest: Any, min_size: int) -> tuple[int, int, int, i
     return size, (size << 32) - best_key, best_lo, best_hi
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _key(count: int, oldest: int, span: int, newest: int) -> int:
     """``CardTable.key`` for one exhibition (0 when there is none)."""
     return count * span + (newest - oldest) if count > 0 else 0
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: int, out: Any) -> None:
     """Oldest year per series of ``player``'s cards into ``out`` (``oldest_per_series`` for one hand)."""
     for s in range(num_series):
@@ -108,7 +108,7 @@ def _oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: 
             out[series[c]] = year[c]
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _refresh_best_one(
     gi: int, p: int, owner: Any, counts: Any, best_count: Any, best_oldest: Any, best_lo: Any,
     best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
@@ -122,7 +122,7 @@ def _refresh_best_one(
     best_hi[gi, p] = hi
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _refresh_derived(
     games: Any, owner: Any, public: Any, counts: Any, public_counts: Any, best_count: Any,
     best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int,
@@ -156,7 +156,7 @@ def _refresh_derived(
             )
 
 
-@_jit  # type: ignore[misc]
+@jit  # type: ignore[misc]
 def _resolve_rounds(
     games: Any, actions: Any,
     owner: Any, public: Any, pile: Any, pile_len: Any, lot: Any, money: Any, positions: Any,
@@ -405,6 +405,47 @@ def _resolve_rounds(
             truncated[gi] = True
 
 
+@jit  # type: ignore[misc]
+def _mask_rows(
+    lot: Any, phase: Any, terminated: Any, truncated: Any, locations: Any, best_count: Any, money: Any,
+    force: Any, row_open: int, row_closed: int, row_castle: int, row_single: int, row_bids: int,
+    min_price: int, out: Any,
+) -> None:  # fmt: skip
+    """``BatchedGame.mask_rows``: each seat's row of the mask table (location rows for finished
+    games and where ``force`` is set)."""
+    b, n = money.shape
+    for g in range(b):
+        open_row = row_open if lot[g] >= 0 else row_closed
+        if phase[g] == _LOCATION or terminated[g] or truncated[g] or force[g]:
+            for p in range(n):
+                out[g, p] = open_row
+            continue
+        bidders = 0
+        for p in range(n):
+            bidders += locations[g, p] == AUCTION
+        for p in range(n):
+            if locations[g, p] == CASTLE:
+                out[g, p] = row_castle + (best_count[g, p] > 0)  # +1: the row with Exhibit
+            elif bidders == 1:
+                out[g, p] = row_single + (min_price if money[g, p] >= min_price else 0)
+            else:
+                out[g, p] = row_bids + money[g, p]
+
+
+def mask_rows(game: Any, state: BatchState, force: np.ndarray | None) -> np.ndarray:
+    """The compiled ``mask_rows`` of ``game`` (a ``BatchedGame``); ``force``: ``[B]`` bool or None."""
+    s = state
+    out = np.empty(s.money.shape, dtype=np.intp)
+    if force is None:
+        force = np.zeros(s.batch_size, dtype=np.bool_)
+    _mask_rows(
+        s.lot, s.phase, s.terminated, s.truncated, s.locations, s.best_count, s.money, force,
+        game._row_open, game._row_closed, game._row_castle, game._row_single, game._row_bids,
+        game.rules.min_price, out,
+    )  # fmt: skip
+    return out
+
+
 def resolve_rounds(state: BatchState, table: CardTable, games: np.ndarray, actions: np.ndarray) -> None:
     """The compiled action step for games ``games`` (``actions`` is the whole ``[B, n]`` array)."""
     rules = table.rules
@@ -430,4 +471,12 @@ def refresh_derived(state: BatchState, table: CardTable, games: np.ndarray) -> N
     )  # fmt: skip
 
 
-__all__ = ["ACCELERATORS", "HAVE_NUMBA", "refresh_derived", "resolve_accelerator", "resolve_rounds"]
+__all__ = [
+    "ACCELERATORS",
+    "HAVE_NUMBA",
+    "jit",
+    "mask_rows",
+    "refresh_derived",
+    "resolve_accelerator",
+    "resolve_rounds",
+]

@@ -58,6 +58,7 @@ from hoity_env.environment.rewards import (
     win_loss_batch,
 )
 
+_ACTION = int(Phase.ACTION)
 MAX_SEED = 2**63 - 1
 """Game seeds are drawn as the parallel env draws them: ``integers(0, MAX_SEED)``."""
 
@@ -163,7 +164,7 @@ class BatchedHoityEnv:
             raise IllegalActionError("call reset() before step()")
         joint, illegal = self._decode(actions)
         before = state.positions.copy() if self.reward_mode == "progress" else None
-        acting = state.phase == Phase.ACTION
+        acting = state.phase == _ACTION
         self.batched.step(state, joint, validate=False)
         self._cycles += 1
         cut = np.zeros(self.num_envs, dtype=bool)

@@ -96,7 +96,7 @@ def play_deals_batched(
             g = games[live]
             for i, agent in enumerate(entries):
                 seat = seat_of[g, i]
-                joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat])
+                joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat], checked=True)
             batched.step(state, batched.fallback(rows, joint)[0], validate=False)
         keys = batched.rank_keys(state)
         for j in range(len(deals)):

@@ -153,7 +153,7 @@ class BatchedVsBots:
         for index, agent in enumerate(self.agents):
             g, s = np.nonzero(self.assignment == index)
             if g.size:
-                joint[g, s] = act_batch(agent, self._obs[g, s], self._masks[g, s])
+                joint[g, s] = act_batch(agent, self._obs[g, s], self._masks[g, s], checked=True)
         obs, masks, rewards, terminated, truncated, infos = self.env.step(joint)
         played = self.seats.copy()  # the seats of this step's actions (a new episode may move them)
         out_infos: dict[str, Any] = {"illegal_action": infos["illegal_action"][self._rows, played]}
