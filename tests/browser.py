@@ -97,7 +97,8 @@ class Browser:
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
             self.errors.append("console: " + " ".join(str(a.get("value", a)) for a in params["args"]))
         elif method == "Runtime.exceptionThrown":
-            self.errors.append("exception: " + json.dumps(params.get("exceptionDetails", {}))[:500])
+            details = params.get("exceptionDetails", {})
+            self.errors.append("exception: " + details.get("exception", {}).get("description", str(details)))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             self.errors.append("log: " + params["entry"].get("text", ""))
 
