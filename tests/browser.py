@@ -11,6 +11,7 @@ and no port to find or race for.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -58,7 +59,7 @@ class Browser:
         self.timeout = timeout
         self.proc = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            preexec_fn=plumb,  # noqa: PLW1509  # single-threaded test process
+            preexec_fn=plumb,  # single-threaded test process
             close_fds=False,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -151,10 +152,8 @@ class Browser:
     def close(self) -> None:
         """End Chromium (the test started it; nothing else is touched)."""
         self._session = None  # Browser.close is a browser-level command
-        try:
+        with contextlib.suppress(RuntimeError, TimeoutError, OSError):
             self.call("Browser.close")
-        except (RuntimeError, TimeoutError, OSError):
-            pass
         try:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import Browser, find_chromium
 from PIL import Image
 
 from hoity_env.replays import RecordingEnv, write_html
-from browser import Browser, find_chromium
 
 
 def _recorded_game(tmp_path: Path) -> Path:
@@ -77,7 +77,9 @@ def test_viewer_loads_steps_and_draws(tmp_path: Path, browser: Browser) -> None:
 def test_the_browser_check_sees_console_errors(tmp_path: Path, browser: Browser) -> None:
     """The 'no console errors' assertion above can fail: a broken page is caught."""
     page = tmp_path / "broken.html"
-    page.write_text('<!DOCTYPE html><html><body><script>console.error("boom"); missing();</script></body></html>')
+    page.write_text(
+        '<!DOCTYPE html><html><body><script>console.error("boom"); missing();</script></body></html>'
+    )
     browser.open(page)
     assert any("boom" in e for e in browser.errors)
     assert any("missing" in e for e in browser.errors)

@@ -65,7 +65,7 @@ def test_the_file_is_versioned_json_lines(tmp_path: Path) -> None:
 
 def test_the_actions_recorded_are_the_ones_applied() -> None:
     env = RecordingEnv(num_players=2)
-    obs, _ = env.reset(seed=2)
+    env.reset(seed=2)
     # A bid in the location step is masked out: the env's fallback plays the lowest legal action.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -92,7 +92,9 @@ def _tampered(tmp_path: Path, step: int) -> Path:
     return replay.save(tmp_path / "bad.jsonl")
 
 
-def test_a_mismatch_names_the_first_differing_round(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_mismatch_names_the_first_differing_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _tampered(tmp_path, 7)  # round 4's action step (steps 6, 7 are round index 3)
     with pytest.raises(ReplayMismatch, match=r"replay diverges at round 4 \(action step, step 7\): event 0"):
         rounds(read_replay(path))

@@ -45,8 +45,22 @@ _BG = (246, 241, 228)
 _INK = (40, 36, 32)
 _GRID = (200, 190, 170)
 _BAR = (60, 52, 70)
-_PLAYER_COLORS = ((214, 69, 65), (52, 110, 196), (60, 160, 80), (232, 140, 30), (140, 80, 180), (30, 160, 170))
-_SERIES_COLORS = ((186, 74, 74), (70, 120, 170), (96, 150, 70), (200, 160, 40), (150, 90, 160), (110, 110, 110))
+_PLAYER_COLORS = (
+    (214, 69, 65),
+    (52, 110, 196),
+    (60, 160, 80),
+    (232, 140, 30),
+    (140, 80, 180),
+    (30, 160, 170),
+)
+_SERIES_COLORS = (
+    (186, 74, 74),
+    (70, 120, 170),
+    (96, 150, 70),
+    (200, 160, 40),
+    (150, 90, 160),
+    (110, 110, 110),
+)
 _TRACK_TOP, _LANE = 34, 11
 _MID_TOP, _MID_BOTTOM = 110, 206
 _ROWS_TOP, _ROWS_BOTTOM = 212, 476
@@ -86,7 +100,9 @@ def _background(num_players: int, finish: int) -> Image.Image:
     step = max(1, round(finish / 10))
     for k in range(0, finish + 1, step):
         draw.text((left + (k + 0.5) * cell, bottom + 2), str(k), fill=_INK, font=small, anchor="mt")
-    draw.rectangle((round(left + finish * cell) + 1, _TRACK_TOP + 1, right - 1, bottom - 1), fill=(226, 214, 186))
+    draw.rectangle(
+        (round(left + finish * cell) + 1, _TRACK_TOP + 1, right - 1, bottom - 1), fill=(226, 214, 186)
+    )
     draw.rectangle((12, _MID_TOP, 92, _MID_BOTTOM), outline=_GRID)
     draw.text((52, _MID_TOP + 4), "lot on display", fill=_INK, font=small, anchor="mt")
     draw.line((0, _ROWS_TOP - 3, WIDTH, _ROWS_TOP - 3), fill=_GRID)
@@ -144,7 +160,9 @@ def board_image(state: GameState, events: Sequence[Mapping[str, Any]] = ()) -> n
         series = deck.series[state.lot]
         draw.rounded_rectangle((28, _MID_TOP + 20, 76, _MID_BOTTOM - 8), 5, fill=_SERIES_COLORS[series])
         draw.text((52, _MID_TOP + 42), "ABCDEF"[series], fill=(255, 255, 255), font=big, anchor="mm")
-        draw.text((52, _MID_TOP + 66), str(deck.year[state.lot]), fill=(255, 255, 255), font=font, anchor="mm")
+        draw.text(
+            (52, _MID_TOP + 66), str(deck.year[state.lot]), fill=(255, 255, 255), font=font, anchor="mm"
+        )
     else:
         draw.text((52, _MID_TOP + 50), "closed", fill=_INK, font=font, anchor="mm")
 

@@ -200,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"{parser.prog}: error: cannot write results to {args.out}: {exc}", file=sys.stderr)
             return 2
-        if getattr(args, "save_replays", None) is not None:
+        if isinstance(result, EvaluationResult) and args.save_replays is not None:
             try:
                 paths += save_replays(
                     result.agents,

@@ -50,7 +50,13 @@ def save_replays(
         )
         entries = _agents(specs, env)
         record = play_game(
-            env, [entries[e] for e in order], env_seed=deal_seed(seed, d), seeds=seeds, names=names, deal=d, rotation=r
+            env,
+            [entries[e] for e in order],
+            env_seed=deal_seed(seed, d),
+            seeds=seeds,
+            names=names,
+            deal=d,
+            rotation=r,
         )
         env.replay.meta["env_seed"] = record.env_seed
         env.replay.meta["ranks"] = list(record.ranks)

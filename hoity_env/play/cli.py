@@ -47,9 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1 (default 0)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument(
-        "--rules", default="standard", choices=sorted(PRESETS), help=f"rules preset: {' | '.join(sorted(PRESETS))}"
+        "--rules",
+        default="standard",
+        choices=sorted(PRESETS),
+        help=f"rules preset: {' | '.join(sorted(PRESETS))}",
     )
-    p.add_argument("--save", type=Path, default=None, metavar="FILE", help="save the game as a replay (JSON lines)")
+    p.add_argument(
+        "--save", type=Path, default=None, metavar="FILE", help="save the game as a replay (JSON lines)"
+    )
     return p
 
 
@@ -63,7 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     n = len(args.opponents) + 1
     try:
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(f"{n} players: give 1 to {MAX_PLAYERS - 1} opponents, got {len(args.opponents)}")
+            raise ConfigError(
+                f"{n} players: give 1 to {MAX_PLAYERS - 1} opponents, got {len(args.opponents)}"
+            )
         if not 0 <= args.seat < n:
             raise ConfigError(f"--seat must be 0 to {n - 1} with {n} players, got {args.seat}")
         if args.save is not None and not args.save.parent.is_dir():
@@ -86,7 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"{PROG}: error: cannot save the replay to {args.save}: {exc}", file=sys.stderr)
             return 2
-        print(f"replay saved to {args.save}; check and view it with: hoity-replay {args.save} --html game.html")
+        print(
+            f"replay saved to {args.save}; check and view it with: hoity-replay {args.save} --html game.html"
+        )
     return 0
 
 

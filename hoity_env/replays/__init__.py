@@ -9,7 +9,15 @@
 
 from __future__ import annotations
 
-from hoity_env.replays.format import FORMAT, VERSION, Replay, ReplayError, ReplayMismatch, StepRecord, read_replay
+from hoity_env.replays.format import (
+    FORMAT,
+    VERSION,
+    Replay,
+    ReplayError,
+    ReplayMismatch,
+    StepRecord,
+    read_replay,
+)
 from hoity_env.replays.html import replay_html, write_html
 from hoity_env.replays.recorder import RecordingEnv
 from hoity_env.replays.simulate import RoundView, resimulate, rounds

@@ -35,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-simulate a replay (JSON lines) from its seed and actions, check every event, "
         "and print the game round by round.",
     )
-    p.add_argument("file", type=Path, help="replay file (JSON lines, written by hoity-play, hoity-eval or RecordingEnv)")
+    p.add_argument(
+        "file", type=Path, help="replay file (JSON lines, written by hoity-play, hoity-eval or RecordingEnv)"
+    )
     p.add_argument("--html", type=Path, default=None, metavar="OUT", help="also write the HTML viewer to OUT")
     p.add_argument("--quiet", action="store_true", help="check only: print no rounds")
     return p

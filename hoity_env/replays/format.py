@@ -104,14 +104,14 @@ class Replay:
 
 def _field(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = obj.get(name)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise ReplayError(f"{where}: field {name!r} is missing or not a {getattr(kind, '__name__', kind)}")
     return value
 
 
 def _check_header(header: Any, where: str) -> Replay:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ReplayError(f"{where}: not a hoity_env replay (line 1 has no \"format\": \"{FORMAT}\")")
+        raise ReplayError(f'{where}: not a hoity_env replay (line 1 has no "format": "{FORMAT}")')
     version = header.get("version")
     if version != VERSION:
         if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:

@@ -119,9 +119,7 @@ def replay_html(replay: Replay, views: Sequence[RoundView] | None = None) -> str
         f"{replay.num_players} players, {replay.rules.name} rules, seed {replay.seed}; "
         f"agents {', '.join(replay.agents)}; end: {end}"
     )
-    return _PAGE.format(
-        title=html.escape("Hoity Toity replay"), subtitle=html.escape(subtitle), data=data
-    )
+    return _PAGE.format(title=html.escape("Hoity Toity replay"), subtitle=html.escape(subtitle), data=data)
 
 
 def write_html(replay: Replay, path: str | Path, views: Sequence[RoundView] | None = None) -> Path:

@@ -33,7 +33,11 @@ class RecordingEnv(HoityParallelEnv):
     """
 
     def __init__(
-        self, *, agent_names: Sequence[str] | None = None, meta: Mapping[str, Any] | None = None, **kwargs: Any
+        self,
+        *,
+        agent_names: Sequence[str] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.agent_names = tuple(agent_names) if agent_names is not None else tuple(self.possible_agents)

@@ -65,9 +65,7 @@ def resimulate(replay: Replay) -> Iterator[tuple[StepRecord, GameState]]:
         except (IllegalActionError, ValueError) as exc:
             raise ReplayMismatch(f"{where}: the recorded actions are not legal here: {exc}") from exc
         if events != list(record.events):
-            raise ReplayMismatch(
-                f"replay diverges at {where}: {_first_difference(record.events, events)}"
-            )
+            raise ReplayMismatch(f"replay diverges at {where}: {_first_difference(record.events, events)}")
         yield record, state
     end = replay.end
     if end is not None and end["reason"] != "quit":

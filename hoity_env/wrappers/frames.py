@@ -71,7 +71,12 @@ class FrameRecorder:
         elif path.suffix == ".gif":
             images = [Image.fromarray(f) for f in self.frames]
             images[0].save(
-                buffer, format="GIF", save_all=True, append_images=images[1:], duration=round(1000 / fps), loop=0
+                buffer,
+                format="GIF",
+                save_all=True,
+                append_images=images[1:],
+                duration=round(1000 / fps),
+                loop=0,
             )
         else:
             raise ConfigError(f"save frames as .gif or .npy, not {path.suffix or 'no suffix'!r}")
