@@ -170,3 +170,17 @@ def test_menu_reads_numbers_names_and_defaults() -> None:
     m = menu(bids, env.codec, default=env.codec.bid(2))
     assert m.read("5") == env.codec.bid(5) and m.read("6") is None and m.read("1)") is None
     assert "0-5" in m.describe()
+
+
+def test_a_checkpoint_opponent(tmp_path: Path) -> None:
+    save = tmp_path / "ppo.jsonl"
+    model = "ppo:docs/reference/final_model.zip"
+    code, out = _drive(
+        ["--opponents", f"expert,{model},random", "--seed", "5", "--save", str(save)],
+        lambda k: "q" if k == 4 else "",
+    )
+    assert code == 0, out
+    assert f"player_2 = {model}" in out
+    replay = read_replay(save)
+    assert replay.agents[2] == model and len(replay.steps) == 4
+    rounds(replay)
