@@ -28,9 +28,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--players", type=int, default=5, help="number of players, 2-6 (default 5)")
     parser.add_argument("--seed", type=int, default=3, help="seed of the deal and of the agents (default 3)")
     parser.add_argument("--out", type=Path, default=Path("recorded"), help="folder for the files (created)")
-    parser.add_argument(
-        "--step", type=int, default=24, help="step whose picture goes to board.png (default 24)"
-    )
+    parser.add_argument("--step", type=int, default=24, help="step whose picture is board.png (default 24)")
     args = parser.parse_args(argv)
 
     names = AGENTS[: args.players]
