@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES, make
+from hoity_env.cli_args import parse
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.cli import _seed, _specs
@@ -60,11 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse(build_parser(), argv)
+    if isinstance(args, int):
+        return args
     n = len(args.opponents) + 1
     try:
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from hoity_env.cli_args import parse
 from hoity_env.environment.render import render_text
 from hoity_env.replays.format import ReplayError, ReplayMismatch, read_replay
 from hoity_env.replays.html import write_html
@@ -51,11 +52,9 @@ def round_text(view: RoundView) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse(build_parser(), argv)
+    if isinstance(args, int):
+        return args
     try:
         replay = read_replay(args.file)
         views = rounds(replay)
