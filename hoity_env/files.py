@@ -30,4 +30,21 @@ def temporary_beside(path: Path, suffix: str = ".partial") -> Path:
     return Path(name)
 
 
-__all__ = ["temporary_beside"]
+def write_atomically(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file and a rename.
+
+    A reader sees the old file or the whole new one, never a half-written file;
+    on any failure the temporary file is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    tmp = temporary_beside(path)
+    try:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+__all__ = ["temporary_beside", "write_atomically"]

@@ -41,6 +41,7 @@ def test_readme_quickstart_is_the_example_file() -> None:
     [
         ["examples/quickstart.py"],
         ["examples/random_game.py", "--seed", "3", "--players", "3"],
+        ["examples/record_game.py", "--players", "3", "--out", "{tmp}"],
         ["examples/zoo_baseline.py", "--games", "4", "--workers", "1", "--no-progress", "--out", "{tmp}"],
     ],
 )
@@ -63,6 +64,11 @@ def test_readme_commands_and_ci_agree() -> None:
     assert ".venv/" in commands[1] and ".ci-venv" not in commands[1]
     assert re.sub(r"(?<![\w-])\.venv\b", ".ci-venv", commands[1]) in ci.splitlines()
     assert "pytest" in commands[1]
+    # Both install the browser the HTML viewer's test drives, with the same line: through sudo
+    # where there is one, directly as root (CI, whose machine has no sudo).
+    browser = re.findall(r"^command -v chromium .*apt-get install -y chromium; }$", README, flags=re.M)
+    assert len(browser) == 1, "the README's test command must install chromium"
+    assert browser[0] in ci.splitlines()
     code = [line for line in ci.splitlines() if not line.startswith("#")]
     assert "rm -rf .ci-venv" in code and not any(re.search(r"(?<![\w-])\.venv\b", line) for line in code)
 

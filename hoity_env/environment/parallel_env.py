@@ -36,13 +36,14 @@ from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.rng import rng_from_dict, rng_to_dict
 from hoity_env.engine.state import GameState
+from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.observers import make_observer
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
 
 ILLEGAL_ACTION_MODES = ("fallback", "penalize", "raise")
-RENDER_MODES = ["ansi", "human"]
+RENDER_MODES = ["ansi", "human", "rgb_array"]
 ENV_STATE_VERSION = 1
 
 
@@ -73,6 +74,8 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if render_mode == "rgb_array":
+            check_drawable(self.game.rules)
         if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
             raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
         _check_max_cycles(max_cycles)
@@ -104,6 +107,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
         self._state: GameState | None = None
+        self._game_seed: int | None = None
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
@@ -142,6 +146,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         game_seed = int(self._np_random.integers(0, 2**63 - 1))
         self._state = self.game.new_state(game_seed)
+        self._game_seed = game_seed
         self._cycles = 0
         self._events = []
         self.agents = list(self.possible_agents)
@@ -315,13 +320,29 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         """Public events of the last step (JSON-safe dicts)."""
         return [e.to_dict() for e in self._events]
 
-    def render(self) -> str | None:
-        """``ansi``: return the public board as text; ``human``: print it."""
+    @property
+    def game_seed(self) -> int | None:
+        """The engine seed this game was dealt from (``Game.new_state(seed)``; replays record it).
+
+        ``None`` before ``reset`` and after ``set_state`` (a restored game's deal seed is unknown).
+        """
+        return self._game_seed
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the public board as text; ``human``: print it; ``rgb_array``: the board picture.
+
+        The picture is a ``uint8`` array of shape ``FRAME_SHAPE`` (480, 640, 3)
+        drawn by :mod:`hoity_env.environment.board_image` (blank before ``reset``).
+        """
         if self.render_mode is None:
             warnings.warn(
                 "render() called without render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
             )
             return None
+        if self.render_mode == "rgb_array":
+            if self._state is None:
+                return np.full(FRAME_SHAPE, 255, dtype=np.uint8)
+            return board_image(self._state, self._events)
         if self._state is None:
             text = "(no game yet: call reset())"
         else:
@@ -332,7 +353,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         return text
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (rendering opens no window)."""
 
     # ------------------------------------------------------- save / restore
     def get_state(self) -> dict[str, Any]:
@@ -411,6 +432,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         except Exception as exc:  # pragma: no cover - guarded by the invariants
             raise StateError(f"env state cannot be encoded: {exc!r}") from exc
         self._state = state
+        self._game_seed = None
         self.agents = list(agents)
         self._cycles = cycles
         self._events = records

@@ -31,6 +31,7 @@ from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import ENGINES, evaluate
 from hoity_env.evaluation.output import check_destination, write_results
+from hoity_env.evaluation.replays import save_replays
 from hoity_env.evaluation.report import EvaluationResult, HeadToHeadResult, TournamentResult
 from hoity_env.evaluation.tournament import head_to_head, tournament
 from hoity_env.evaluation.workers import WorkerDied
@@ -117,6 +118,14 @@ def build_parser(command: str) -> argparse.ArgumentParser:
             "(e.g. expert,random,random,random)",
         )
         _common(p, 1000, "number of players, 2-6 (default: the number of agents)")
+        p.add_argument(
+            "--save-replays",
+            type=_positive,
+            default=None,
+            metavar="N",
+            help="also write replays of the first N games to OUT/replays/ (needs --out; "
+            "view them with hoity-replay)",
+        )
         return p
     what = "Rated round robin over a pool" if command == "tournament" else "Head-to-head win-rate matrix"
     p = argparse.ArgumentParser(prog=f"{PROG} {command}", description=f"{what}. {agents}.")
@@ -168,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.out is not None:  # before the games: a bad destination must not cost the results
             check_destination(args.out)
+        if getattr(args, "save_replays", None) is not None and args.out is None:
+            raise ConfigError("--save-replays needs --out (the replays go to OUT/replays/)")
         result = run(command, args)
     except ConfigError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
@@ -189,6 +200,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"{parser.prog}: error: cannot write results to {args.out}: {exc}", file=sys.stderr)
             return 2
+        if isinstance(result, EvaluationResult) and args.save_replays is not None:
+            try:
+                paths += save_replays(
+                    result.agents,
+                    num_players=result.num_players,
+                    rules=args.rules,
+                    seed=args.seed,
+                    count=args.save_replays,
+                    folder=args.out / "replays",
+                )
+            except OSError as exc:
+                print(f"{parser.prog}: error: cannot write replays to {args.out}: {exc}", file=sys.stderr)
+                return 2
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     rate = result.games / max(elapsed, 1e-9)

@@ -45,7 +45,7 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
             parallel env.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012  # gym.Env declares it
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}  # noqa: RUF012  # gym.Env declares it
 
     def __init__(
         self,
@@ -147,8 +147,8 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         mask: np.ndarray = self._obs[self.env.possible_agents[self._seat]]["action_mask"].astype(bool)
         return mask
 
-    def render(self) -> str | None:  # type: ignore[override]
-        """The parallel env's render (public information only)."""
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+        """The parallel env's render (public information only; a board picture for ``rgb_array``)."""
         return self.env.render()
 
     def close(self) -> None:

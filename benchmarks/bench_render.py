@@ -1,0 +1,60 @@
+"""Milliseconds per board picture (``render_mode="rgb_array"``), beside the env step it follows.
+
+Plays random legal games with 2, 4 and 6 players and times ``env.render()`` after
+every step (CPU time, ``time.process_time``), then the step itself, and prints
+the median ms per frame over ``--repeats`` runs, the frames per second that
+allows, and how many env steps one frame costs.  Usage::
+
+    python benchmarks/bench_render.py [--frames 600] [--repeats 3]
+
+Never used in tests: timings on shared machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import hoity_env
+
+
+def bench(num_players: int, frames: int, seed: int) -> tuple[float, float]:
+    """(CPU seconds per frame, CPU seconds per env step) over ``frames`` steps of random games."""
+    env = hoity_env.parallel_env(num_players=num_players, render_mode="rgb_array")
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    env.render()  # the first frame draws the cached background: not what a recording pays per step
+    t_render = t_step = 0.0
+    for _ in range(frames):
+        if not env.agents:
+            obs, _ = env.reset()
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        start = time.process_time()
+        obs = env.step(actions)[0]
+        middle = time.process_time()
+        env.render()
+        t_render += time.process_time() - middle
+        t_step += middle - start
+    return t_render / frames, t_step / frames
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description="Board picture (rgb_array) render speed.")
+    parser.add_argument("--frames", type=int, default=600, help="frames timed per run (default 600)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per player count; the median is shown")
+    args = parser.parse_args(argv)
+    print("| players | ms per frame (CPU) | frames/s | ms per env step (CPU) | frame / step |")
+    print("|---|---|---|---|---|")
+    for n in (2, 4, 6):
+        runs = [bench(n, args.frames, seed) for seed in range(args.repeats)]
+        frame = statistics.median(r[0] for r in runs)
+        step = statistics.median(r[1] for r in runs)
+        print(f"| {n} | {frame * 1e3:.2f} | {1 / frame:.0f} | {step * 1e3:.3f} | {frame / step:.0f}x |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Replays: record a game as versioned JSON lines, re-simulate and check it, view it (docs/replays.md).
+
+* :class:`RecordingEnv`: the parallel env that records what it plays;
+* :func:`read_replay` / :meth:`Replay.save`: the file (header, one line per step, end);
+* :func:`resimulate` / :func:`rounds`: replay from the seed and actions with the rules
+  engine, checking every event;
+* :func:`write_html`: the self-contained HTML viewer.
+"""
+
+from __future__ import annotations
+
+from hoity_env.replays.format import (
+    FORMAT,
+    VERSION,
+    Replay,
+    ReplayError,
+    ReplayMismatch,
+    StepRecord,
+    read_replay,
+)
+from hoity_env.replays.html import replay_html, write_html
+from hoity_env.replays.recorder import RecordingEnv
+from hoity_env.replays.simulate import RoundView, resimulate, rounds
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "RecordingEnv",
+    "Replay",
+    "ReplayError",
+    "ReplayMismatch",
+    "RoundView",
+    "StepRecord",
+    "read_replay",
+    "replay_html",
+    "resimulate",
+    "rounds",
+    "write_html",
+]
