@@ -243,6 +243,15 @@ def test_registry_aec_id() -> None:
     assert agent in env.possible_agents
 
 
+def test_registration_skips_pettingzoo_without_a_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PettingZoo 1.24.2-1.26 (AgileRL pins <1.27) has no ``register``: importing us must still work."""
+    from hoity_env.registration import register_envs
+
+    monkeypatch.delattr(pettingzoo, "register")
+    register_envs()  # no AttributeError
+    assert isinstance(hoity_env.parallel_env(num_players=2), ParallelEnv)
+
+
 def test_registration_is_idempotent() -> None:
     before_p = pettingzoo.parallel_registry[hoity_env.PARALLEL_ID]
     before_a = pettingzoo.aec_registry[hoity_env.AEC_ID]

@@ -1,7 +1,7 @@
 """CleanRL-style masked PPO in one file: one network shared by every seat of many games.
 
     pip install torch==2.13.0 && pip install -e ".[train]"
-    python examples/integrations/cleanrl_ppo.py --total-steps 8192
+    python examples/integrations/cleanrl_ppo.py --total-steps 65536
 
 The batched env plays ``--num-games`` games at once, every seat acting; each of
 the ``games × players`` seats is one row of the rollout, so one policy learns from
@@ -36,9 +36,15 @@ def layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
 class Agent(nn.Module):
     def __init__(self, obs_dim: int, n_actions: int, hidden: int = 128) -> None:
         super().__init__()
-        self.critic = nn.Sequential(layer(obs_dim, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0))
+        self.critic = nn.Sequential(
+            layer(obs_dim, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0)
+        )
         self.actor = nn.Sequential(
-            layer(obs_dim, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, n_actions, 0.01)
+            layer(obs_dim, hidden),
+            nn.Tanh(),
+            layer(hidden, hidden),
+            nn.Tanh(),
+            layer(hidden, n_actions, 0.01),
         )
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
@@ -56,7 +62,7 @@ class Agent(nn.Module):
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--total-steps", type=int, default=8192, help="seat decisions to train on")
+    p.add_argument("--total-steps", type=int, default=65536, help="seat decisions to train on")
     p.add_argument("--num-games", type=int, default=16)
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--num-steps", type=int, default=32, help="rollout length per game")
@@ -91,7 +97,9 @@ def main(argv: list[str] | None = None) -> None:
             with torch.no_grad():
                 action, logp, _, value = agent.act(next_obs, next_mask)
             act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
-            obs, masks, rewards, terminated, truncated, infos = env.step(action.numpy().reshape(-1, args.players))
+            obs, masks, rewards, terminated, truncated, infos = env.step(
+                action.numpy().reshape(-1, args.players)
+            )
             illegal += int(infos["illegal_action"].sum())
             done = np.repeat(terminated | truncated, args.players)  # every seat of a game ends together
             games += int((terminated | truncated).sum())

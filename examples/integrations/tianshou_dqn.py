@@ -40,7 +40,9 @@ def make_env() -> PettingZooEnv:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=4000, help="AEC steps to train for (one seat's move each)")
+    parser.add_argument(
+        "--steps", type=int, default=4000, help="AEC steps to train for (one seat's move each)"
+    )
     parser.add_argument("--envs", type=int, default=2, help="subprocess envs")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -62,7 +64,9 @@ def main(argv: list[str] | None = None) -> None:
         n_step_return_horizon=1,
         target_update_freq=100,
     )
-    others = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in range(PLAYERS - 1)]
+    others = [
+        MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in range(PLAYERS - 1)
+    ]
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, *others], env=env)
 
     train_envs = SubprocVectorEnv([make_env for _ in range(args.envs)])

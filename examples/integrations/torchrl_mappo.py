@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> None:
     n_actions = env.full_action_spec[GROUP, "action"].space.n
 
     logits = TensorDictModule(
-        MultiAgentMLP(obs_dim, n_actions, n_agents=n, centralized=False, share_params=True, depth=2, num_cells=64),
+        MultiAgentMLP(
+            obs_dim, n_actions, n_agents=n, centralized=False, share_params=True, depth=2, num_cells=64
+        ),
         in_keys=[(GROUP, "observation", "observation")],
         out_keys=[(GROUP, "logits")],
     )
@@ -105,7 +107,9 @@ def main(argv: list[str] | None = None) -> None:
         games += int(batch["next", "done"].sum())
         frames += batch.numel()
         with torch.no_grad():
-            loss.value_estimator(batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params)
+            loss.value_estimator(
+                batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params
+            )
         buffer.extend(batch.reshape(-1))
         for _ in range(4):  # epochs
             for _ in range(args.frames_per_batch // 128):
