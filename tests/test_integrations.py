@@ -53,3 +53,12 @@ def test_every_recipe_is_run_or_documented() -> None:
     """A new recipe must be added to RUNS (or to the AgileRL-style script list)."""
     scripts = {p.name for p in RECIPES.glob("*.py")}
     assert scripts == set(RUNS), scripts ^ set(RUNS)
+
+
+def test_rllib_spec_without_the_extra_is_a_clear_error(tmp_path: Path) -> None:
+    """``rllib:PATH`` needs ray (its own venv, tests_rllib/); here it must fail with a ConfigError."""
+    from hoity_env import ConfigError
+    from hoity_env.agents import make
+
+    with pytest.raises(ConfigError, match="rllib"):
+        make(f"rllib:{tmp_path}")

@@ -1,11 +1,13 @@
-"""RLlib adapter and masked module (training/rllib_ppo.py); needs the ``rllib`` extra.
+"""RLlib: the env adapter, the masked module, a 2-iteration run and its saved module as an agent spec.
 
-Not in ``tests/``: ray[rllib] 2.60 pins gymnasium 1.2.2 and ~1.8 GB, so it lives in a
-virtual environment of its own and ``training/rllib_check.sh`` runs these tests there.
+Needs the ``rllib`` extra (``hoity_env.integrations.rllib``, ``training/rllib_ppo.py``).
+Not in ``tests/``: ray[rllib] 2.60 pins gymnasium 1.2.2 and weighs ~1.8 GB, so it lives in
+a virtual environment of its own and ``training/rllib_check.sh`` runs these tests there.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,10 +17,13 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "training"))
+from hoity_env import ConfigError
+from hoity_env.agents import make
+from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.evaluation.harness import evaluate
+from hoity_env.integrations.rllib import HoityRLlibEnv, MaskedPPOModule, RLlibAgent
 
-import rllib_ppo
-from rllib_ppo import HoityRLlibEnv, MaskedPPOModule
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _legal(obs: dict, rng: np.random.Generator) -> dict:
@@ -82,7 +87,36 @@ def test_masked_module_never_prefers_an_illegal_action() -> None:
     assert values.shape == (len(rows),)
 
 
-def test_two_iterations_in_one_process(capsys: pytest.CaptureFixture[str]) -> None:
-    rllib_ppo.main(["--iterations", "2", "--batch", "200", "--env-runners", "0"])
-    out = capsys.readouterr().out
-    assert "rllib PPO: 400 env steps with 0 env runners" in out and "0 illegal actions" in out
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two PPO iterations in one process (as a user runs the script), saved."""
+    folder = tmp_path_factory.mktemp("rllib") / "run"
+    script = ROOT / "training" / "rllib_ppo.py"
+    args = ["--iterations", "2", "--batch", "200", "--env-runners", "0", "--save", str(folder)]
+    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "rllib PPO: 400 env steps with 0 env runners" in out.stdout and "0 illegal actions" in out.stdout
+    return folder
+
+
+def test_saved_module_plays_as_an_agent_without_ray(saved_run: Path) -> None:
+    import ray
+
+    agent = make(f"rllib:{saved_run}", seed=0, num_players=4, num_actions=56)
+    assert isinstance(agent, RLlibAgent) and not ray.is_initialized()
+    env = BatchedHoityEnv(num_envs=8, num_players=4)
+    obs, masks, _ = env.reset(seed=3)
+    actions = agent.act_batch(obs.reshape(-1, obs.shape[-1]), masks.reshape(-1, masks.shape[-1]))
+    assert masks.reshape(-1, masks.shape[-1])[np.arange(actions.size), actions].all()
+    one = [agent.act(o, m) for o, m in zip(obs.reshape(32, -1), masks.reshape(32, -1), strict=True)]
+    assert one == actions.tolist()  # a row alone or in a batch: the same greedy choice
+    spec = f"rllib:{saved_run}"
+    result = evaluate([spec, "random", "random", "random"], games=8, seed=0, progress=False)
+    assert result.games >= 8 and result.agents[0] == spec and not ray.is_initialized()
+
+
+def test_bad_rllib_specs_raise_config_errors(saved_run: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not an RLlib module"):
+        make(f"rllib:{tmp_path}")
+    with pytest.raises(ConfigError, match="trained for 4 players, not 3"):
+        make(f"rllib:{saved_run}", num_players=3)
