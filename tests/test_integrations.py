@@ -62,3 +62,45 @@ def test_rllib_spec_without_the_extra_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="rllib"):
         make(f"rllib:{tmp_path}")
+
+
+def test_torchrl_wrapper_takes_the_default_env_with_its_infos() -> None:
+    """Issue 11: ``new(): invalid data type 'str'`` (phase) and ``Could not infer dtype of Event``."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    import hoity_env
+
+    env = PettingZooWrapper(
+        hoity_env.parallel_env(num_players=3), use_mask=True, categorical_actions=True, seed=0
+    )
+    rollout = env.rollout(12)  # random actions drawn under the mask
+    info = rollout["next", "player", "info"]
+    assert set(info.keys()) == {"phase", "illegal_action"}
+    assert not info["illegal_action"].any()
+    assert set(torch.unique(info["phase"]).tolist()) == {0.0, 1.0}
+    legal = rollout["player", "action_mask"].gather(-1, rollout["player", "action"].unsqueeze(-1))
+    assert legal.all()
+
+
+def test_tianshou_buffer_stores_the_default_infos() -> None:
+    """Issue 11: Tianshou's buffer failed with ``setting an array element with a sequence`` (events)."""
+    from tianshou.algorithm import MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+
+    import hoity_env
+
+    def make_env() -> PettingZooEnv:
+        return PettingZooEnv(hoity_env.env(num_players=3))
+
+    env = make_env()
+    algorithms = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in range(3)]
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
+    envs = DummyVectorEnv([make_env, make_env])
+    buffer = VectorReplayBuffer(400, len(envs))
+    Collector[CollectStats](algorithm, envs, buffer).collect(n_step=200, reset_before_collect=True)
+    data = buffer[buffer.sample_indices(0)]  # every stored transition (the sub-buffers have gaps)
+    assert len(data) == len(buffer) >= 200 and not data.info.illegal_action.any()
+    assert data.obs.mask[range(len(data)), data.act].all()

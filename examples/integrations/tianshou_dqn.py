@@ -91,9 +91,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     train_envs.close()
 
-    data = buffer[: len(buffer)] if len(buffer) else None
-    assert data is not None, "nothing was collected"
-    steps = len(buffer)
+    assert len(buffer), "nothing was collected"
+    data = buffer[buffer.sample_indices(0)]  # every stored transition (the sub-buffers have gaps)
+    steps = len(data)
     legal = np.asarray(data.obs.mask)[np.arange(steps), np.asarray(data.act)]
     assert legal.all(), "an action outside its mask was stored"
     flags = np.asarray(data.info.illegal_action)
