@@ -30,7 +30,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from hoity_env.agents.batch import check_batch, one_row
-from hoity_env.agents.view import num_players_of
+from hoity_env.agents.policy import check_sizes
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
 
@@ -146,16 +146,7 @@ class RLlibAgent:
         shape = space["observation"].shape or (0,)
         self.obs_dim = int(shape[0])
         self.num_actions = int(self.module.action_space.n)
-        self.num_players = num_players_of(np.zeros(self.obs_dim))
-        if num_players is not None and num_players != self.num_players:
-            raise ConfigError(
-                f"checkpoint {self.path} was trained for {self.num_players} players, not {num_players}"
-            )
-        if num_actions is not None and num_actions != self.num_actions:
-            raise ConfigError(
-                f"checkpoint {self.path} was trained with {self.num_actions} actions, "
-                f"this game has {num_actions}"
-            )
+        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reseed: the agent plays greedily."""
