@@ -30,6 +30,8 @@ GYM_ID = "hoity/HoityToityVsBots-v0"
 def _register_pettingzoo() -> None:
     import pettingzoo
 
+    if not hasattr(pettingzoo, "register"):  # PettingZoo < 1.27 has no registry; the constructors work
+        return
     if PARALLEL_ID not in pettingzoo.parallel_registry:
         pettingzoo.register("parallel", PARALLEL_ID, entry_point="hoity_env.environment:parallel_env")
     if AEC_ID not in pettingzoo.aec_registry:

@@ -83,7 +83,7 @@ def play_side_by_side(
             for i, a in enumerate(agents):
                 assert np.array_equal(o[a]["observation"], obs[k, i]), f"obs slot {k} seat {i}"
                 assert np.array_equal(o[a]["action_mask"], masks[k, i]), f"mask slot {k} seat {i}"
-                assert (inf[a]["phase"] == "action") == bool(infos["phase"][k])
+                assert inf[a]["phase"] == int(infos["phase"][k]), f"phase slot {k}"
             assert np.array_equal(envs[k].state(), states[k]), f"state() slot {k}"
         actions = random_actions(masks, rng, p_illegal, batched.num_actions)
         obs, masks, rewards, terminated, truncated, infos = batched.step(actions)

@@ -217,12 +217,12 @@ def test_observation_is_seat_relative_and_holds_public_and_own_info(num_players:
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> None:
-    env = make(num_players)
+    env = make(num_players, action_mask="both", info_events=True)
     agents = list(env.possible_agents)
     osp = env.observation_space("player_0")
     rng = np.random.default_rng(seed + 10)
     obs, infos = env.reset(seed=seed)
-    phase = "location"
+    phase = 0  # the location step
     step_out: StepOut | None = None
     steps = 0
     while True:
@@ -256,7 +256,7 @@ def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> N
         events = infos["player_0"]["events"]
         for seat, a in enumerate(agents):
             assert played_index(env, seat) == actions[a]
-        if phase == "location":  # the location reveal, if reported, is the first event
+        if phase == 0:  # the location reveal, if reported, is the first event
             assert not events or (
                 events[0]["kind"] == "locations" and len(events[0]["locations"]) == num_players
             )
@@ -268,7 +268,7 @@ def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> N
         assert done == (not env.agents)
         if not done:
             assert rewards == dict.fromkeys(agents, 0.0)  # win_loss is sparse
-            phase = "action" if phase == "location" else "location"
+            phase = 1 - phase
         assert steps < 2 * 100 + 2
     assert step_out is not None
     _, rewards, terms, truncs, infos = step_out
@@ -303,7 +303,7 @@ def test_final_step_then_empty_step_and_errors() -> None:
     assert env.get_state() == snapshot
     # A new game starts normally.
     obs, infos = env.reset()
-    assert env.agents == AGENTS4 and infos["player_0"]["phase"] == "location"
+    assert env.agents == AGENTS4 and infos["player_0"]["phase"] == 0
 
 
 def test_step_before_reset_raises() -> None:
@@ -320,7 +320,7 @@ def test_step_before_reset_raises() -> None:
 
 @pytest.mark.parametrize("max_cycles", [1, 5, 6])
 def test_max_cycles_truncates_everyone_at_once(max_cycles: int) -> None:
-    env = make(4, max_cycles=max_cycles)
+    env = make(4, max_cycles=max_cycles, action_mask="both")
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
     for step in range(1, max_cycles + 1):
@@ -355,8 +355,8 @@ def test_max_cycles_is_a_plain_writable_attribute() -> None:
 
 
 # ------------------------------------------------------------------ rewards
-def winners_of(infos: dict[str, dict[str, Any]]) -> list[int]:
-    ends = [e for e in infos["player_0"]["events"] if e["kind"] == "game_end"]
+def winners_of(env: HoityParallelEnv) -> list[int]:
+    ends = [e for e in env.last_events if e["kind"] == "game_end"]
     assert len(ends) == 1
     return list(ends[0]["winners"])
 
@@ -367,10 +367,10 @@ def test_win_loss_is_zero_sum_winners_share_plus_one(num_players: int) -> None:
     for seed in range(4):
         env = make(num_players, reward="win_loss")
         obs, _ = env.reset(seed=seed)
-        _, rewards, terms, _, infos = run_to_end(env, obs, np.random.default_rng(seed))[-1]
+        _, rewards, terms, _, _infos = run_to_end(env, obs, np.random.default_rng(seed))[-1]
         assert all(terms.values())
         decided += 1
-        winners = winners_of(infos)
+        winners = winners_of(env)
         k = len(winners)
         assert 1 <= k < num_players
         positions = env.get_state()["engine"]["positions"]
@@ -417,11 +417,11 @@ def test_rank_rewards_on_decided_games(num_players: int) -> None:
         outs = run_to_end(env, obs, np.random.default_rng(seed))
         for _, rewards, *_ in outs[:-1]:
             assert set(rewards.values()) == {0.0}
-        _, rewards, terms, _, infos = outs[-1]
+        _, rewards, terms, _, _infos = outs[-1]
         assert all(terms.values())
         check_rank_rewards(env, rewards)
         best = max(rewards.values())
-        assert {p for p in range(num_players) if rewards[f"player_{p}"] == best} == set(winners_of(infos))
+        assert {p for p in range(num_players) if rewards[f"player_{p}"] == best} == set(winners_of(env))
 
 
 @pytest.mark.parametrize("max_cycles", [6, 21, 40])
@@ -495,7 +495,7 @@ def test_fallback_plays_lowest_legal_flags_and_warns_once() -> None:
     assert all(infos2[a]["illegal_action"] is True for a in AGENTS4)
     for seat, a in enumerate(AGENTS4):
         assert played_index(env, seat) == lowest_legal(obs)[a]
-        assert revealed_index(infos2[a]["events"], seat) == lowest_legal(obs)[a]
+        assert revealed_index(env.last_events, seat) == lowest_legal(obs)[a]
     # Still once per env: a new game in the same env does not warn again ...
     obs3, _ = env.reset(seed=1)
     with warnings.catch_warnings(record=True) as later:
@@ -916,14 +916,15 @@ def vandalize(obs: Obs, infos: dict[str, dict[str, Any]]) -> None:
         obs[a]["action_mask"][:] = 1
         infos[a]["action_mask"][:] = 0
         infos[a]["events"].clear()
-        infos[a]["phase"] = "vandalized"
+        infos[a]["phase"] = 99
         infos[a]["extra"] = True
     obs.clear()
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_outputs_are_fresh_and_mutating_them_changes_nothing(num_players: int) -> None:
-    env, twin = make(num_players), make(num_players)
+    env = make(num_players, action_mask="both", info_events=True)
+    twin = make(num_players, action_mask="both", info_events=True)
     rng = np.random.default_rng(12)
     obs, infos = env.reset(seed=12)
     tobs, _tinfos = twin.reset(seed=12)
@@ -953,7 +954,7 @@ def test_outputs_are_fresh_and_mutating_them_changes_nothing(num_players: int) -
 
 
 def test_step_dicts_are_fresh_objects() -> None:
-    env = make(3)
+    env = make(3, info_events=True)
     obs, _infos = env.reset(seed=0)
     out = env.step(lowest_legal(obs))
     out2 = env.step(lowest_legal(out[0]))
@@ -984,7 +985,8 @@ EVENT_VANDALISM: list[Callable[[list[Any]], Any]] = [
 
 def test_events_handed_out_cannot_change_other_agents_or_the_env() -> None:
     """No shared buffers: infos events are per-agent copies or read-only; editing them changes nothing."""
-    env, twin = make(3, render_mode="ansi"), make(3, render_mode="ansi")
+    env = make(3, render_mode="ansi", info_events=True)
+    twin = make(3, render_mode="ansi", info_events=True)
     obs, _ = env.reset(seed=0)
     twin.reset(seed=0)
     for _ in range(4):  # two location steps and two action steps
@@ -1024,16 +1026,17 @@ def test_rejected_step_with_an_illegal_and_a_malformed_action_changes_nothing() 
 
 # --------------------------------------------------------------------- infos
 def test_infos_carry_mask_phase_and_public_events() -> None:
-    env = make(4)
+    """The full infos (``action_mask="both"``, ``info_events=True``); defaults: tests/test_env_outputs.py."""
+    env = make(4, action_mask="both", info_events=True)
     obs, infos = env.reset(seed=2)
     for a in AGENTS4:
-        assert infos[a]["phase"] == "location"
+        assert infos[a]["phase"] == 0  # the location step
         assert infos[a]["events"] == []
         assert infos[a]["illegal_action"] is False
     actions = {"player_0": AUCTION, "player_1": AUCTION, "player_2": CASTLE, "player_3": CASTLE}
     obs, _, _, _, infos = env.step(actions)
     for a in AGENTS4:
-        assert infos[a]["phase"] == "action"
+        assert infos[a]["phase"] == 1  # the action step
         assert to_json(infos[a]["events"]) in (  # the location reveal may be reported already
             [],
             [{"kind": "locations", "round": 0, "locations": ["auction", "auction", "castle", "castle"]}],
@@ -1055,7 +1058,7 @@ def test_infos_carry_mask_phase_and_public_events() -> None:
     assert len(purchases) == 1 and purchases[0]["player"] == 0 and purchases[0]["price"] == 5
     assert env.get_state()["engine"]["money"][0] == 45
     for a in AGENTS4:
-        assert infos[a]["phase"] == "location"
+        assert infos[a]["phase"] == 0
         assert to_json(infos[a]["events"]) == events
         assert np.array_equal(infos[a]["action_mask"], obs[a]["action_mask"])
 

@@ -64,8 +64,8 @@ def play_episode(
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_same_seed_same_actions_identical_episode(num_players: int, seed: int) -> None:
-    env1 = hoity_env.parallel_env(num_players=num_players)
-    env2 = hoity_env.parallel_env(num_players=num_players)
+    env1 = hoity_env.parallel_env(num_players=num_players, info_events=True)
+    env2 = hoity_env.parallel_env(num_players=num_players, info_events=True)
     rng1 = np.random.default_rng(seed + 99)
     rng2 = np.random.default_rng(seed + 99)
     obs1, infos1 = env1.reset(seed=seed)

@@ -29,7 +29,8 @@ SEEDS = range(8)
 
 
 def make(num_players: int) -> HoityParallelEnv:
-    return hoity_env.parallel_env(num_players=num_players)
+    # Every output form at once: the mask in both places and the events in infos may not leak either.
+    return hoity_env.parallel_env(num_players=num_players, action_mask="both", info_events=True)
 
 
 def trajectory(num_players: int, seed: int) -> list[tuple[dict[str, Any], dict[str, Obs]]]:

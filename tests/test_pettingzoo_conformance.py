@@ -4,12 +4,17 @@ Warnings are errors here, except the ones docs/design.md §2 calls harmless: Pet
 remarks about Dict observations, and the ``fallback`` warning (the checkers send
 unmasked actions on purpose).  Anything else a checker warns about (an agent
 given no observation, agents gone without terminating…) fails the test.
+
+Every output format (where the mask goes, dict or flat observation, events in
+infos or not: ``OUTPUT_FORMATS``) passes the same checkers.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +40,21 @@ import hoity_env
 from hoity_env import HoityParallelEnv
 
 PLAYER_COUNTS = (2, 4, 6)
+ROOT_PYPROJECT = __import__("pathlib").Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+# Every output option of the env (hoity_env/environment/outputs.py), each with and without events.
+_PLACES = [
+    {},
+    {"action_mask": "infos"},
+    {"action_mask": "both"},
+    {"observation_format": "flat"},
+]
+OUTPUT_FORMATS = [{**place, **events} for place in _PLACES for events in ({}, {"info_events": True})]
+
+
+def _format_id(kwargs: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in kwargs.items()) or "default"
+
 
 # Earlier entries take precedence: allow the known warnings, turn every other one into an error.
 pytestmark = [
@@ -42,7 +62,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*masked-out action.*:UserWarning"),
     pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be.*:UserWarning"),
     pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning"),
-    pytest.mark.filterwarnings("ignore:.*is not a box.*:UserWarning"),
     pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning"),
 ]
 
@@ -52,6 +71,51 @@ AEC_FORMS: dict[str, AECFactory] = {
     "env": lambda n: hoity_env.env(num_players=n),
     "raw_env": lambda n: hoity_env.raw_env(num_players=n),
 }
+
+
+@pytest.mark.parametrize("kwargs", OUTPUT_FORMATS, ids=_format_id)
+def test_every_output_format_passes_the_checkers(kwargs: dict[str, Any]) -> None:
+    """api_test (plain and order-enforced AEC), parallel_api_test and both seed tests, per format."""
+    parallel_api_test(hoity_env.parallel_env(num_players=4, **kwargs), num_cycles=1000)
+    api_test(hoity_env.env(num_players=4, **kwargs), num_cycles=1000)
+    api_test(hoity_env.raw_env(num_players=3, **kwargs), num_cycles=1000)
+    seed_test(functools.partial(hoity_env.env, num_players=4, **kwargs), num_cycles=500)
+    parallel_seed_test(functools.partial(hoity_env.parallel_env, num_players=4, **kwargs), num_cycles=500)
+
+
+def test_flat_observation_passes_the_checkers_without_any_warning() -> None:
+    """A flat Box is what the checkers prefer: not even the Dict remarks are raised.
+
+    (parallel_api_test samples unmasked actions when the mask is not in the observation,
+    so the fallback warning stays allowed.)
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", ".*masked-out action.*", UserWarning)
+        parallel_api_test(hoity_env.parallel_env(num_players=4, observation_format="flat"), num_cycles=1000)
+        api_test(hoity_env.env(num_players=4, observation_format="flat"), num_cycles=1000)
+
+
+def test_pyproject_filters_name_the_checkers_dict_warnings() -> None:
+    """Each warning the checkers raise on the default env is matched by an ignore filter in pyproject.toml.
+
+    (The filter used to be ``.*is not a box.*``, which matched neither message.)
+    """
+    text = ROOT_PYPROJECT.read_text(encoding="utf-8")
+    block = text.split("filterwarnings = [", 1)[1].split("]", 1)[0]
+    patterns = [
+        entry.split(":")[1]
+        for entry in re.findall(r'^\s*"(ignore:[^"]*)"', block, flags=re.M)
+        if entry.split(":")[2:3] in (["UserWarning"], [""])
+    ]
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        api_test(hoity_env.env(num_players=4), num_cycles=200)
+        parallel_api_test(hoity_env.parallel_env(num_players=4), num_cycles=200)
+    messages = {str(w.message) for w in record if issubclass(w.category, UserWarning)}
+    assert messages, "the checkers no longer warn about Dict observations: drop the filters"
+    for message in messages:
+        assert any(re.match(p, message, flags=re.I) for p in patterns), (message, patterns)
 
 
 def test_warning_filters_are_active() -> None:
@@ -177,6 +241,15 @@ def test_registry_aec_id() -> None:
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
     api_test(pettingzoo.make("aec", "hoity/HoityToity-v0", num_players=3), num_cycles=1000)
     assert agent in env.possible_agents
+
+
+def test_registration_skips_pettingzoo_without_a_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PettingZoo 1.24.2-1.26 (AgileRL pins <1.27) has no ``register``: importing us must still work."""
+    from hoity_env.registration import register_envs
+
+    monkeypatch.delattr(pettingzoo, "register")
+    register_envs()  # no AttributeError
+    assert isinstance(hoity_env.parallel_env(num_players=2), ParallelEnv)
 
 
 def test_registration_is_idempotent() -> None:

@@ -5,7 +5,9 @@
 * ``random``: uniform over legal actions;
 * ``collector``, ``thief``, ``detective``, ``expert``: scripted styles (see their docstrings);
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
-  deterministically / by sampling (needs the ``train`` extra).
+  deterministically / by sampling (needs the ``train`` extra);
+* ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
+  (needs the ``rllib`` extra, not a running Ray).
 
 Every agent ``make`` builds is both an :class:`Agent` (``act`` for one seat) and a
 :class:`BatchAgent` (``act_batch`` over ``(B, D)`` observations and ``(B, A)``
@@ -15,6 +17,7 @@ masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
@@ -24,6 +27,9 @@ from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
 from hoity_env.engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hoity_env.integrations.rllib import RLlibAgent
 
 SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
     "random": RandomAgent,
@@ -40,7 +46,7 @@ POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> SeededAgent | PolicyAgent:
+) -> SeededAgent | PolicyAgent | RLlibAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
@@ -57,11 +63,25 @@ def make(
                 num_players=num_players,
                 num_actions=num_actions,
             )
+    if spec.startswith("rllib:"):
+        return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
     if spec not in SCRIPTED:
         raise ConfigError(
-            f"unknown agent {spec!r}; choose one of {', '.join(AGENT_NAMES)} or ppo:PATH / ppo-sample:PATH"
+            f"unknown agent {spec!r}; choose one of {', '.join(AGENT_NAMES)} or "
+            "ppo:PATH / ppo-sample:PATH / rllib:PATH"
         )
     return SCRIPTED[spec](seed)
+
+
+def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actions: int | None) -> RLlibAgent:
+    """A module saved by ``training/rllib_ppo.py --save``; needs the ``rllib`` extra, not a running Ray."""
+    try:
+        from hoity_env.integrations.rllib import RLlibAgent
+    except ImportError as exc:
+        raise ConfigError(
+            "rllib:PATH agents need the rllib extra: pip install torch==2.13.0 && pip install -e '.[rllib]'"
+        ) from exc
+    return RLlibAgent(path, seed=seed, num_players=num_players, num_actions=num_actions)
 
 
 __all__ = [

@@ -44,16 +44,7 @@ class PolicyAgent:
             )
         self.obs_dim = int(obs_shape[0])
         self.num_actions = int(n_act)
-        self.num_players = num_players_of(np.zeros(self.obs_dim))
-        if num_players is not None and num_players != self.num_players:
-            raise ConfigError(
-                f"checkpoint {self.path} was trained for {self.num_players} players, not {num_players}"
-            )
-        if num_actions is not None and num_actions != self.num_actions:
-            raise ConfigError(
-                f"checkpoint {self.path} was trained with {self.num_actions} actions (another ruleset "
-                f"or starting money), this game has {num_actions}"
-            )
+        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the agent's own generator (used only when sampling; torch's global RNG is never touched)."""
@@ -97,6 +88,25 @@ class PolicyAgent:
         uniform = masks / masks.sum(axis=1, keepdims=True)
         out: np.ndarray = np.where(broken, uniform, probs / np.where(broken, 1.0, total))
         return out
+
+
+def check_sizes(
+    path: Path, obs_dim: int, actions: int, num_players: int | None, num_actions: int | None
+) -> int:
+    """The player count a checkpoint's ``obs_dim`` implies, refused if the game wants another.
+
+    ``num_players``/``num_actions`` are the game's (None: not checked); the error names the
+    checkpoint, so a policy trained for another table or ruleset is refused up front.
+    """
+    players = num_players_of(np.zeros(obs_dim))
+    if num_players is not None and num_players != players:
+        raise ConfigError(f"checkpoint {path} was trained for {players} players, not {num_players}")
+    if num_actions is not None and num_actions != actions:
+        raise ConfigError(
+            f"checkpoint {path} was trained with {actions} actions (another ruleset "
+            f"or starting money), this game has {num_actions}"
+        )
+    return players
 
 
 def _load(path: Path) -> Any:

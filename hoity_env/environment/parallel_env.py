@@ -8,6 +8,8 @@ Spaces
       :mod:`hoity_env.environment.codec` (standard: 56 actions).
     * observation: ``Dict(observation=Box(0, 1, (D,), float32),
       action_mask=Box(0, 1, (N,), int8))``; layout from :meth:`obs_layout`.
+      ``action_mask`` / ``observation_format`` move the mask to ``infos`` or
+      give the bare ``Box`` (:mod:`hoity_env.environment.outputs`).
     * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
 
 Every agent acts in every ``step()``; a round takes two steps (location, then
@@ -39,6 +41,7 @@ from hoity_env.engine.state import GameState
 from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.observers import make_observer
+from hoity_env.environment.outputs import OutputFormat
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
 
@@ -47,7 +50,7 @@ RENDER_MODES = ["ansi", "human", "rgb_array"]
 ENV_STATE_VERSION = 1
 
 
-class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
+class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     """Hoity Toity, all players acting simultaneously; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -66,8 +69,12 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         max_cycles: int | None = None,
         render_mode: str | None = None,
         illegal_penalty: float = -1.0,
+        action_mask: str | None = None,
+        observation_format: str = "dict",
+        info_events: bool = False,
     ) -> None:
         self.game = Game(rules, num_players)
+        self.output_format = OutputFormat.from_args(action_mask, observation_format, info_events)
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
@@ -94,11 +101,8 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self.observer = make_observer(self.game)
         n_act = self.codec.size
         self._action_space = spaces.Discrete(n_act)
-        self._observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (self.observer.obs_dim,), np.float32),
-                "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
-            }
+        self._observation_space = self.output_format.observation_space(
+            spaces.Box(0.0, 1.0, (self.observer.obs_dim,), np.float32), spaces.Box(0, 1, (n_act,), np.int8)
         )
         self.state_space = spaces.Box(0.0, 1.0, (self.observer.state_dim,), np.float32)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
@@ -139,7 +143,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
     # ---------------------------------------------------------------- reset
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Deal a new game.  ``seed`` seeds the env's generator; each game draws its deal from it."""
         _check_max_cycles(self.max_cycles)
         if seed is not None or self._np_random is None:
@@ -159,7 +163,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
     def step(
         self, actions: Mapping[str, Any]
     ) -> tuple[
-        dict[str, dict[str, np.ndarray]],
+        dict[str, Any],
         dict[str, float],
         dict[str, bool],
         dict[str, bool],
@@ -279,7 +283,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
 
     def _outputs(
         self, events: list[Event], illegal: list[bool], *, reuse: bool, final: bool = False
-    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         state = self._state
         assert state is not None
         obs_rows = self.observer.observations(state, reuse=reuse)
@@ -287,18 +291,19 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         ruleset = self.game.ruleset
         self._rows = ruleset.location_rows(state) if final else ruleset.mask_rows(state)
         masks = self._mask_table[self._rows]  # a fresh array
-        info_masks = masks.copy()
-        phase = "location" if state.phase is Phase.LOCATION else "action"
+        fmt = self.output_format
+        info_masks = (masks.copy() if fmt.mask_in_observation else masks) if fmt.mask_in_infos else None
+        phase = int(state.phase)  # 0 = location step next, 1 = action step (as the batched env's)
         obs = {}
-        infos = {}
+        infos: dict[str, dict[str, Any]] = {}
         for i, agent in enumerate(self.possible_agents):
-            obs[agent] = {"observation": obs_rows[i], "action_mask": masks[i]}
-            infos[agent] = {
-                "action_mask": info_masks[i],
-                "phase": phase,
-                "events": list(events),
-                "illegal_action": illegal[i],
-            }
+            obs[agent] = fmt.observation(obs_rows[i], masks[i])
+            info: dict[str, Any] = {"phase": phase, "illegal_action": illegal[i]}
+            if info_masks is not None:
+                info["action_mask"] = info_masks[i]
+            if fmt.info_events:
+                info["events"] = list(events)
+            infos[agent] = info
         return obs, infos
 
     # ------------------------------------------------------------ extras
@@ -440,8 +445,8 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         self._warned_illegal = warned
         self._rows = rows
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Current observation of ``agent`` (fresh arrays)."""
+    def observe(self, agent: str) -> Any:
+        """Current observation of ``agent`` (fresh arrays), in the env's output format."""
         self._check_agent_name(agent)
         if self._state is None:
             raise IllegalActionError("call reset() first")
@@ -449,7 +454,7 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
         row = self.observer.observations(self._state)[i]
         ruleset = self.game.ruleset
         masks = ruleset.legal_masks(self._state) if self.agents else ruleset.location_masks(self._state)
-        return {"observation": row, "action_mask": masks[i]}
+        return self.output_format.observation(row, masks[i])
 
     def _check_agent_name(self, agent: str) -> None:
         if agent not in self._index:
@@ -458,7 +463,9 @@ class HoityParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):  # type: i
     def __repr__(self) -> str:
         return (
             f"HoityParallelEnv(num_players={self.num_players}, rules={self.rules.name!r}, "
-            f"reward={self.reward_mode!r}, illegal_action={self.illegal_action!r})"
+            f"reward={self.reward_mode!r}, illegal_action={self.illegal_action!r}, "
+            f"action_mask={self.output_format.action_mask!r}, "
+            f"observation_format={self.output_format.observation_format!r})"
         )
 
 

@@ -103,7 +103,7 @@ def _common(p: argparse.ArgumentParser, games: int, players_help: str) -> None:
 
 def build_parser(command: str) -> argparse.ArgumentParser:
     """The parser of one command (``evaluate`` is the default command)."""
-    agents = f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH"
+    agents = f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
     if command == "evaluate":
         p = argparse.ArgumentParser(
             prog=PROG,

@@ -68,6 +68,9 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
             illegal_penalty=illegal_penalty,
             max_cycles=max_cycles,
             render_mode=render_mode,
+            # The opponents read the mask beside their observation; the learner's info
+            # carries it too, where Gymnasium users of a flat Box look for it.
+            action_mask="both",
         )
         n = self.env.num_players
         self.num_players = n

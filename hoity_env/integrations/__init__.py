@@ -1,0 +1,5 @@
+"""Adapters for multi-agent libraries that need more than the env's output options.
+
+Each submodule imports its library, so import it only where that library is installed
+(``hoity_env.integrations.rllib`` needs the ``rllib`` extra).
+"""
