@@ -39,6 +39,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
+from hoity_env.files import fresh_folder
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
@@ -129,10 +130,7 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
     base = Path(runs_dir) / name
     if resume:
         return base
-    run_dir, k = base, 1
-    while run_dir.exists() and any(run_dir.iterdir()):
-        k += 1
-        run_dir = base.with_name(f"{name}_{k}")
+    run_dir = fresh_folder(base)
     if run_dir != base:
         print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
     return run_dir

@@ -237,7 +237,9 @@ class ExpertAgent(ScriptedAgent):
         spread[:, 0] = 0.3
         can = (floor >= 3) | (hidden >= 3) | (size >= 3)
         can[:, 0] = view.can_exhibit
-        gap = (size[:, :, None] - size[:, None, :]) / np.sqrt(spread[:, :, None] ** 2 + spread[:, None, :] ** 2)
+        gap = (size[:, :, None] - size[:, None, :]) / np.sqrt(
+            spread[:, :, None] ** 2 + spread[:, None, :] ** 2
+        )
         beats = 1.0 / (1.0 + np.exp(-1.7 * gap))
         beats *= 1.0 - np.eye(view.n)
         return size, can, beats
@@ -246,7 +248,9 @@ class ExpertAgent(ScriptedAgent):
         """``(B, n, 3)``: what scoring ``size``, being caught and catching a thief are worth to each
         player in the race: the spaces moved, plus :attr:`WIN_BONUS` for a move that reaches the finish."""
         pos = view.positions.astype(np.float64) * FINISH
-        moves = np.stack([size, np.full_like(size, -THIEF_PENALTY), np.full_like(size, DETECTIVE_REWARD)], axis=2)
+        moves = np.stack(
+            [size, np.full_like(size, -THIEF_PENALTY), np.full_like(size, DETECTIVE_REWARD)], axis=2
+        )
         to = np.maximum(pos[:, :, None] + moves, 0.0)
         out: np.ndarray = (to - pos[:, :, None]) + self.WIN_BONUS * (to >= FINISH)
         return out
@@ -273,7 +277,14 @@ class ExpertAgent(ScriptedAgent):
         model = np.where(legal, model, 0.0)
         model /= np.maximum(model.sum(axis=2, keepdims=True), 1e-12)
         mix, values = solve_role_game(
-            model, trust, present, legal, self.race_worth(view, size), beats, self.race_weights(view), iterations
+            model,
+            trust,
+            present,
+            legal,
+            self.race_worth(view, size),
+            beats,
+            self.race_weights(view),
+            iterations,
         )
         return mix[:, 0], values[:, 0]
 
