@@ -12,7 +12,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def _default_mode() -> int:
@@ -37,7 +37,8 @@ def write_atomic(path: Path, write: Callable[[Any], object], *, binary: bool = F
     a kill mid-write leaves the old file (or none), never half of one."""
     tmp = temporary_beside(path)
     try:
-        with tmp.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+        handle: IO[Any] = tmp.open("wb") if binary else tmp.open("w", encoding="utf-8")
+        with handle as fh:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())

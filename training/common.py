@@ -28,8 +28,6 @@ from run_folder import (
     record_resume,
     resume_folder,
     save_model,
-    write_atomic,
-    write_text,
 )
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -39,7 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
-from hoity_env.files import fresh_folder
+from hoity_env.files import fresh_folder, write_atomic, write_text
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 

@@ -20,7 +20,6 @@ import csv
 import dataclasses
 import json
 import math
-import os
 import shlex
 import sys
 import time
@@ -33,7 +32,7 @@ from hoity_env.agents import make
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.files import write_atomic, write_text
+from hoity_env.files import write_atomic
 
 RESUMES = "resumes.jsonl"
 """One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""

@@ -73,9 +73,10 @@ def role_game_values(
     ``sigma`` ``(B, n, 3)``: each player's mix of exhibit, thief, detective times its
     chance of being at the Castle (an absent player is all zeros); ``worth`` ``(B, n, 3)``:
     what each player gains (track spaces, or their worth in the race) when its best
-    exhibition scores, when it is caught stealing (negative) and when it catches a thief; ``beats`` ``(B, n, n)``: the chance
-    that ``k``'s exhibition beats ``j``'s (zero diagonal); ``weights`` ``(B, n, n)``:
-    how much ``j``'s gain counts against ``i`` (zero diagonal).
+    exhibition scores, when it is caught stealing (negative) and when it catches a thief;
+    ``beats`` ``(B, n, n)``: the chance that ``k``'s exhibition beats ``j``'s (zero
+    diagonal); ``weights`` ``(B, n, n)``: how much ``j``'s gain counts against ``i`` (zero
+    diagonal).
 
     The gain of each player (track spaces) is worked out with the others playing
     independently, as products over players: an exhibition scores when no thief
@@ -166,7 +167,7 @@ def solve_role_game(
 
 
 class ExpertAgent(ScriptedAgent):
-    """``expert``: the rival model, the role game's equilibrium, bids from the lot's value (module docstring)."""
+    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth."""
 
     name = "expert"
     MAX_ROUNDS = STANDARD.max_rounds
