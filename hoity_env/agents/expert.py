@@ -177,9 +177,9 @@ class ExpertAgent(ScriptedAgent):
     TRUST_SCALE = 4.0
     """Castle visits at which the model of a rival gets half the weight in the restricted game."""
     MAX_TRUST = 0.85
-    ITERATIONS = 12
+    ITERATIONS = 8
     """Regret-matching rounds of the role game in the action step."""
-    LOCATION_ITERATIONS = 6
+    LOCATION_ITERATIONS = 3
     """Rounds in the location step, where presence is only a chance and the value is all we use."""
     RECENCY = 1.0
     """Weight of last round's role beside the counts of all past rounds."""
