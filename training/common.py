@@ -42,13 +42,16 @@ from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
 ZOO = ("expert", "collector", "thief", "detective", "random")
-"""The scripted zoo: training opponents and evaluation yardsticks."""
+"""The scripted zoo: training opponents and evaluation yardsticks (``expert-v1``, the first
+expert, is left out: name it to add it)."""
 
 A = TypeVar("A")
 
 VEC_ENVS = ("batched", "subproc", "dummy")
 
-_SPEC_SYNTAX = f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for all scripted"
+_SPEC_SYNTAX = (
+    f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for {','.join(ZOO)}"
+)
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",
