@@ -21,6 +21,7 @@ from hoity_env.evaluation import evaluate
 
 LINEUPS = {
     "zoo (expert, collector, thief, detective)": ["expert", "collector", "thief", "detective"],
+    "zoo with expert-v1": ["expert-v1", "collector", "thief", "detective"],
     "random x4": ["random"] * 4,
 }
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from hoity_env.evaluation import EvaluationResult, evaluate, head_to_head, tournament, wilson_interval
 
-ZOO = ["expert", "collector", "thief", "detective", "random"]
+ZOO = ["expert", "collector", "thief", "detective", "random", "expert-v1"]
+"""Every scripted agent; the first four also play the by-seat table."""
 
 
 def _save(result: object, folder: Path) -> str:

@@ -1,4 +1,4 @@
-"""Temporary files for atomic writes: write beside the target, then rename into place.
+"""Atomic writes (write beside the target, then rename into place) and fresh run folders.
 
 ``tempfile.mkstemp`` creates its file readable by the owner only (mode 0600), and a
 rename keeps that mode, so a result written this way would be private where a plain
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 
 def _default_mode() -> int:
@@ -30,21 +32,44 @@ def temporary_beside(path: Path, suffix: str = ".partial") -> Path:
     return Path(name)
 
 
-def write_atomically(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file and a rename.
-
-    A reader sees the old file or the whole new one, never a half-written file;
-    on any failure the temporary file is removed and ``path`` is untouched.
-    """
-    path = Path(path)
+def write_atomic(path: Path, write: Callable[[Any], object], *, binary: bool = False) -> None:
+    """Call ``write(file)`` on a temporary file, flush it to disk, then rename it to ``path``:
+    a kill mid-write leaves the old file (or none), never half of one."""
     tmp = temporary_beside(path)
     try:
-        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-        tmp.replace(path)
-    except BaseException:
+        handle: IO[Any] = tmp.open("wb") if binary else tmp.open("w", encoding="utf-8")
+        with handle as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
         tmp.unlink(missing_ok=True)
-        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomic ``path.write_text(text)``."""
+    write_atomic(path, lambda fh: fh.write(text))
+
+
+def fresh_folder(base: Path) -> Path:
+    """``base`` if it is missing or empty, else the first free ``base_2``, ``base_3``, …
+
+    A new run never writes into an earlier run's folder: its files would mix with
+    the old ones (a curve appended to another, a snapshot chosen among another's).
+    """
+    folder, k = base, 1
+    while folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        k += 1
+        folder = base.with_name(f"{base.name}_{k}")
+    return folder
+
+
+def write_atomically(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` as :func:`write_atomic` does; returns ``path``."""
+    path = Path(path)
+    write_atomic(path, lambda fh: fh.write(data), binary=isinstance(data, bytes))
     return path
 
 
-__all__ = ["temporary_beside", "write_atomically"]
+__all__ = ["fresh_folder", "temporary_beside", "write_atomic", "write_atomically", "write_text"]

@@ -28,8 +28,6 @@ from run_folder import (
     record_resume,
     resume_folder,
     save_model,
-    write_atomic,
-    write_text,
 )
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -39,17 +37,21 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
+from hoity_env.files import fresh_folder, write_atomic, write_text
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
 ZOO = ("expert", "collector", "thief", "detective", "random")
-"""The scripted zoo: training opponents and evaluation yardsticks."""
+"""The scripted zoo: training opponents and evaluation yardsticks (``expert-v1``, the first
+expert, is left out: name it to add it)."""
 
 A = TypeVar("A")
 
 VEC_ENVS = ("batched", "subproc", "dummy")
 
-_SPEC_SYNTAX = f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for all scripted"
+_SPEC_SYNTAX = (
+    f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for {','.join(ZOO)}"
+)
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",
@@ -129,10 +131,7 @@ def run_directory(runs_dir: str, name: str, resume: str) -> Path:
     base = Path(runs_dir) / name
     if resume:
         return base
-    run_dir, k = base, 1
-    while run_dir.exists() and any(run_dir.iterdir()):
-        k += 1
-        run_dir = base.with_name(f"{name}_{k}")
+    run_dir = fresh_folder(base)
     if run_dir != base:
         print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
     return run_dir

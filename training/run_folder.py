@@ -20,7 +20,6 @@ import csv
 import dataclasses
 import json
 import math
-import os
 import shlex
 import sys
 import time
@@ -33,7 +32,7 @@ from hoity_env.agents import make
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.files import temporary_beside
+from hoity_env.files import write_atomic
 
 RESUMES = "resumes.jsonl"
 """One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""
@@ -191,29 +190,6 @@ def resume_folder(args: Any) -> Path | None:
 
 
 # ------------------------------------------------------------------ atomic writes
-def _temporary(path: Path) -> Path:
-    """A fresh hidden name beside ``path``, with the permissions a plain ``open`` would give."""
-    return temporary_beside(path)
-
-
-def write_atomic(path: Path, write: Callable[[Any], None], *, binary: bool = False) -> None:
-    """Call ``write(file)`` on a temporary file, flush it to disk, then rename it to ``path``."""
-    tmp = _temporary(path)
-    try:
-        with tmp.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_text(path: Path, text: str) -> None:
-    """Atomic ``path.write_text(text)``."""
-    write_atomic(path, lambda fh: fh.write(text))
-
-
 SAVE_EXCLUDE = ("tensorboard_log",)
 """Left out of every saved model: the TensorBoard folder is an absolute path when
 ``--runs-dir`` is, and a model we publish must carry no path of the machine that made it.

@@ -54,7 +54,7 @@ class Args:
 
     name: str = "ppo"
     num_players: int = 4
-    opponents: str = "zoo"  # comma-separated specs drawn per seat each episode; "zoo" = all scripted
+    opponents: str = "zoo"  # comma-separated specs drawn per seat each episode; "zoo" = common.ZOO
     reward: str = "progress"  # win_loss plus track-progress shaping (see the README)
     total_timesteps: int = 250_000
     time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)

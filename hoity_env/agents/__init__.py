@@ -3,7 +3,8 @@
 ``make(spec, seed=...)`` builds one from a spec string, the form every CLI uses:
 
 * ``random``: uniform over legal actions;
-* ``collector``, ``thief``, ``detective``, ``expert``: scripted styles (see their docstrings);
+* ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
+  docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.expert import ExpertAgent
+from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
@@ -37,6 +39,7 @@ SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
     "thief": ThiefAgent,
     "detective": DetectiveAgent,
     "expert": ExpertAgent,
+    "expert-v1": ExpertV1Agent,
 }
 """Names of the scripted zoo, each a constructor taking a seed."""
 
@@ -94,6 +97,7 @@ __all__ = [
     "CollectorAgent",
     "DetectiveAgent",
     "ExpertAgent",
+    "ExpertV1Agent",
     "ObservationView",
     "PolicyAgent",
     "RandomAgent",

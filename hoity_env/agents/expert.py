@@ -1,150 +1,374 @@
-"""``expert``: the scripted style that models its rivals and plays a best response (docs/design.md §3).
+"""``expert``: models each rival from the public record and mixes its castle roles from an equilibrium.
 
-Written over a batch like the other styles (:class:`~hoity_env.agents.scripted.ScriptedAgent`);
-an option that a row does not have carries the value ``-inf``, so the argmax,
-the softmax and the castle's best value all skip it without per-row branches.
+The stronger of the two experts (``expert-v1`` in :mod:`hoity_env.agents.expert_v1`
+is the first one, kept as a fixed yardstick).  Everything it knows comes from its
+own observation (docs/design.md §3):
+
+* **The rival model.** For every rival, how often it went to the Auction House
+  and, at the Castle, how often it exhibited, stole or played detective (the
+  observation's shares of past rounds, plus last round's role for recency,
+  smoothed towards a prior), its bids (mean and last), money, and an estimate
+  of its best exhibition: the best run of its publicly known cards plus a share
+  of its hidden ones.
+* **Castle roles: a small equilibrium against that model.**  The round's role
+  game among the players at the Castle (known in the action step) has payoffs
+  in track spaces estimated from the public state: an exhibition scores its
+  size when it is the best on show and no thief goes uncaught; a caught thief
+  loses ``thief_penalty`` and each detective gains ``detective_reward``; an
+  uncaught thief spoils every exhibition and takes a card from the best.  Each
+  player's payoff is its own gain minus a share of its rivals' gains (the game
+  is a race: a rival's step forward is our loss), the rival who leads weighing
+  most in ours.  Regret matching (RM+) solves it with a *restricted Nash
+  response*: each rival plays its modelled mix with a weight that grows with
+  the evidence (castle visits seen) and a best-responding mix otherwise, so the
+  expert exploits a habit it has seen often and plays close to equilibrium
+  against a rival it knows little about.  It then plays its own average mix.
+* **Location**: the value of the Castle is that game's value with each rival
+  present with its modelled probability, against the best bid's expected
+  worth at the Auction House minus what the rivals gain at the Castle without
+  us; a softmax over the two keeps it unpredictable.
+* **Bids** maximise ``P(win | b) · (worth of the lot to us − price of b)``
+  plus a share of the lot's worth to the rival who would otherwise win it.
+  ``P(win | b)`` comes from each bidder's modelled bid distribution (centred
+  between its mean and last bid, never above its money); the bid is drawn
+  from a softmax over the amounts, so copies of the expert rarely void each
+  other (S-5).
+
+Written over a batch like the other styles; the role game's arrays are
+``(B, n, …)`` with absent players as all-zero strategies, so a batch mixes rows
+with different players present without per-row branches.  It assumes the
+standard ruleset's numbers and action layout and refuses any other layout.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from hoity_env.agents.base import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF
+from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.agents.batch import Bids, sample_index
 from hoity_env.agents.features import best_run, copies_of, lot_gain, near_run, series_counts
 from hoity_env.agents.scripted import Draws, ScriptedAgent, may_bid
-from hoity_env.agents.view import BatchObservationView
+from hoity_env.agents.view import AgentInputError, BatchObservationView
 from hoity_env.engine.config import STANDARD
 
-__all__ = ["ExpertAgent"]
+__all__ = ["ExpertAgent", "role_game_values", "solve_role_game"]
 
-THIEF_PENALTY = STANDARD.thief_penalty
-DETECTIVE_REWARD = STANDARD.detective_reward
-ROLES = (EXHIBIT, THIEF, DETECTIVE)
-"""Castle roles in the order of the observation's rates (after auction and castle)."""
-ROLE_COLUMNS = np.asarray([DETECTIVE, THIEF, EXHIBIT])
-"""The action of each column of :meth:`ExpertAgent.role_values` (ties go to the first)."""
-LOCATION_COLUMNS = np.asarray([CASTLE, AUCTION])
-"""The action of each column of the location values (ties go to the castle)."""
+THIEF_PENALTY = float(STANDARD.thief_penalty)
+DETECTIVE_REWARD = float(STANDARD.detective_reward)
+STARTING_MONEY = STANDARD.starting_money
+FINISH = float(STANDARD.finish)
+NUM_ACTIONS = BID0 + STARTING_MONEY + 1
+"""Width of the standard ruleset's action mask: the only layout this agent knows."""
+ROLE_ACTIONS = np.asarray([EXHIBIT, THIEF, DETECTIVE])
+"""The action of each role column (exhibit, thief, detective), the observation's rate order."""
+CARD_VALUE = 1.0
+"""Track spaces a card taken from (or added to) an exhibition is worth, for the role game."""
+
+
+def role_game_values(
+    sigma: np.ndarray, worth: np.ndarray, beats: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """``(B, n, 4)`` each player's payoff for exhibit, thief, detective and staying away.
+
+    ``sigma`` ``(B, n, 3)``: each player's mix of exhibit, thief, detective times its
+    chance of being at the Castle (an absent player is all zeros); ``worth`` ``(B, n, 3)``:
+    what each player gains (track spaces, or their worth in the race) when its best
+    exhibition scores, when it is caught stealing (negative) and when it catches a thief;
+    ``beats`` ``(B, n, n)``: the chance that ``k``'s exhibition beats ``j``'s (zero
+    diagonal); ``weights`` ``(B, n, n)``: how much ``j``'s gain counts against ``i`` (zero
+    diagonal).
+
+    The gain of each player (track spaces) is worked out with the others playing
+    independently, as products over players: an exhibition scores when no thief
+    goes uncaught and no other exhibition beats it, and loses a card when robbed;
+    a thief is caught by any detective, else takes a card when someone exhibits; a
+    detective earns its reward when some thief comes.  A player's payoff is its
+    own gain less the weighted gains of the others, with its own action fixed.
+    """
+    n = sigma.shape[1]
+    opt = np.concatenate([np.eye(3), np.zeros((1, 3))])  # exhibit, thief, detective, away
+    eye = np.eye(n, dtype=bool)
+    e, t, d = (sigma[..., r, None] for r in range(3))  # (B, n_k, 1)
+    oe, ot, od = (opt[None, None, :, r, None] for r in range(3))  # (1, 1, 4, 1)
+    beaten = e * beats  # (B, n_k, n_j): k exhibits and beats j
+    obeaten = oe * beats[:, :, None, :]  # (B, n_i, 4, n_j): i, playing a, beats j
+    ones = np.ones((sigma.shape[0], 1, n))
+
+    def others(x: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """``(B, n_i, 4, n_j)``: product over k ≠ j of k's factor ``x[:, k, j]`` for j's event, player
+        i's factor being ``own[:, i, a, j]`` (its option a instead of its mix).
+
+        With j's own factor set to 1, the product over k ∉ {i, j} is the product over k ≠ i:
+        an exclusive prefix product times an exclusive suffix product along k.
+        """
+        y = np.where(eye, 1.0, np.broadcast_to(x, beats.shape))  # (B, n_k, n_j)
+        before = np.concatenate([ones, np.cumprod(y[:, :-1], axis=1)], axis=1)
+        after = np.concatenate([np.cumprod(y[:, :0:-1], axis=1)[:, ::-1], ones], axis=1)
+        rest = before * after  # (B, n_i, n_j)
+        out: np.ndarray = rest[:, :, None, :] * np.where(eye[:, None, :], 1.0, own)
+        return out
+
+    no_thief = others(1.0 - t, 1.0 - ot)
+    no_detective = others(1.0 - d, 1.0 - od)
+    no_rival_show = others(1.0 - d - e, 1.0 - od - oe)  # neither a detective nor an exhibition
+    best = others(1.0 - beaten, 1.0 - obeaten)  # no other exhibition beats j's
+    best_no_d = others(1.0 - d - beaten, 1.0 - od - obeaten)
+    best_no_td = others(1.0 - t - d - beaten, 1.0 - ot - od - obeaten)
+    robbed = best_no_d - best_no_td  # best on show, and a thief no detective caught
+    score, caught, reward = (worth[:, None, None, :, r] for r in range(3))
+    gain_e = score * (best - robbed) - CARD_VALUE * robbed
+    gain_t = caught * (1.0 - no_detective) + CARD_VALUE * (no_detective - no_rival_show)
+    gain_d = reward * (1.0 - no_thief)
+    # j's expected gain under its own mix; i's own gain under option a is on the diagonal
+    gain = e[:, None, None, :, 0] * gain_e + t[:, None, None, :, 0] * gain_t + d[:, None, None, :, 0] * gain_d
+    idx = np.arange(n)
+    own = (
+        opt[None, None, :, 0] * gain_e[:, idx, :, idx].transpose(1, 0, 2)
+        + opt[None, None, :, 1] * gain_t[:, idx, :, idx].transpose(1, 0, 2)
+        + opt[None, None, :, 2] * gain_d[:, idx, :, idx].transpose(1, 0, 2)
+    )  # (B, n_i, 4)
+    rivals = np.einsum("biaj,bij->bia", gain, weights)  # the zero diagonal of weights skips j = i
+    out: np.ndarray = own - rivals
+    return out
+
+
+def solve_role_game(
+    model: np.ndarray,
+    trust: np.ndarray,
+    present: np.ndarray,
+    legal: np.ndarray,
+    worth: np.ndarray,
+    beats: np.ndarray,
+    weights: np.ndarray,
+    iterations: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Regret matching (RM+) on the role game with a restricted Nash response.
+
+    Player ``j`` plays ``trust[j] · model[j] + (1 − trust[j]) · (its regret-matching
+    mix)`` at the Castle with probability ``present[j]``; ``legal`` ``(B, n, 3)`` says
+    which roles each may play.  Returns the average regret-matching mixes ``(B, n, 3)``
+    and the payoffs ``(B, n, 4)`` of every option against the final average mixes
+    (exhibit, thief, detective, away).
+    """
+    regret = np.zeros(model.shape)
+    total = np.zeros(model.shape)
+    mix = legal / legal.sum(axis=2, keepdims=True)
+    for it in range(iterations):
+        played = (trust[..., None] * model + (1.0 - trust[..., None]) * mix) * present[..., None]
+        values = role_game_values(played, worth, beats, weights)[..., :3]
+        expected = (values * mix).sum(axis=2, keepdims=True)
+        regret = np.where(legal, np.maximum(regret + values - expected, 0.0), 0.0)
+        positive = regret.sum(axis=2, keepdims=True)
+        mix = np.where(positive > 0, regret / np.where(positive > 0, positive, 1.0), mix)
+        total += (it + 1) * mix  # linear averaging: later, better mixes weigh more
+    average = total / total.sum(axis=2, keepdims=True)
+    played = (trust[..., None] * model + (1.0 - trust[..., None]) * average) * present[..., None]
+    return average, role_game_values(played, worth, beats, weights)
 
 
 class ExpertAgent(ScriptedAgent):
-    """``expert``: models the rivals' revealed tendencies and plays a best response.
-
-    From the observation it estimates, for every rival, how often it goes to the
-    Auction House and, once at the Castle, how often it exhibits, steals or plays
-    detective (shares of past rounds, smoothed towards a prior early in the game).
-
-    * **Castle roles** (the rivals at the Castle are known in the action step): the
-      expected track gain of each role: a detective earns the reward when some
-      rival steals; a thief gains a card and spoils the others' exhibition when no
-      detective is there, but loses 2 spaces when one is; an exhibition scores its
-      size when it is the best on show and not robbed.  It plays the best role most
-      of the time and a softmax mix otherwise, so it cannot be read like a pure style.
-    * **Location**: the same castle values, weighted by the chance each rival goes
-      there, against the worth of the lot (how much it grows our best exhibition,
-      and whether we still need one) times the chance of winning it against the
-      rivals expected at the auction.
-    * **Bids**: a budget share that grows with the lot's worth, jittered, nudged
-      off the rivals' habitual amounts (equal bids void each other, S-5).
-    """
+    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth."""
 
     name = "expert"
-    PRIOR: ClassVar[dict[int, float]] = {EXHIBIT: 0.3, THIEF: 0.3, DETECTIVE: 0.4}
-    PRIOR_WEIGHT = 2.0
     MAX_ROUNDS = STANDARD.max_rounds
+    ROLE_PRIOR = np.asarray([0.45, 0.2, 0.35])
+    """Prior mix of a rival at the Castle (exhibit, thief, detective) before any evidence."""
+    PRIOR_WEIGHT = 2.0
+    TRUST_SCALE = 4.0
+    """Castle visits at which the model of a rival gets half the weight in the restricted game."""
+    MAX_TRUST = 0.85
+    ITERATIONS = 8
+    """Regret-matching rounds of the role game in the action step."""
+    LOCATION_ITERATIONS = 3
+    """Rounds in the location step, where presence is only a chance and the value is all we use."""
+    RECENCY = 1.0
+    """Weight of last round's role beside the counts of all past rounds."""
+    LEAD_WEIGHT = 2.0
+    """How much more a rival's gain counts against us for each finish-length it leads by."""
+    WIN_BONUS = 10.0
+    """Extra worth (track spaces) of a move that reaches the finish: it ends the race."""
+    RIVAL_SHARE = 0.4
+    """Total weight of the rivals' gains against our own (split among them, more for leaders)."""
+    LOCATION_TEMPERATURE = 0.5
+    BID_TEMPERATURE = 0.25
+    MONEY_VALUE = 0.1
+    """Track spaces one unit of money is worth while the Auction House has lots left."""
+    DENIAL = 0.4
+    """Share of a lot's worth to its likeliest other buyer that we count as ours to deny."""
 
-    # --- the rival model --------------------------------------------------------------
-    def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray]:
-        """``(B, n-1)`` chance each rival goes to auction, and ``(B, n-1, 3)`` the chance of each
-        castle role (in :data:`ROLES` order: exhibit, thief, detective) given the castle."""
+    # --- what the observation says about everyone ----------------------------------------
+    def _check_layout(self, width: int) -> None:
+        if width != NUM_ACTIONS:
+            raise AgentInputError(
+                f"{self.name} needs the standard action layout (it plays the standard ruleset only: "
+                f"action masks of width {NUM_ACTIONS}), got masks of width {width}"
+            )
+
+    def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        self._check_layout(masks.shape[1])
+        return super().decide(observations, masks, draws)
+
+    def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(B, n)`` chance of the Castle, ``(B, n, 3)`` mix at the Castle (exhibit, thief,
+        detective) and ``(B, n)`` trust (evidence weight) for every player, observer first
+        (the observer's own entries are filled but not used as a model)."""
         rounds = view.round_fraction.astype(np.float64) * self.MAX_ROUNDS
-        # counts: auction, castle, exhibit, thief, detective
-        rates = view.rates()[:, 1:] * rounds[:, None, None]
-        auction = (rates[:, :, 0] + 1.0) / (rounds[:, None] + 2.0)
-        castle = rates[:, :, 1:2] + self.PRIOR_WEIGHT
-        prior = self.PRIOR_WEIGHT * np.asarray([self.PRIOR[role] for role in ROLES])
-        roles: np.ndarray = (rates[:, :, 2:5] + prior) / castle
-        return auction, roles
+        rates = view.rates().astype(np.float64) * rounds[:, None, None]  # counts
+        castle = (rates[:, :, 1] + 1.0) / (rounds[:, None] + 2.0)
+        last = view.players("last_role").astype(np.float64) * self.RECENCY
+        counts = rates[:, :, 2:5] + last + self.PRIOR_WEIGHT * self.ROLE_PRIOR
+        mix = counts / counts.sum(axis=2, keepdims=True)
+        visits = rates[:, :, 1]
+        trust = self.MAX_TRUST * visits / (visits + self.TRUST_SCALE)
+        return castle, mix, trust
 
-    def role_values(
-        self,
-        view: BatchObservationView,
-        present: np.ndarray,
-        roles: np.ndarray,
-        can_exhibit: np.ndarray,
-    ) -> np.ndarray:
-        """``(B, 3)`` expected track gain of detective, thief, exhibit (``-inf`` where it cannot
-        exhibit); ``present`` = chance each rival is at the Castle."""
-        p = present[:, :, None] * roles  # (B, n-1, 3): exhibit, thief, detective
-        any_exh, any_thief, any_det = (1.0 - (1.0 - p).prod(axis=1)).T
-        robbed = any_thief * (1.0 - any_det)
-        size = view.best_size.astype(np.float64) * float(copies_of(view.n).sum())
-        best = (1.0 - p[:, :, 0] * self.rival_exhibition_odds(view, size)).prod(axis=1)
-        values = np.empty((len(view), 3))
-        values[:, 0] = any_thief * DETECTIVE_REWARD
-        values[:, 1] = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
-        values[:, 2] = np.where(can_exhibit, (1.0 - robbed) * best * size - robbed * 0.7, -np.inf)
-        return values
-
-    def rival_exhibition_odds(self, view: BatchObservationView, size: np.ndarray) -> np.ndarray:
-        """``(B, n-1)`` chance each rival's best exhibition beats one of ``size`` cards.
-
-        Publicly known cards (bought, stolen, exhibited) give a floor on a rival's
-        best run; its hidden cards might extend it by about half a card each.
-        """
+    def exhibitions(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(B, n)`` estimated best exhibition size, ``(B, n)`` bool may exhibit, ``(B, n, n)`` chance
+        that ``k``'s beats ``j``'s; exact for the observer, estimated from public cards for rivals."""
         copies = copies_of(view.n)
         deck = float(copies.sum())
-        known = np.rint(view.players("known")[:, 1:] * copies).astype(np.int64)
-        hidden = view.players("hand_size")[:, 1:, 0] * deck - known.sum(axis=2)
-        estimate = np.maximum(best_run(known), 0).astype(np.float64) + 0.5 * hidden
-        odds: np.ndarray = np.minimum(np.maximum((estimate - size[:, None] + 1.0) / 4.0, 0.0), 1.0)
-        return odds
+        known = np.rint(view.players("known") * copies).astype(np.int64)
+        hidden = np.maximum(view.players("hand_size")[:, :, 0] * deck - known.sum(axis=2), 0.0)
+        floor = best_run(known).astype(np.float64)
+        size = np.maximum(floor, np.where(hidden > 0, floor + 0.6 * hidden, floor))
+        size = np.where(size >= 3.0, size, np.where(hidden >= 3, 3.0, size))
+        own = view.best_size.astype(np.float64) * deck
+        size[:, 0] = own
+        spread = 0.6 + 0.4 * np.sqrt(hidden)
+        spread[:, 0] = 0.3
+        can = (floor >= 3) | (hidden >= 3) | (size >= 3)
+        can[:, 0] = view.can_exhibit
+        gap = (size[:, :, None] - size[:, None, :]) / np.sqrt(
+            spread[:, :, None] ** 2 + spread[:, None, :] ** 2
+        )
+        beats = 1.0 / (1.0 + np.exp(-1.7 * gap))
+        beats *= 1.0 - np.eye(view.n)
+        return size, can, beats
 
-    @staticmethod
-    def choose(values: np.ndarray, d: Draws, greedy: float = 0.8, temperature: float = 0.6) -> np.ndarray:
-        """Per row, the column of the best option with probability ``greedy``, else a softmax draw."""
-        best: np.ndarray = values.argmax(axis=1)
-        greedy_rows = d.chance < greedy
-        if greedy_rows.all():  # no row draws from the softmax (most single decisions)
-            return best
-        top = values.max(axis=1)
-        soft = sample_index(np.exp((values - top[:, None]) / temperature), d.pick)
-        out: np.ndarray = np.where(greedy_rows, best, soft)
+    def race_worth(self, view: BatchObservationView, size: np.ndarray) -> np.ndarray:
+        """``(B, n, 3)``: what scoring ``size``, being caught and catching a thief are worth to each
+        player in the race: the spaces moved, plus :attr:`WIN_BONUS` for a move that reaches the finish."""
+        pos = view.positions.astype(np.float64) * FINISH
+        moves = np.stack(
+            [size, np.full_like(size, -THIEF_PENALTY), np.full_like(size, DETECTIVE_REWARD)], axis=2
+        )
+        to = np.maximum(pos[:, :, None] + moves, 0.0)
+        out: np.ndarray = (to - pos[:, :, None]) + self.WIN_BONUS * (to >= FINISH)
+        return out
+
+    def race_weights(self, view: BatchObservationView) -> np.ndarray:
+        """``(B, n, n)``: how much ``j``'s gain counts against ``i``: a share, more for a rival ahead."""
+        pos = view.positions.astype(np.float64)
+        lead = np.maximum(pos[:, None, :] - pos[:, :, None], 0.0)  # j ahead of i
+        w = self.RIVAL_SHARE * (1.0 + self.LEAD_WEIGHT * lead) / (view.n - 1)
+        out: np.ndarray = w * (1.0 - np.eye(view.n))
+        return out
+
+    def castle_game(
+        self, view: BatchObservationView, present: np.ndarray, own_legal: np.ndarray, iterations: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Our ``(B, 3)`` equilibrium mix and ``(B, 4)`` option values (exhibit, thief, detective, away)."""
+        _, model, trust = self.rival_model(view)
+        size, can, beats = self.exhibitions(view)
+        legal = np.ones(model.shape, dtype=bool)
+        legal[:, :, 0] = can
+        legal[:, 0, 0] = own_legal
+        trust = trust.copy()
+        trust[:, 0] = 0.0  # we play our own mix, not a model of ourselves
+        model = np.where(legal, model, 0.0)
+        model /= np.maximum(model.sum(axis=2, keepdims=True), 1e-12)
+        mix, values = solve_role_game(
+            model,
+            trust,
+            present,
+            legal,
+            self.race_worth(view, size),
+            beats,
+            self.race_weights(view),
+            iterations,
+        )
+        return mix[:, 0], values[:, 0]
+
+    # --- the lot --------------------------------------------------------------------------
+    def lot_worth(self, view: BatchObservationView) -> np.ndarray:
+        """``(B,)`` track spaces the lot is worth to us: run growth, a touch, a first exhibition."""
+        counts = series_counts(view)
+        worth = 1.6 * lot_gain(view, counts) + 0.8 * near_run(counts, view.lot_series)
+        worth = worth + np.where(view.can_exhibit, 0.0, 1.5) + 0.3 * view.lot_age
+        race_left = 1.0 - view.positions.max(axis=1).astype(np.float64)  # cards matter less near the end
+        out: np.ndarray = worth * (0.3 + 0.7 * race_left)
+        return out
+
+    def rival_worth(self, view: BatchObservationView) -> np.ndarray:
+        """``(B, n)``: the lot's worth to each player judged from its public cards (ours included)."""
+        copies = copies_of(view.n)
+        known = np.rint(view.players("known") * copies).astype(np.int64)
+        series = view.lot_series
+        add = np.zeros_like(known)
+        rows = np.flatnonzero(series >= 0)
+        add[rows, :, series[rows]] = 1
+        gain = best_run(known + add) - best_run(known)
+        out: np.ndarray = 1.6 * gain.astype(np.float64) + 0.3 * view.lot_age[:, None]
+        return out
+
+    def win_chances(self, view: BatchObservationView, at_auction: np.ndarray) -> np.ndarray:
+        """``(B, M)``: chance that bid ``b`` beats every rival, each there with ``at_auction[:, k]``."""
+        money = view.money.astype(np.float64) * STARTING_MONEY
+        mean = view.players("mean_bid")[:, :, 0].astype(np.float64) * STARTING_MONEY
+        last = view.players("last_bid")[:, :, 0].astype(np.float64) * STARTING_MONEY
+        seen = view.rates()[:, :, 0] > 0
+        centre = np.where(seen, np.where(last > 0, 0.5 * mean + 0.5 * last, mean), 10.0)
+        centre = np.minimum(centre, money)
+        spread = np.where(seen, 1.5 + 0.2 * centre, 5.0)
+        amounts = np.arange(STARTING_MONEY + 1, dtype=np.float64)
+        # chance that rival k bids below b (a logistic normal CDF at b - 0.5), certain above its money
+        z = (amounts[None, None, :] - 0.5 - centre[:, :, None]) / spread[:, :, None]
+        below = np.where(amounts[None, None, :] > money[:, :, None], 1.0, 1.0 / (1.0 + np.exp(-1.7 * z)))
+        there = at_auction[:, 1:, None]
+        out: np.ndarray = (1.0 - there + there * below[:, 1:, :]).prod(axis=1)
+        return out
+
+    def bid_values(self, view: BatchObservationView, at_auction: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``(B, M)`` expected worth of each bid (``-inf`` where illegal)."""
+        win = self.win_chances(view, at_auction)
+        amounts = np.arange(legal.shape[1], dtype=np.float64)
+        deck = view.deck_fraction.astype(np.float64)[:, None]
+        price = self.MONEY_VALUE * (0.3 + 0.7 * deck) * amounts[None, :]
+        denial = self.DENIAL * (at_auction[:, 1:] * self.rival_worth(view)[:, 1:]).max(axis=1)
+        worth = self.lot_worth(view) + denial
+        values = win * (worth[:, None] - price)
+        values[:, 0] = 0.0  # no bid: nothing gained, nothing paid
+        out: np.ndarray = np.where(legal, values, -np.inf)
         return out
 
     # --- decisions ------------------------------------------------------------------------
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
-        auction, roles = self.rival_model(view)
-        castle = self.role_values(view, 1.0 - auction, roles, view.can_exhibit).max(axis=1)
-        counts = series_counts(view)
-        worth = 2.0 * lot_gain(view, counts) + 1.0 * near_run(counts, view.lot_series)
-        worth = worth + np.where(view.can_exhibit, 0.0, 2.0)
-        win = 1.0 / (1.0 + 0.5 * auction.sum(axis=1))
-        lot = np.where(may_bid(view, auction_open), worth * win + 0.5 * view.lot_age, -np.inf)
-        values = np.empty((len(view), 2))
-        values[:, 0], values[:, 1] = castle, lot
-        out: np.ndarray = LOCATION_COLUMNS[self.choose(values, d, greedy=0.85)]
+        castle_p, _, _ = self.rival_model(view)
+        present = castle_p.copy()
+        present[:, 0] = 1.0
+        mix, values = self.castle_game(view, present, view.can_exhibit, self.LOCATION_ITERATIONS)
+        castle = (mix * values[:, :3]).sum(axis=1)
+        away = values[:, 3]  # the rivals' castle gains count against us wherever we are
+        at_auction = 1.0 - castle_p
+        legal = np.ones((len(view), STARTING_MONEY + 1), dtype=bool)
+        legal &= np.arange(STARTING_MONEY + 1)[None, :] <= np.rint(view.money[:, :1] * STARTING_MONEY)
+        auction = self.bid_values(view, at_auction, legal).max(axis=1) + away
+        auction = np.where(may_bid(view, auction_open), auction, -np.inf)
+        both = np.stack([castle, auction], axis=1)
+        weights = np.exp((both - both.max(axis=1, keepdims=True)) / self.LOCATION_TEMPERATURE)
+        out: np.ndarray = np.asarray([CASTLE, AUCTION])[sample_index(weights, d.pick)]
         return out
 
     def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
-        money = bids.top
-        gain = lot_gain(view, series_counts(view))
-        share = 0.12 + 0.12 * gain + np.where(view.can_exhibit, 0.0, 0.1)
-        amount = bids.jittered(money * share, 1.5 + 0.05 * money, d.normal)
-        habits = np.rint(view.players("mean_bid")[:, 1:, 0].astype(np.float64) * STANDARD.starting_money)
-        at_auction = view.locations[:, 1:] == 0
-        for _ in range(view.n - 1):  # each step lands on another rival's amount: at most n-1 steps
-            clash = ((habits == amount[:, None]) & at_auction).any(axis=1) & (amount < money)
-            if not clash.any():
-                break
-            amount = amount + clash  # step off a rival's habitual amount
-        return amount
+        at_auction = (view.locations == 0).astype(np.float64)
+        values = self.bid_values(view, at_auction, bids.legal)
+        weights = np.exp((values - values.max(axis=1, keepdims=True)) / self.BID_TEMPERATURE)
+        out: np.ndarray = sample_index(weights, d.pick)
+        return out
 
     def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
-        _, roles = self.rival_model(view)
-        present = (view.locations[:, 1:] == 1).astype(np.float64)
-        out: np.ndarray = ROLE_COLUMNS[self.choose(self.role_values(view, present, roles, can_exhibit), d)]
+        present = (view.locations == 1).astype(np.float64)
+        present[:, 0] = 1.0
+        mix, _ = self.castle_game(view, present, can_exhibit, self.ITERATIONS)
+        out: np.ndarray = ROLE_ACTIONS[sample_index(mix, d.pick)]
         return out

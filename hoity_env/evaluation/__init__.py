@@ -6,6 +6,8 @@
   position and mean game length, plus win rates by seat;
 * :func:`tournament` rates a pool in a round robin (a Plackett-Luce fit over all games);
 * :func:`head_to_head` fills a matrix: each agent against copies of each other;
+* :func:`hoity_env.evaluation.exploit.exploitability` trains a best response against an
+  agent for a fixed budget and scores it (approximate exploitability, an estimate from below);
 * results are dataclasses with JSON, CSV, Markdown and PNG forms;
 * ``hoity-eval`` (:mod:`hoity_env.evaluation.cli`) is the command line over it all.
 

@@ -278,9 +278,9 @@ def _pretty(value: Any, level: int) -> str:
 
 
 # ----------------------------------------------------------------- CSV rows
-def rows_to_csv(rows: Sequence[Any], cls: type[Any]) -> str:
-    """CSV with a header of ``cls``'s field names; floats keep full ``repr`` precision."""
-    names = [f.name for f in dataclasses.fields(cls)]
+def rows_to_csv(rows: Sequence[Any], cls: type[Any], skip: Sequence[str] = ()) -> str:
+    """CSV with a header of ``cls``'s field names (less ``skip``); floats keep full ``repr`` precision."""
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in skip]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(names)
