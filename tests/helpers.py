@@ -169,3 +169,49 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
             assert_same(x, y, f"{where}[{i}]")
     else:
         assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def make_original(
+    num_players: int = 4,
+    rules: RulesConfig | None = None,
+    *,
+    seed: int = 0,
+    hands: Sequence[Sequence[int]] | None = None,
+    lots: Sequence[int] | None = None,
+    piles: Sequence[Sequence[int]] | None = None,
+    spare_to: int | None = None,
+    **fields: Any,
+) -> Any:
+    """A hand-made, validated state of the original ruleset (RULES O-1 … O-9).
+
+    ``hands`` default to empty; ``lots`` default to two free cards; every card not
+    placed goes to the bottom of the piles (alternately), or to ``spare_to``'s hand.
+    ``fields`` sets any other :meth:`to_dict` key (``checks``, ``register``, ``jail``,
+    ``positions``, ``start_player``, ``round``…; ``money`` follows ``checks``).  The
+    result passes through ``from_dict``, so it is a state the engine accepts.
+    """
+    from hoity_env.engine.config import PRESETS
+
+    rules = PRESETS["original"] if rules is None else rules
+    game = Game(rules, num_players)
+    d = game.new_state(seed).to_dict()
+    n = num_players
+    hand_lists = [list(h) for h in (hands if hands is not None else [[] for _ in range(n)])]
+    pile_lists = [list(p) for p in (piles if piles is not None else [[], []])]
+    placed = [c for h in hand_lists for c in h] + [c for p in pile_lists for c in p]
+    placed += [c for c in (lots or []) if c >= 0]
+    assert len(placed) == len(set(placed)), f"a card is placed twice: {placed}"
+    free = [c for c in range(game.deck.size) if c not in set(placed)]
+    lot_list = list(lots) if lots is not None else [free.pop() if free else -1 for _ in range(2)]
+    if spare_to is not None:
+        hand_lists[spare_to].extend(free)
+    else:
+        for k, c in enumerate(free):
+            pile_lists[k % 2].insert(0, c)
+    d.update(hands=hand_lists, piles=pile_lists, lots=lot_list, public=[[] for _ in range(n)])
+    d.update(fields)
+    d["money"] = [sum(c) for c in d["checks"]]
+    if "register" not in fields:
+        held = {v for c in d["checks"] for v in c}
+        d["register"] = sorted(v for seat in rules.checks[:n] for v in seat if v not in held)
+    return GameState.from_dict(d)
