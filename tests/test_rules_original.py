@@ -364,7 +364,7 @@ def test_state_round_trip_and_validation() -> None:  # O-1 … O-7 (state invari
     with pytest.raises(StateError, match="jail"):
         GAME.state_from_dict(bad)
     with pytest.raises(StateError, match="every check"):
-        GAME.state_from_dict(dict(d, register=[]))
+        GAME.state_from_dict(dict(d, register=[*d["register"], d["checks"][1][0]]))
     with pytest.raises(StateError, match="lots"):
         GAME.state_from_dict(dict(d, lots=[-1, d["lots"][1]]))
 
