@@ -15,12 +15,16 @@ from hoity_env.engine import STANDARD, Event, EventKind, Game, GameState, RulesC
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.cards import Deck
 
+RULESETS = ("standard", "original")
+"""Both rulesets: the contract, conformance, property, determinism and no-leak tests run for each."""
+
 __all__ = [
     "AUCTION",
     "BID0",
     "CASTLE",
     "DETECTIVE",
     "EXHIBIT",
+    "RULESETS",
     "THIEF",
     "bid",
     "card_places",
