@@ -144,12 +144,18 @@ def events_of(events: Sequence[Event], kind: EventKind) -> list[dict[str, Any]]:
 
 
 def card_places(state: GameState) -> dict[int, list[str]]:
-    """Every place each card is in (``draw_pile``, ``lot`` or ``hand<p>``)."""
+    """Every place each card is in (``draw_pile``, ``lot``, ``pile<i>``, ``lot<i>`` or ``hand<p>``)."""
     places: dict[int, list[str]] = {}
     for c in state.draw_pile:
         places.setdefault(c, []).append("draw_pile")
     if state.lot >= 0:
         places.setdefault(state.lot, []).append("lot")
+    for i, pile in enumerate(getattr(state, "piles", [])):  # the original ruleset's two piles (O-1)
+        for c in pile:
+            places.setdefault(c, []).append(f"pile{i}")
+    for i, lot in enumerate(getattr(state, "lots", [])):
+        if lot >= 0:
+            places.setdefault(lot, []).append(f"lot{i}")
     for p, hand in enumerate(state.hands):
         for c in hand:
             places.setdefault(c, []).append(f"hand{p}")
