@@ -226,7 +226,7 @@ def test_malformed_batches_raise_clear_errors(
 @pytest.mark.parametrize("name", SCRIPTED_NAMES)
 def test_scripted_agents_refuse_foreign_layouts(name: str) -> None:
     o, m = _obs_and_masks()
-    with pytest.raises(AgentInputError, match="not a standard hoity_env observation"):
+    with pytest.raises(AgentInputError, match="not a hoity_env observation"):
         make(name).act_batch(o[:, :50], m)
     with pytest.raises(AgentInputError, match="standard action layout"):
         make(name).act_batch(o, m[:, :BID0])

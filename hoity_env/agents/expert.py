@@ -170,6 +170,8 @@ class ExpertAgent(ScriptedAgent):
     """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth."""
 
     name = "expert"
+    original_style = "expert"
+    """Under the original rules: :func:`hoity_env.agents.original.expert`."""
     MAX_ROUNDS = STANDARD.max_rounds
     ROLE_PRIOR = np.asarray([0.45, 0.2, 0.35])
     """Prior mix of a rival at the Castle (exhibit, thief, detective) before any evidence."""
