@@ -29,13 +29,13 @@ from hoity_env.engine import (
     is_exhibition,
 )
 from hoity_env.engine.config import ORIGINAL
-from hoity_env.engine.original_state import OriginalState
 from hoity_env.engine.exhibitions import (
     best_exhibition,
     best_exhibition_counted,
     best_exhibition_key,
     best_keys_with_each,
 )
+from hoity_env.engine.original_state import OriginalState
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,9 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import assert_same
-
-from helpers import RULESETS
+from helpers import RULESETS, assert_same
 
 import hoity_env
 from hoity_env import HoityParallelEnv

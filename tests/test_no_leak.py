@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from helpers import RULESETS
 
 import hoity_env

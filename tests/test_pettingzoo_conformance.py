@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import RULESETS
 from pettingzoo.test import (
     api_test,
     max_cycles_test,
@@ -35,8 +36,6 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_check
 from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-
-from helpers import RULESETS
 
 import hoity_env
 from hoity_env import HoityParallelEnv

@@ -56,7 +56,7 @@ _SPEC_SYNTAX = (
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",
-    "rules": "rules preset: standard | original (original plays on one-game envs: --vec-env batched becomes dummy)",
+    "rules": "rules preset: standard | original (original: one-game envs, --vec-env batched becomes dummy)",
     "opponents": f"training opponents drawn per seat each episode: {_SPEC_SYNTAX}; repeat one to weight it",
     "zoo": f"scripted members of the league: {_SPEC_SYNTAX}",
     "reward": f"reward mode: {' | '.join(REWARD_MODES)} (progress = win_loss + track-progress shaping)",

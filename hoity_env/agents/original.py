@@ -290,17 +290,17 @@ def expert(row: Row, u: np.ndarray, step: int) -> int:
                 best = int(order[1])
         return (O_EXHIBIT, row.thief(), O_DETECTIVE)[best]
     if step == 1:
-        values = row.checks_legal()
+        held = row.checks_legal()
         rivals = row.locations[1:] == 0
         top_rival = float(row.checks[1:][rivals].max()) if rivals.any() else 0.0
-        scale = float(row.checks[0]) / values[-1] if values else 0.0
-        winning = [v for v in values if v * scale > top_rival + 1e-6]
-        lot = row.best_lot() if values else 0
+        scale = float(row.checks[0]) / held[-1] if held else 0.0
+        winning = [v for v in held if v * scale > top_rival + 1e-6]
+        lot = row.best_lot() if held else 0
         if winning:
             return check(winning[0], lot)  # the cheapest check that beats every check out there
         if row.mask[O_AUCTION_THIEF] and top_rival > 0 and u[1] < 0.5:
             return O_AUCTION_THIEF  # somebody else pays: take the winning check
-        return check(values[0], lot) if values else O_AUCTION_THIEF  # a losing check costs nothing
+        return check(held[0], lot) if held else O_AUCTION_THIEF  # a losing check costs nothing
     # location step: the best castle card against everybody's habits, or a lot we can win
     castle = float(_castle_values(row, 1.0 - auction, roles).max())
     if not row.mask[AUCTION]:

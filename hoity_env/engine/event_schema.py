@@ -74,7 +74,7 @@ class _Limits:
         keys, where = set(value), value.get("location")
         if where == "auction":
             if keys == {"location", "role"}:  # O-4: a thief at the Auction House
-                return value["role"] == "thief"
+                return bool(value["role"] == "thief")
             if keys == {"location", "bid", "lot"}:  # O-4: a check naming a lot
                 return _int(value["bid"], 1, self.money) and _int(value["lot"], 0, 1)
             return keys == {"location", "bid"} and _int(value["bid"], 0, self.money)

@@ -159,14 +159,17 @@ class OriginalRuleset:
     def _reveal(self, state: OriginalState, player: int, action: int) -> Record:
         """The public record of one played card (O-4)."""
         if action == O_AUCTION_THIEF:
-            return frozen({"location": "auction", "role": "thief"})
-        if action >= O_CHECK0:
+            record: dict[str, object] = {"location": "auction", "role": "thief"}
+        elif action >= O_CHECK0:
             value, lot = check_of_action(action)
-            return frozen({"location": "auction", "bid": value, "lot": lot})
-        if action in (O_THIEF_LOW, O_THIEF_HIGH):
+            record = {"location": "auction", "bid": value, "lot": lot}
+        elif action in (O_THIEF_LOW, O_THIEF_HIGH):
             number = state.thieves[player][action - O_THIEF_LOW]
-            return frozen({"location": "castle", "role": "thief", "thief": number})
-        return frozen({"location": "castle", "role": "exhibit" if action == O_EXHIBIT else "detective"})
+            record = {"location": "castle", "role": "thief", "thief": number}
+        else:
+            record = {"location": "castle", "role": "exhibit" if action == O_EXHIBIT else "detective"}
+        out: Record = frozen(record)
+        return out
 
     def _resolve_round(self, state: OriginalState, actions: Sequence[int]) -> list[Event]:
         """C-4.2-4: reveal, Auction House (O-5), Castle (O-6), end (O-8), pass the start player."""

@@ -1,4 +1,4 @@
-"""The state of an ``original``-ruleset game: :class:`GameState` plus piles, checks and jail (RULES O-1 … O-9).
+"""The state of an ``original``-ruleset game: :class:`GameState` plus piles, checks, jail (RULES O-*).
 
 The standard fields keep their meaning where the original rules have the same
 thing (hands, public cards, track, phase, tallies, outcome); ``lot`` and
@@ -110,7 +110,7 @@ class OriginalState(GameState):
 
     # ----------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of the whole state (the standard fields plus piles, lots, checks, register, jail)."""
+        """JSON-safe dict of the whole state: the standard fields plus piles, lots, checks, register, jail."""
         d = super().to_dict()
         d.update(
             piles=[list(p) for p in self.piles],
@@ -272,7 +272,8 @@ class OriginalStateReader(StateReader):
                 proxies.append(-1)
             else:
                 raise StateError(
-                    f"state field 'last_actions[{p}]' ({action}) does not fit last location {where} of player {p}"
+                    f"state field 'last_actions[{p}]' ({action}) does not fit last location {where} "
+                    f"of player {p}"
                 )
         data["last_actions"] = proxies
         raw = self.get("tallies")
