@@ -16,7 +16,6 @@ import numpy as np
 from hoity_env.engine.actions import (
     AUCTION,
     CASTLE,
-    LOCATION_NAMES,
     NUM_LOTS,
     O_AUCTION_THIEF,
     O_CHECK0,
@@ -32,11 +31,16 @@ from hoity_env.engine.actions import (
 )
 from hoity_env.engine.castle import choose_card, move
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.events import Event, EventKind, Record, frozen
 from hoity_env.engine.exhibitions import ExhibitionKey, display_key
-from hoity_env.engine.original_state import OriginalState, final_keys
-from hoity_env.engine.standard import _as_int
+from hoity_env.engine.original_state import OriginalState
+from hoity_env.engine.standard import (
+    check_round_limit,
+    checked_actions,
+    next_round,
+    reveal_locations,
+    track_then_exhibition,
+)
 from hoity_env.engine.state import GameState
 
 _TALLY_OF_ACTION = {O_EXHIBIT: 2, O_THIEF_LOW: 3, O_THIEF_HIGH: 3, O_DETECTIVE: 4}
@@ -138,22 +142,9 @@ class OriginalRuleset:
     def step(self, state: GameState, actions: Sequence[int], *, validate: bool = True) -> list[Event]:
         """Apply one simultaneous step (C-4) and return its events (checks as the standard ruleset)."""
         s = _original(state)
-        if s.done:
-            raise IllegalActionError("the game is over; start a new one")
-        if len(actions) != s.num_players:
-            raise IllegalActionError(f"expected {s.num_players} actions, got {len(actions)}")
-        if validate:
-            actions = [_as_int(p, a) for p, a in enumerate(actions)]
-            for p, a in enumerate(actions):
-                if not self.is_legal(s, p, a):
-                    raise IllegalActionError(
-                        f"action {a} is illegal for player_{p} in the {s.phase.name.lower()} step"
-                    )
+        actions = checked_actions(self, s, actions, validate=validate)
         if s.phase is Phase.LOCATION:
-            s.locations = list(actions)
-            s.phase = Phase.ACTION
-            names = tuple([LOCATION_NAMES[a] for a in actions])
-            return [Event(EventKind.LOCATIONS, s.round, locations=names)]
+            return reveal_locations(s, actions)
         return self._resolve_round(s, actions)
 
     def _reveal(self, state: OriginalState, player: int, action: int) -> Record:
@@ -202,12 +193,7 @@ class OriginalRuleset:
         self._auction(state, checks, auction_thieves, events)
         self._castle(state, exhibitors, castle_thieves, detectives, events)
 
-        state.last_locations = state.locations
-        state.last_actions = list(actions)
-        state.locations = [-1] * state.num_players
-        state.phase = Phase.LOCATION
-        state.round = rnd + 1
-        state.start_player = (state.start_player + 1) % state.num_players
+        next_round(state, actions)
         self._check_end(state, events)
         return events
 
@@ -306,7 +292,7 @@ class OriginalRuleset:
     # -------------------------------------------------------------------- end
     def rank_keys(self, state: GameState) -> list[tuple[int, ExhibitionKey]]:
         """O-8 order: track position, then the final exhibition (the best in hand)."""
-        return final_keys(state)
+        return track_then_exhibition(state)
 
     def _check_end(self, state: OriginalState, events: list[Event]) -> None:
         """O-8: a pawn at the dinner table starts the final exhibition; else the round limit (S-8)."""
@@ -326,6 +312,5 @@ class OriginalRuleset:
             events.append(
                 Event(EventKind.GAME_END, rnd, winners=tuple(state.winners), positions=tuple(state.positions))
             )
-        elif state.round >= state.rules.max_rounds:
-            state.truncated = True
-            events.append(Event(EventKind.TRUNCATED, rnd, positions=tuple(state.positions)))
+        else:
+            check_round_limit(state, events)

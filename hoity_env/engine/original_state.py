@@ -36,7 +36,6 @@ from hoity_env.engine.actions import (
 )
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import StateError
-from hoity_env.engine.exhibitions import best_exhibition_key
 from hoity_env.engine.state import GameState, card_text
 from hoity_env.engine.state_io import TALLY_FIELDS, StateReader
 
@@ -302,12 +301,3 @@ _CASTLE_PROXY = {O_EXHIBIT: EXHIBIT, O_THIEF_LOW: THIEF, O_THIEF_HIGH: THIEF, O_
 
 def _length(value: Any) -> int:
     return len(value) if isinstance(value, list) else -1
-
-
-def final_keys(state: GameState) -> list[tuple[int, tuple[int, int]]]:
-    """O-8 order of the players: track, then the final exhibition (best in hand)."""
-    deck, min_size = state.deck, state.rules.min_exhibition
-    return [
-        (state.positions[p], best_exhibition_key(state.hands[p], deck, min_size))
-        for p in range(state.num_players)
-    ]
