@@ -37,6 +37,7 @@ from hoity_env.engine.original_state import OriginalState
 from hoity_env.engine.standard import (
     check_round_limit,
     checked_actions,
+    deal,
     next_round,
     reveal_locations,
     track_then_exhibition,
@@ -80,10 +81,7 @@ class OriginalRuleset:
     def new_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> OriginalState:
         """O-1: shuffle, deal face down, split the rest into two piles, turn up a lot from each."""
         state = OriginalState(rules, num_players, rng)
-        order = rng.permutation(state.deck.size).tolist()
-        for p in range(num_players):
-            for _ in range(rules.starting_antiques):
-                state.give_card(p, order.pop(), public=False)
+        order = deal(state)
         first = (len(order) + 1) // 2  # the first pile gets the extra card
         state.piles = [order[:first], order[first:]]
         for i, pile in enumerate(state.piles):

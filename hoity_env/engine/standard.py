@@ -79,6 +79,16 @@ def checked_actions(
     return checked
 
 
+def deal(state: GameState) -> list[int]:
+    """S-1/O-1: shuffle the deck with the game's RNG and deal ``starting_antiques`` face down to
+    each player; returns the rest of the shuffled deck (its top card last)."""
+    order: list[int] = state.rng.permutation(state.deck.size).tolist()
+    for p in range(state.num_players):
+        for _ in range(state.rules.starting_antiques):
+            state.give_card(p, order.pop(), public=False)
+    return order
+
+
 def reveal_locations(state: GameState, actions: Sequence[int]) -> list[Event]:
     """C-4.1: the location step: record and reveal everybody's location."""
     state.locations = list(actions)
@@ -130,10 +140,7 @@ class StandardRuleset:
     def new_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
         """S-1: shuffle with the game's RNG, deal face down, turn up the first lot."""
         state = GameState(rules, num_players, rng)
-        order = rng.permutation(state.deck.size).tolist()
-        for p in range(num_players):
-            for _ in range(rules.starting_antiques):
-                state.give_card(p, order.pop(), public=False)
+        order = deal(state)
         state.lot = order.pop()
         state.draw_pile = order
         return state
