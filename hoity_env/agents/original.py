@@ -152,6 +152,8 @@ class Row:
         self.rates = view.rates()[i]
         self.positions = view.positions[i]
         self.free = view.free_thieves[i]
+        # Spaces: the observation scales by the largest reward, 6 in the default table (O-9), which
+        # the observation does not carry (the styles assume the default numbers, as in standard).
         self.reward = view.glob("leader_reward")[i] * 6.0
         self.known = view.players("known")[i]
         self.hand_size = view.players("hand_size")[i, :, 0]
