@@ -94,6 +94,13 @@ def menu(mask: np.ndarray, codec: ActionCodec, default: int) -> Menu:
         if group == "bid":
             bids.append(int(value))
             choices.append(Choice(int(a), f"bid {value}", (str(value),)))
+        elif group == "check":  # original ruleset (RULES O-4): "15b" = check 15 for lot 1
+            value_, lot = value  # type: ignore[misc]
+            choices.append(Choice(int(a), f"check {value_} for lot {'ab'[lot]}", (f"{value_}{'ab'[lot]}",)))
+        elif group in ("castle", "auction_thief"):  # original ruleset: numbered thieves, auction thief
+            label = {"thief_low": "your lower-numbered thief", "thief_high": "your higher-numbered thief"}
+            text = "thief: take the winning check" if group == "auction_thief" else label.get(str(value), "")
+            choices.append(Choice(int(a), text or _LABELS.get(str(value), str(value)), (str(value),)))
         else:
             name = str(value)
             choices.append(Choice(int(a), _LABELS.get(name, name), (name, name[0])))
