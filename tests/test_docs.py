@@ -240,8 +240,9 @@ def test_readme_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, 
     from hoity_env.environment.observation_original import original_layout_markdown
 
     assert original_layout_markdown() in README
-    dims = re.search(r"4·n² \+ 27·n \+ 33: (\d+), (\d+), (\d+), (\d+), (\d+)", README)
-    states = re.search(r"4·n² \+ 36·n \+ 24 entries \((\d+), (\d+), (\d+), (\d+), (\d+) for", README)
+    five = r",\s+".join([r"(\d+)"] * 5)
+    dims = re.search(r"4·n² \+ 27·n \+ 33:\s+" + five, README)
+    states = re.search(r"4·n² \+ 36·n \+ 24 entries \(" + five + r"\s+for", README)
     assert dims and states
     for i, n in enumerate(range(2, 7)):
         env = hoity_env.parallel_env(num_players=n, rules="original")
