@@ -38,7 +38,7 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import hoity_env
-from hoity_env import HoityParallelEnv
+from hoity_env import ConfigError, HoityParallelEnv
 
 PLAYER_COUNTS = (2, 4, 6)
 ROOT_PYPROJECT = __import__("pathlib").Path(__file__).resolve().parent.parent / "pyproject.toml"
@@ -180,7 +180,16 @@ def test_max_cycles_test(rules: str, num_players: int) -> None:
 
 @by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_render_test(rules: str, num_players: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_test(
+    rules: str, num_players: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if rules == "original":
+        # The board picture draws the standard ruleset only (hoity_env.environment.board_image),
+        # and says so: the checker runs the text modes.
+        with pytest.raises(ConfigError, match="draws the standard ruleset only"):
+            hoity_env.env(num_players=num_players, rules=rules, render_mode="rgb_array")
+        monkeypatch.setitem(HoityParallelEnv.metadata, "render_modes", ["ansi", "human"])
+
     def make(render_mode: str | None = None) -> AECEnv:
         return hoity_env.env(num_players=num_players, rules=rules, render_mode=render_mode)
 
