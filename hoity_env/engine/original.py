@@ -38,6 +38,7 @@ from hoity_env.engine.standard import (
     check_round_limit,
     checked_actions,
     deal,
+    declare_winners,
     next_round,
     reveal_locations,
     track_then_exhibition,
@@ -303,12 +304,6 @@ class OriginalRuleset:
                 state.reveal(p, shown[p])
                 events.append(Event(EventKind.SCORE, rnd, player=p, cards=tuple(shown[p])))
                 move(state, p, steps, "final exhibition", events)
-            keys = self.rank_keys(state)
-            top = max(keys)
-            state.winners = [p for p, k in enumerate(keys) if k == top]
-            state.terminated = True
-            events.append(
-                Event(EventKind.GAME_END, rnd, winners=tuple(state.winners), positions=tuple(state.positions))
-            )
+            declare_winners(state, events)
         else:
             check_round_limit(state, events)

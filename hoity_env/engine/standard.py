@@ -116,6 +116,22 @@ def track_then_exhibition(state: GameState) -> list[tuple[int, ExhibitionKey]]:
     ]
 
 
+def declare_winners(state: GameState, events: list[Event]) -> None:
+    """S-7/O-8: the game is decided; the winners are the players first by :func:`track_then_exhibition`."""
+    keys = track_then_exhibition(state)
+    top = max(keys)
+    state.winners = [p for p, k in enumerate(keys) if k == top]
+    state.terminated = True
+    events.append(
+        Event(
+            EventKind.GAME_END,
+            state.round - 1,
+            winners=tuple(state.winners),
+            positions=tuple(state.positions),
+        )
+    )
+
+
 def check_round_limit(state: GameState, events: list[Event]) -> None:
     """S-8 (both rulesets): truncate once ``max_rounds`` rounds are played."""
     if state.round >= state.rules.max_rounds:
@@ -270,14 +286,7 @@ class StandardRuleset:
 
     def _check_end(self, state: GameState, events: list[Event]) -> None:
         """S-7 (a pawn reached the finish) and S-8 (round limit)."""
-        rnd = state.round - 1
         if max(state.positions) >= state.rules.finish:
-            keys = self.rank_keys(state)
-            top = max(keys)
-            state.winners = [p for p, k in enumerate(keys) if k == top]
-            state.terminated = True
-            events.append(
-                Event(EventKind.GAME_END, rnd, winners=tuple(state.winners), positions=tuple(state.positions))
-            )
+            declare_winners(state, events)
         else:
             check_round_limit(state, events)
