@@ -48,7 +48,7 @@ from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THI
 from hoity_env.agents.batch import Bids, sample_index
 from hoity_env.agents.features import best_run, copies_of, lot_gain, near_run, series_counts
 from hoity_env.agents.scripted import Draws, ScriptedAgent, may_bid
-from hoity_env.agents.view import AgentInputError, BatchObservationView
+from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
 from hoity_env.engine.config import STANDARD
 
 __all__ = ["ExpertAgent", "role_game_values", "solve_role_game"]
@@ -207,7 +207,8 @@ class ExpertAgent(ScriptedAgent):
             )
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-        self._check_layout(masks.shape[1])
+        if ruleset_of(observations) != "original":  # original rows go to the original rule (RULES O-*)
+            self._check_layout(masks.shape[1])
         return super().decide(observations, masks, draws)
 
     def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
