@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from hoity_env.engine import PRESETS
 from hoity_env.evaluation import EvaluationResult, evaluate, head_to_head, tournament, wilson_interval
 
 ZOO = ["expert", "collector", "thief", "detective", "random", "expert-v1"]
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed of every table (default 0)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument(
+        "--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)"
+    )
+    parser.add_argument(
         "--out",
         default="results/baseline",
         help="folder for every table's files and baseline.md (default results/baseline)",
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> str:
         "seed": args.seed,
         "workers": args.workers,
         "progress": not args.no_progress,
+        "rules": args.rules,
     }
     randoms = evaluate(["random"] * 4, **common)
     sections = [

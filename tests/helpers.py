@@ -15,12 +15,16 @@ from hoity_env.engine import STANDARD, Event, EventKind, Game, GameState, RulesC
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.cards import Deck
 
+RULESETS = ("standard", "original")
+"""Both rulesets: the contract, conformance, property, determinism and no-leak tests run for each."""
+
 __all__ = [
     "AUCTION",
     "BID0",
     "CASTLE",
     "DETECTIVE",
     "EXHIBIT",
+    "RULESETS",
     "THIEF",
     "bid",
     "card_places",
@@ -140,12 +144,18 @@ def events_of(events: Sequence[Event], kind: EventKind) -> list[dict[str, Any]]:
 
 
 def card_places(state: GameState) -> dict[int, list[str]]:
-    """Every place each card is in (``draw_pile``, ``lot`` or ``hand<p>``)."""
+    """Every place each card is in (``draw_pile``, ``lot``, ``pile<i>``, ``lot<i>`` or ``hand<p>``)."""
     places: dict[int, list[str]] = {}
     for c in state.draw_pile:
         places.setdefault(c, []).append("draw_pile")
     if state.lot >= 0:
         places.setdefault(state.lot, []).append("lot")
+    for i, pile in enumerate(getattr(state, "piles", [])):  # the original ruleset's two piles (O-1)
+        for c in pile:
+            places.setdefault(c, []).append(f"pile{i}")
+    for i, lot in enumerate(getattr(state, "lots", [])):
+        if lot >= 0:
+            places.setdefault(lot, []).append(f"lot{i}")
     for p, hand in enumerate(state.hands):
         for c in hand:
             places.setdefault(c, []).append(f"hand{p}")
@@ -169,3 +179,49 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
             assert_same(x, y, f"{where}[{i}]")
     else:
         assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def make_original(
+    num_players: int = 4,
+    rules: RulesConfig | None = None,
+    *,
+    seed: int = 0,
+    hands: Sequence[Sequence[int]] | None = None,
+    lots: Sequence[int] | None = None,
+    piles: Sequence[Sequence[int]] | None = None,
+    spare_to: int | None = None,
+    **fields: Any,
+) -> Any:
+    """A hand-made, validated state of the original ruleset (RULES O-1 … O-9).
+
+    ``hands`` default to empty; ``lots`` default to two free cards; every card not
+    placed goes to the bottom of the piles (alternately), or to ``spare_to``'s hand.
+    ``fields`` sets any other :meth:`to_dict` key (``checks``, ``register``, ``jail``,
+    ``positions``, ``start_player``, ``round``…; ``money`` follows ``checks``).  The
+    result passes through ``from_dict``, so it is a state the engine accepts.
+    """
+    from hoity_env.engine.config import PRESETS
+
+    rules = PRESETS["original"] if rules is None else rules
+    game = Game(rules, num_players)
+    d = game.new_state(seed).to_dict()
+    n = num_players
+    hand_lists = [list(h) for h in (hands if hands is not None else [[] for _ in range(n)])]
+    pile_lists = [list(p) for p in (piles if piles is not None else [[], []])]
+    placed = [c for h in hand_lists for c in h] + [c for p in pile_lists for c in p]
+    placed += [c for c in (lots or []) if c >= 0]
+    assert len(placed) == len(set(placed)), f"a card is placed twice: {placed}"
+    free = [c for c in range(game.deck.size) if c not in set(placed)]
+    lot_list = list(lots) if lots is not None else [free.pop() if free else -1 for _ in range(2)]
+    if spare_to is not None:
+        hand_lists[spare_to].extend(free)
+    else:
+        for k, c in enumerate(free):
+            pile_lists[k % 2].insert(0, c)
+    d.update(hands=hand_lists, piles=pile_lists, lots=lot_list, public=[[] for _ in range(n)])
+    d.update(fields)
+    d["money"] = [sum(c) for c in d["checks"]]
+    if "register" not in fields:
+        held = {v for c in d["checks"] for v in c}
+        d["register"] = sorted(v for seat in rules.checks[:n] for v in seat if v not in held)
+    return GameState.from_dict(d)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import RULESETS
 
 import hoity_env
 from hoity_env.agents import AGENT_NAMES, Agent, BatchObservationView, ObservationView, make
@@ -15,9 +16,9 @@ from hoity_env.agents.scripted import best_run, lot_gain, series_counts
 Trace = list[tuple[np.ndarray, np.ndarray]]
 
 
-def play(specs: list[str], seed: int) -> tuple[hoity_env.HoityParallelEnv, Trace]:
+def play(specs: list[str], seed: int, rules: str = "standard") -> tuple[hoity_env.HoityParallelEnv, Trace]:
     """Play one game with ``make(spec)`` agents; assert every action is legal; return the observations."""
-    env = hoity_env.parallel_env(num_players=len(specs), illegal_action="raise")
+    env = hoity_env.parallel_env(num_players=len(specs), illegal_action="raise", rules=rules)
     agents = [make(s, seed=seed * 31 + i) for i, s in enumerate(specs)]
     obs, _ = env.reset(seed=seed)
     trace: Trace = []
@@ -33,27 +34,30 @@ def play(specs: list[str], seed: int) -> tuple[hoity_env.HoityParallelEnv, Trace
     return env, trace
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_every_agent_plays_only_legal_actions(num_players: int) -> None:
+def test_every_agent_plays_only_legal_actions(rules: str, num_players: int) -> None:
     names = list(AGENT_NAMES)
     for seed in range(4):
         specs = [names[(seed + i) % len(names)] for i in range(num_players)]
-        env, _ = play(specs, seed)  # illegal_action="raise": an illegal move fails the game
+        env, _ = play(specs, seed, rules)  # illegal_action="raise": an illegal move fails the game
         assert env.game_state.done
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("name", AGENT_NAMES)
-def test_every_agent_is_legal_on_observations_from_other_games(name: str) -> None:
-    _, trace = play(["random", "collector", "thief", "detective"], seed=11)
+def test_every_agent_is_legal_on_observations_from_other_games(name: str, rules: str) -> None:
+    _, trace = play(["random", "collector", "thief", "detective"], seed=11, rules=rules)
     agent = make(name, seed=0)
     for o, m in trace:
         a = agent.act(o, m)
         assert m[a] == 1
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("name", AGENT_NAMES)
-def test_same_seed_same_choices_other_seed_other_choices(name: str) -> None:
-    _, trace = play(["random", "collector", "thief", "expert"], seed=5)
+def test_same_seed_same_choices_other_seed_other_choices(name: str, rules: str) -> None:
+    _, trace = play(["random", "collector", "thief", "expert"], seed=5, rules=rules)
     a, b, c = make(name, seed=7), make(name, seed=7), make(name, seed=8)
     first = [a.act(o, m) for o, m in trace]
     assert first == [b.act(o, m) for o, m in trace]
@@ -172,3 +176,32 @@ def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
     bad.write_bytes(b"this is not a zip archive")
     with pytest.raises(ValueError, match=r"not a MaskablePPO \.zip"):
         make(f"ppo:{bad}")
+
+
+def test_original_view_reads_the_public_checks_and_thieves() -> None:  # O-2, O-7
+    from hoity_env.agents.original import OriginalView
+
+    env = hoity_env.parallel_env(num_players=4, rules="original")
+    obs, _ = env.reset(seed=3)
+    view = OriginalView(np.stack([obs[f"player_{i}"]["observation"] for i in range(4)]))
+    state = env.game_state
+    assert view.n == 4 and not view.action_step.any()
+    # Row i sees seat (i + k) % 4 as player k: everybody's highest check, both thieves free.
+    for i in range(4):
+        tops = [max(state.checks[(i + k) % 4]) / 24 for k in range(4)]  # type: ignore[attr-defined]
+        assert np.allclose(view.best_checks[i], tops)
+    assert (view.free_thieves == 2).all()
+    lots = [state.deck.series[c] for c in state.lots]  # type: ignore[attr-defined]
+    assert view.lot_series[0].tolist() == lots
+
+
+def test_expert_bids_the_cheapest_winning_check() -> None:  # O-5: the highest check wins
+    from hoity_env.engine.actions import check_action
+
+    env = hoity_env.parallel_env(num_players=4, rules="original")
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step({"player_0": 0, "player_1": 0, "player_2": 1, "player_3": 1})
+    o, m = obs["player_0"]["observation"], obs["player_0"]["action_mask"]
+    # Seat 0 holds 5, 10, 15, 20; seat 1 (also at the auction) holds up to 19: 20 is the only winner.
+    choices = {make("expert", seed=s).act(o, m) for s in range(20)}
+    assert choices and choices <= {check_action(20, 0), check_action(20, 1)}

@@ -36,11 +36,13 @@ SCRIPTED_NAMES = [n for n in AGENT_NAMES if n != "random"]
 Rows = dict[int, tuple[np.ndarray, np.ndarray]]
 
 
-def collect_rows(num_players: int, rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def collect_rows(
+    num_players: int, rows: int, seed: int, rules: str = "standard"
+) -> tuple[np.ndarray, np.ndarray]:
     """``rows`` (observation, mask) pairs of every seat from seeded games played by the zoo."""
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
-    env = hoity_env.parallel_env(num_players=num_players)
+    env = hoity_env.parallel_env(num_players=num_players, rules=rules)
     game = 0
     while len(obs_rows) < rows:
         specs = [AGENT_NAMES[(game + i) % len(AGENT_NAMES)] for i in range(num_players)]
@@ -226,10 +228,35 @@ def test_malformed_batches_raise_clear_errors(
 @pytest.mark.parametrize("name", SCRIPTED_NAMES)
 def test_scripted_agents_refuse_foreign_layouts(name: str) -> None:
     o, m = _obs_and_masks()
-    with pytest.raises(AgentInputError, match="not a standard hoity_env observation"):
+    with pytest.raises(AgentInputError, match="not a hoity_env observation"):
         make(name).act_batch(o[:, :50], m)
     with pytest.raises(AgentInputError, match="standard action layout"):
         make(name).act_batch(o, m[:, :BID0])
+
+
+@pytest.fixture(scope="module")
+def original_rows() -> Rows:
+    return {n: collect_rows(n, 160, seed=7 * n, rules="original") for n in (2, 4, 6)}
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_original_rules_batch_equals_rows_and_one_game_act(name: str, original_rows: Rows) -> None:
+    # The original ruleset's decision rules (hoity_env.agents.original) keep the same contract.
+    agent = make(name, seed=0)
+    assert isinstance(agent, SeededAgent)
+    for n, (obs, masks) in original_rows.items():
+        draws = np.random.default_rng(n).random((len(obs), agent.DRAWS))
+        bools = masks.astype(bool)
+        batch = agent.decide(obs, bools, draws)
+        assert bools[np.arange(len(obs)), batch].all(), f"{name}: illegal action, {n} players"
+        rows = [
+            int(agent.decide(obs[i : i + 1], bools[i : i + 1], draws[i : i + 1])[0]) for i in range(len(obs))
+        ]
+        assert batch.tolist() == rows
+        one, batched = make(name, seed=n), make(name, seed=n)
+        assert [one.act(o, m) for o, m in zip(obs, masks, strict=True)] == batched.act_batch(
+            obs, masks
+        ).tolist()
 
 
 def test_one_game_act_keeps_its_checks() -> None:

@@ -720,3 +720,11 @@ def test_copy_and_select_are_independent() -> None:
     assert_same_arrays(snapshot_twin, twin)
     assert_same_arrays(snapshot_part, part)
     assert copy.deepcopy(state.rngs[2]).bit_generator.state == part.rngs[1].bit_generator.state
+
+
+@pytest.mark.parametrize("what", ["BatchedGame", "BatchedHoityEnv"])
+def test_original_rules_are_refused_by_the_batched_path_naming_standard(what: str) -> None:  # O-*
+    from hoity_env.environment.batched_env import BatchedHoityEnv
+
+    with pytest.raises(ConfigError, match=r"plays the rulesets \('standard',\), not 'original'"):
+        BatchedGame("original", 4) if what == "BatchedGame" else BatchedHoityEnv(num_envs=2, rules="original")

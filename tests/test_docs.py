@@ -234,3 +234,19 @@ def test_readme_activates_the_venv_before_bare_commands() -> None:
 
 def test_readme_says_where_the_cpu_build_of_torch_comes_from() -> None:
     assert "--index-url https://download.pytorch.org/whl/cpu" in README
+
+
+def test_readme_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, the README's original tables
+    from hoity_env.environment.observation_original import original_layout_markdown
+
+    assert original_layout_markdown() in README
+    five = r",\s+".join([r"(\d+)"] * 5)
+    dims = re.search(r"4·n² \+ 27·n \+ 33:\s+" + five, README)
+    states = re.search(r"4·n² \+ 36·n \+ 24 entries \(" + five + r"\s+for", README)
+    assert dims and states
+    for i, n in enumerate(range(2, 7)):
+        env = hoity_env.parallel_env(num_players=n, rules="original")
+        obs = env.observation_space("player_0")["observation"].shape[0]
+        assert obs == 4 * n * n + 27 * n + 33 == int(dims.group(i + 1)), n
+        assert env.state_space.shape[0] == 4 * n * n + 36 * n + 24 == int(states.group(i + 1)), n
+        assert env.action_space("player_0").n == 7 + 2 * env.rules.max_check == 55

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import BID0, card_places
+from helpers import BID0, RULESETS, card_places
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,24 +28,30 @@ from hoity_env.engine import (
     display_key,
     is_exhibition,
 )
+from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.exhibitions import (
     best_exhibition,
     best_exhibition_counted,
     best_exhibition_key,
     best_keys_with_each,
 )
+from hoity_env.engine.original_state import OriginalState
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
 def games(draw: st.DrawFn) -> tuple[Game, int, int]:
-    """A game (2-6 players, either tie-break, sometimes a short round limit), a deal seed, a play seed."""
+    """A game (either ruleset, 2-6 players, either tie-break, sometimes a short round limit), a deal
+    seed, a play seed."""
     num_players = draw(st.integers(2, 6), label="num_players")
-    tie_break = draw(st.sampled_from(["unique", "priority"]), label="tie_break")
     max_rounds = draw(st.sampled_from([100, 100, 10, 3]), label="max_rounds")
-    money = draw(st.sampled_from([50, 50, 8]), label="starting_money")
-    rules = STANDARD.replace(tie_break=tie_break, max_rounds=max_rounds, starting_money=money)
+    if draw(st.sampled_from(RULESETS), label="ruleset") == "original":
+        rules = ORIGINAL.replace(max_rounds=max_rounds)
+    else:
+        tie_break = draw(st.sampled_from(["unique", "priority"]), label="tie_break")
+        money = draw(st.sampled_from([50, 50, 8]), label="starting_money")
+        rules = STANDARD.replace(tie_break=tie_break, max_rounds=max_rounds, starting_money=money)
     deal_seed = draw(st.integers(0, 2**32 - 1), label="deal_seed")
     play_seed = draw(st.integers(0, 2**32 - 1), label="play_seed")
     return Game(rules, num_players), deal_seed, play_seed
@@ -61,12 +67,19 @@ def check_invariants(game: Game, state: GameState) -> None:
     places = card_places(state)
     assert sorted(places) == list(range(game.deck.size))
     assert all(len(where) == 1 for where in places.values()), places
-    # The lot is on display exactly while it exists; an empty lot means an empty deck (S-5).
+    # The lot is on display exactly while it exists; an empty lot means an empty deck (S-5, O-5).
     assert state.lot >= 0 or not state.draw_pile
+    if isinstance(state, OriginalState):
+        assert all(lot >= 0 or not pile for lot, pile in zip(state.lots, state.piles, strict=True))
+        # Every check is in one hand or the register; money is the checks held (O-2, O-5).
+        values = sorted(v for seat in game.rules.checks[:n] for v in seat)
+        assert sorted([v for c in state.checks for v in c] + state.register) == values
+        assert state.money == [sum(c) for c in state.checks]
+        assert len(state.jail) <= n and len(set(state.jail)) == len(state.jail)  # O-7
+    else:
+        assert all(0 <= m <= game.rules.starting_money for m in state.money)  # S-1, S-5
     # Public cards are cards in that hand (C-5).
     assert all(state.public[p] <= set(state.hands[p]) for p in range(n))
-    # Money and positions (S-1, S-5, S-6.1).
-    assert all(0 <= m <= game.rules.starting_money for m in state.money)
     assert all(pos >= 0 for pos in state.positions)
     # Masks never empty, and agree with is_legal (C-6).
     masks = game.legal_masks(state)
@@ -74,7 +87,8 @@ def check_invariants(game: Game, state: GameState) -> None:
     assert (masks.sum(axis=1) >= 1).all()
     for p in range(n):
         legal = set(np.flatnonzero(masks[p]).tolist())
-        assert max(legal) < BID0 + state.money[p] + 1
+        if not isinstance(state, OriginalState):
+            assert max(legal) < BID0 + state.money[p] + 1
         for a in range(min(game.num_actions, BID0 + 3)):
             assert game.is_legal(state, p, a) is (a in legal)
 
@@ -94,6 +108,7 @@ def test_random_play_keeps_every_invariant(params: tuple[Game, int, int]) -> Non
         money_before = list(state.money)
         positions_before = list(state.positions)
         lot_before = state.lot
+        lots_before = list(getattr(state, "lots", []))
         phase_before = state.phase
         start_before = state.start_player
         events = game.step(state, random_actions(game, state, rng))
@@ -102,16 +117,19 @@ def test_random_play_keeps_every_invariant(params: tuple[Game, int, int]) -> Non
         # Events and state stay JSON-safe (replays, C-5).
         json.dumps([e.to_dict() for e in events])
         json.dumps(state.to_dict())
-        # Money never increases; purchases in the events match the money changes (S-5).
+        # Money never increases; purchases in the events match the money changes (S-5, O-5).
         assert sum(state.money) <= sum(money_before)
         paid = [0] * state.num_players
         purchases = [e for e in events if e.kind is EventKind.PURCHASE]
         assert len(purchases) <= 1
         for e in purchases:
             paid[e.data["player"]] += e.data["price"]
-            assert e.data["card"] == lot_before
+            assert e.data["card"] in (lots_before if isinstance(state, OriginalState) else [lot_before])
             assert e.data["card"] in state.hands[e.data["player"]]
             assert e.data["card"] in state.public[e.data["player"]]
+        for e in events:  # O-5.2: an auction thief's check moves from the payer to the thief
+            if e.kind is EventKind.CHECK_THEFT and e.data["player"] is not None:
+                paid[e.data["player"]] -= e.data["check"]
         assert [b - a for a, b in zip(state.money, money_before, strict=True)] == paid
         # Positions change only through MOVE events (S-6).
         moved = list(positions_before)
@@ -125,7 +143,8 @@ def test_random_play_keeps_every_invariant(params: tuple[Game, int, int]) -> Non
             named = e.data.get("cards") or ([e.data["card"]] if e.data.get("card") is not None else [])
             for c in named:
                 holder = next((p for p, h in enumerate(state.hands) if c in h), None)
-                assert c == state.lot or (holder is not None and c in state.public[holder]), (e, c)
+                on_display = c == state.lot or c in getattr(state, "lots", [])
+                assert on_display or (holder is not None and c in state.public[holder]), (e, c)
         # Two steps per round, start player passes left (C-4).
         if phase_before is Phase.LOCATION:
             assert state.round == round_before and [e.kind for e in events] == [EventKind.LOCATIONS]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gymnasium import spaces
-from helpers import assert_same
+from helpers import RULESETS, assert_same
 
 import hoity_env
 from hoity_env import ConfigError, HoityParallelEnv, IllegalActionError, RulesConfig, StateError
@@ -68,11 +68,18 @@ def run_to_end(env: HoityParallelEnv, obs: Obs, rng: np.random.Generator) -> lis
     raise AssertionError("the game did not end")
 
 
-def revealed_index(events: list[dict[str, Any]], seat: int) -> int:
+def revealed_index(env: HoityParallelEnv, events: list[dict[str, Any]], seat: int) -> int:
     """The flat action index of a seat's choice as an action step's ``actions`` event reveals it."""
     first = events[0]
     assert first["kind"] == "actions"
     act = first["actions"][seat]
+    codec = env.codec
+    if env.rules.ruleset == "original":  # RULES O-4
+        if act["location"] == "auction":
+            return codec.auction_thief() if "role" in act else codec.check(act["bid"], act["lot"])
+        if act["role"] == "thief":
+            return codec.role(["thief_low", "thief_high"][env.game_state.thieves[seat].index(act["thief"])])  # type: ignore[attr-defined]
+        return codec.role(act["role"])
     if act["location"] == "auction":
         return BID0 + int(act["bid"])
     return EXHIBIT + ["exhibit", "thief", "detective"].index(act["role"])
@@ -135,28 +142,32 @@ def test_action_index_groups_and_codec() -> None:
 
 
 # ------------------------------------------------------------ obs layout
-REQUIRED_LAYOUT = (
-    "phase",
-    "round",
-    "lot_series",
-    "deck",
-    "own.hand",
-    "own.best_size",
-)
-REQUIRED_PLAYER_FIELDS = (
-    "position",
-    "money",
-    "hand_size",
-    "known",
-    "location",
-    "last_location",
-    "last_role",
-)
+REQUIRED_LAYOUT = {
+    "standard": ("phase", "round", "lot_series", "deck", "own.hand", "own.best_size"),
+    # RULES O-1, O-9: both lots and piles, the leader's castle reward.
+    "original": ("phase", "round", "lot_series", "piles", "leader_reward", "own.hand", "own.best_size"),
+}
+REQUIRED_PLAYER_FIELDS = {
+    "standard": ("position", "money", "hand_size", "known", "location", "last_location", "last_role"),
+    # RULES O-2, O-7: everybody's checks, thief numbers and jail cells are public.
+    "original": (
+        "position",
+        "checks",
+        "thief_numbers",
+        "thief_cells",
+        "hand_size",
+        "known",
+        "location",
+        "last_location",
+        "last_role",
+    ),
+}
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_obs_layout_covers_vector_exactly_once(num_players: int) -> None:
-    env = make(num_players)
+def test_obs_layout_covers_vector_exactly_once(rules: str, num_players: int) -> None:
+    env = make(num_players, rules=rules)
     layout = env.obs_layout()
     dim = env.observation_space("player_0")["observation"].shape[0]
     cover = np.zeros(dim, dtype=int)
@@ -168,10 +179,10 @@ def test_obs_layout_covers_vector_exactly_once(num_players: int) -> None:
     assert np.all(cover == 1), (
         f"uncovered {np.flatnonzero(cover == 0)}, overlapping {np.flatnonzero(cover > 1)}"
     )
-    for name in REQUIRED_LAYOUT:
+    for name in REQUIRED_LAYOUT[rules]:
         assert name in layout
     for k in range(num_players):
-        for field in REQUIRED_PLAYER_FIELDS:
+        for field in REQUIRED_PLAYER_FIELDS[rules]:
             assert f"player{k}.{field}" in layout
         assert any(name.startswith(f"player{k}.rate_") for name in layout)  # past locations/roles
     assert not any(name.startswith(f"player{num_players}.") for name in layout)
@@ -214,10 +225,11 @@ def test_observation_is_seat_relative_and_holds_public_and_own_info(num_players:
 
 
 # ------------------------------------------------------------ whole games
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> None:
-    env = make(num_players, action_mask="both", info_events=True)
+def test_whole_games_outputs_obey_the_contract(rules: str, num_players: int, seed: int) -> None:
+    env = make(num_players, rules=rules, action_mask="both", info_events=True)
     agents = list(env.possible_agents)
     osp = env.observation_space("player_0")
     rng = np.random.default_rng(seed + 10)
@@ -254,6 +266,8 @@ def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> N
         assert len(set(terms.values())) == 1 and len(set(truncs.values())) == 1, "a mix of done flags"
         assert not (terms["player_0"] and truncs["player_0"])
         events = infos["player_0"]["events"]
+        for name in ("last_locations", "last_actions", "locations"):
+            json.dumps(env.get_state()["engine"][name])
         for seat, a in enumerate(agents):
             assert played_index(env, seat) == actions[a]
         if phase == 0:  # the location reveal, if reported, is the first event
@@ -263,7 +277,7 @@ def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> N
         else:  # after each action step: the round's public events, starting with the reveal
             assert events[0]["kind"] == "actions" and len(events[0]["actions"]) == num_players
             for seat, a in enumerate(agents):
-                assert revealed_index(events, seat) == actions[a]
+                assert revealed_index(env, events, seat) == actions[a]
         done = terms["player_0"] or truncs["player_0"]
         assert done == (not env.agents)
         if not done:
@@ -274,11 +288,14 @@ def test_whole_games_outputs_obey_the_contract(num_players: int, seed: int) -> N
     _, rewards, terms, truncs, infos = step_out
     assert all(terms.values()), "random games with these seeds are decided, not truncated"
     assert any(e["kind"] == "game_end" for e in infos["player_0"]["events"])
-    # The final observation carries a location-step mask: Castle always, Auction iff a lot is shown.
-    lot_open = env.get_state()["engine"]["lot"] >= 0
+    # The final observation carries a location-step mask: Castle always, Auction only if a lot is shown.
+    engine = env.get_state()["engine"]
+    lot_open = max(engine.get("lots", [engine["lot"]])) >= 0
     for a in agents:
         mask = obs[a]["action_mask"]
-        assert mask[CASTLE] == 1 and mask[AUCTION] == int(lot_open) and not mask[EXHIBIT:].any()
+        assert mask[CASTLE] == 1 and mask[AUCTION] <= int(lot_open) and not mask[EXHIBIT:].any()
+        if rules == "standard":
+            assert mask[AUCTION] == int(lot_open)
 
 
 def test_final_step_then_empty_step_and_errors() -> None:
@@ -495,7 +512,7 @@ def test_fallback_plays_lowest_legal_flags_and_warns_once() -> None:
     assert all(infos2[a]["illegal_action"] is True for a in AGENTS4)
     for seat, a in enumerate(AGENTS4):
         assert played_index(env, seat) == lowest_legal(obs)[a]
-        assert revealed_index(env.last_events, seat) == lowest_legal(obs)[a]
+        assert revealed_index(env, env.last_events, seat) == lowest_legal(obs)[a]
     # Still once per env: a new game in the same env does not warn again ...
     obs3, _ = env.reset(seed=1)
     with warnings.catch_warnings(record=True) as later:
@@ -720,10 +737,10 @@ def test_rules_object_is_accepted() -> None:
 
 
 def test_unknown_rules_preset_names_the_available_ones() -> None:
-    # The 'original' ruleset (RULES O-*) arrives in its own issue; until then the preset is
-    # refused with a message that lists what exists, instead of failing somewhere deeper.
-    with pytest.raises(ConfigError, match="standard"):
-        make(4, rules="original")
+    # An unknown preset is refused with a message that lists what exists, instead of failing deeper.
+    with pytest.raises(ConfigError, match="'original', 'standard'"):
+        make(4, rules="classic")
+    assert make(4, rules="original").rules.ruleset == "original"
 
 
 # ---------------------------------------------------------------- round trips
@@ -744,7 +761,7 @@ def continue_both(env: HoityParallelEnv, other: HoityParallelEnv, obs: Obs, seed
 
 def clone_json(env: HoityParallelEnv) -> HoityParallelEnv:
     data = json.loads(json.dumps(env.get_state()))
-    fresh = make(env.num_players)  # never reset
+    fresh = make(env.num_players, rules=env.rules)  # never reset
     fresh.set_state(data)
     return fresh
 
@@ -756,11 +773,14 @@ CLONERS: dict[str, Callable[[HoityParallelEnv], HoityParallelEnv]] = {
 }
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("steps", [0, 7, 10])
 @pytest.mark.parametrize("num_players", [2, 5])
 @pytest.mark.parametrize("how", sorted(CLONERS))
-def test_round_trip_mid_game_continues_identically(how: str, num_players: int, steps: int) -> None:
-    env = make(num_players)
+def test_round_trip_mid_game_continues_identically(
+    how: str, num_players: int, steps: int, rules: str
+) -> None:
+    env = make(num_players, rules=rules)
     obs = play(env, seed=21, steps=steps, action_seed=21)
     clone = CLONERS[how](env)
     assert clone is not env
@@ -782,8 +802,9 @@ def test_copy_is_independent_of_original(how: str) -> None:
     assert clone.get_state() == snapshot
 
 
-def test_round_trip_of_a_finished_game() -> None:
-    env = make(3)
+@pytest.mark.parametrize("rules", RULESETS)
+def test_round_trip_of_a_finished_game(rules: str) -> None:
+    env = make(3, rules=rules)
     obs, _ = env.reset(seed=1)
     run_to_end(env, obs, np.random.default_rng(1))
     clone = clone_json(env)
@@ -921,10 +942,11 @@ def vandalize(obs: Obs, infos: dict[str, dict[str, Any]]) -> None:
     obs.clear()
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_outputs_are_fresh_and_mutating_them_changes_nothing(num_players: int) -> None:
-    env = make(num_players, action_mask="both", info_events=True)
-    twin = make(num_players, action_mask="both", info_events=True)
+def test_outputs_are_fresh_and_mutating_them_changes_nothing(rules: str, num_players: int) -> None:
+    env = make(num_players, rules=rules, action_mask="both", info_events=True)
+    twin = make(num_players, rules=rules, action_mask="both", info_events=True)
     rng = np.random.default_rng(12)
     obs, infos = env.reset(seed=12)
     tobs, _tinfos = twin.reset(seed=12)
@@ -1089,3 +1111,33 @@ def test_render_human_prints_and_returns_none(capsys: pytest.CaptureFixture[str]
     ansi = make(3, render_mode="ansi")
     ansi.reset(seed=0)
     assert ansi.render() in printed
+
+
+# ------------------------------------------------------------ original ruleset
+def test_original_action_groups_and_codec() -> None:  # RULES O-4
+    env = make(4, rules="original")
+    codec = env.codec
+    assert env.action_space("player_0").n == 7 + 2 * 24  # locations, 4 castle cards, auction thief, checks
+    assert [g[0] for g in env.game.layout.groups] == ["location", "castle", "auction_thief", "check"]
+    assert [codec.role(r) for r in ("exhibit", "thief_low", "thief_high", "detective")] == [2, 3, 4, 5]
+    assert codec.auction_thief() == 6 and codec.check(1, 0) == 7 and codec.check(24, 1) == 54
+    assert codec.decode(codec.check(15, 1)) == ("check", (15, 1))
+    assert codec.describe(codec.check(15, 1)) == "check 15 on lot 1"
+    assert codec.describe(6) == "thief at the auction" and codec.describe(4) == "thief_high"
+    for bad in ((0, 0), (25, 0), (3, 2)):
+        with pytest.raises(IllegalActionError):
+            codec.check(*bad)
+    with pytest.raises(IllegalActionError, match="thief_low"):
+        codec.role("thief")
+
+
+def test_rulesets_have_observations_of_different_lengths() -> None:
+    """Agents tell the rulesets apart by the observation's length alone (hoity_env.agents.view)."""
+    lengths = {
+        rules: {
+            make(n, rules=rules).observation_space("player_0")["observation"].shape[0] for n in range(2, 7)
+        }
+        for rules in RULESETS
+    }
+    assert len(lengths["standard"]) == len(lengths["original"]) == 5
+    assert not lengths["standard"] & lengths["original"]

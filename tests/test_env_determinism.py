@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import RULESETS, assert_same
 
 import hoity_env
 from hoity_env import HoityParallelEnv
@@ -61,11 +61,12 @@ def play_episode(
     raise AssertionError(f"game with seed {seed} did not end within {MAX_STEPS} steps")
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_same_seed_same_actions_identical_episode(num_players: int, seed: int) -> None:
-    env1 = hoity_env.parallel_env(num_players=num_players, info_events=True)
-    env2 = hoity_env.parallel_env(num_players=num_players, info_events=True)
+def test_same_seed_same_actions_identical_episode(rules: str, num_players: int, seed: int) -> None:
+    env1 = hoity_env.parallel_env(num_players=num_players, rules=rules, info_events=True)
+    env2 = hoity_env.parallel_env(num_players=num_players, rules=rules, info_events=True)
     rng1 = np.random.default_rng(seed + 99)
     rng2 = np.random.default_rng(seed + 99)
     obs1, infos1 = env1.reset(seed=seed)
@@ -94,25 +95,30 @@ def test_same_seed_same_actions_identical_episode(num_players: int, seed: int) -
     assert np.array_equal(env1.state(), env2.state())
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("seed", SEEDS[:3])
-def test_global_rng_use_does_not_change_episode(num_players: int, seed: int) -> None:
-    quiet = play_episode(hoity_env.parallel_env(num_players=num_players), seed, seed + 5)
+def test_global_rng_use_does_not_change_episode(rules: str, num_players: int, seed: int) -> None:
+    quiet = play_episode(hoity_env.parallel_env(num_players=num_players, rules=rules), seed, seed + 5)
     noisy = play_episode(
-        hoity_env.parallel_env(num_players=num_players), seed, seed + 5, between=disturb_global_rngs
+        hoity_env.parallel_env(num_players=num_players, rules=rules),
+        seed,
+        seed + 5,
+        between=disturb_global_rngs,
     )
     assert len(quiet) == len(noisy)
     for i, (x, y) in enumerate(zip(quiet, noisy, strict=True)):
         assert_same(x, y, f"output {i}")
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_env_never_touches_global_rngs(num_players: int) -> None:
+def test_env_never_touches_global_rngs(rules: str, num_players: int) -> None:
     random.seed(123)
     np.random.seed(456)
     py_state = random.getstate()
     np_state = np.random.get_state()
-    env = hoity_env.parallel_env(num_players=num_players)
+    env = hoity_env.parallel_env(num_players=num_players, rules=rules)
     play_episode(env, seed=3, action_seed=4)
     env.reset()  # unseeded reset draws from the env's own generator
     env.state()

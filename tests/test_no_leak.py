@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import RULESETS
 
 import hoity_env
 from hoity_env import HoityParallelEnv
@@ -28,14 +29,26 @@ Obs = dict[str, np.ndarray]
 SEEDS = range(8)
 
 
-def make(num_players: int) -> HoityParallelEnv:
+by_rules = pytest.mark.parametrize("rules", RULESETS)
+
+
+def make(num_players: int, rules: str) -> HoityParallelEnv:
     # Every output form at once: the mask in both places and the events in infos may not leak either.
-    return hoity_env.parallel_env(num_players=num_players, action_mask="both", info_events=True)
+    return hoity_env.parallel_env(num_players=num_players, rules=rules, action_mask="both", info_events=True)
 
 
-def trajectory(num_players: int, seed: int) -> list[tuple[dict[str, Any], dict[str, Obs]]]:
+def face_down(engine: dict[str, Any]) -> list[int]:
+    """The face-down cards' list inside ``engine`` (edits change it): the standard draw pile, or the
+    original ruleset's first non-empty pile (RULES O-1)."""
+    if "piles" not in engine:
+        return engine["draw_pile"]  # type: ignore[no-any-return]
+    piles = engine["piles"]
+    return piles[0] if piles[0] or not piles[1] else piles[1]  # type: ignore[no-any-return]
+
+
+def trajectory(num_players: int, seed: int, rules: str) -> list[tuple[dict[str, Any], dict[str, Obs]]]:
     """``(get_state(), outputs)`` after reset and after every step of one seeded random game (not the end)."""
-    env = make(num_players)
+    env = make(num_players, rules)
     rng = np.random.default_rng(seed + 1000)
     obs, _ = env.reset(seed=seed)
     points = []
@@ -72,7 +85,7 @@ def swap_cards(
 
     def slot(place: tuple[str, int, int]) -> tuple[list[int], int]:
         kind, player, card = place
-        cards = new["draw_pile"] if kind == "draw" else new["hands"][player]
+        cards = face_down(new) if kind == "draw" else new["hands"][player]
         return cards, cards.index(card)
 
     (list_a, i), (list_b, j) = slot(first), slot(second)
@@ -87,7 +100,7 @@ def pick_other_series(cards: list[int], series: list[int], than: int, rng: np.ra
 
 
 def load(num_players: int, full: dict[str, Any], engine: dict[str, Any]) -> HoityParallelEnv:
-    env = make(num_players)
+    env = make(num_players, engine["rules"]["name"])
     env.set_state({**full, "engine": engine})
     return env
 
@@ -156,7 +169,7 @@ def check_swap(
     if phase == "location":
         # One more step with the same public choices: still nothing visible changes.
         twin = load(num_players, full, full["engine"])
-        seed = len(full["engine"]["draw_pile"]) + 17
+        seed = len(face_down(full["engine"])) + 17
         before = location_step(twin, seed)
         after = location_step(env, seed)
         for p in range(num_players):
@@ -169,11 +182,12 @@ def check_swap(
             tally.add(f"{kind}/next action step")
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_other_players_hidden_cards_do_not_leak(num_players: int) -> None:
+def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) -> None:
     tally = Tally()
     for seed in SEEDS:
-        points = trajectory(num_players, seed)
+        points = trajectory(num_players, seed, rules)
         rng = np.random.default_rng(seed)
         for t in checkpoints(len(points), rng):
             full, step_obs = points[t]
@@ -189,9 +203,9 @@ def test_other_players_hidden_cards_do_not_leak(num_players: int) -> None:
                     continue
                 card = hidden_q[int(rng.integers(len(hidden_q)))]
                 # (a) with a card from the draw pile
-                other = pick_other_series(engine["draw_pile"], series, card, rng)
-                if other is None and engine["draw_pile"]:
-                    other = engine["draw_pile"][-1]
+                other = pick_other_series(face_down(engine), series, card, rng)
+                if other is None and face_down(engine):
+                    other = face_down(engine)[-1]
                 if other is not None:
                     swapped = swap_cards(engine, ("hand", q, card), ("draw", -1, other))
                     check_swap(
@@ -237,12 +251,13 @@ def test_other_players_hidden_cards_do_not_leak(num_players: int) -> None:
     assert counts.get("state/hand swap", 0) >= 10, counts
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_own_hidden_card_changes_own_observation_only(num_players: int) -> None:
+def test_own_hidden_card_changes_own_observation_only(rules: str, num_players: int) -> None:
     """The converse: the encoder does see the hand it may see (so the leak test can fail)."""
     checked = 0
     for seed in SEEDS:
-        points = trajectory(num_players, seed)
+        points = trajectory(num_players, seed, rules)
         rng = np.random.default_rng(seed + 1)
         for t in checkpoints(len(points), rng):
             full, _ = points[t]
@@ -255,7 +270,7 @@ def test_own_hidden_card_changes_own_observation_only(num_players: int) -> None:
                 if not hidden:
                     continue
                 card = hidden[0]
-                other = pick_other_series(engine["draw_pile"], series, card, rng)
+                other = pick_other_series(face_down(engine), series, card, rng)
                 if other is None:
                     continue
                 env = load(num_players, full, swap_cards(engine, ("hand", p, card), ("draw", -1, other)))
@@ -275,7 +290,7 @@ def test_own_hidden_card_changes_own_observation_only(num_players: int) -> None:
 
 def test_swap_keeps_every_card_in_exactly_one_place() -> None:
     """The test's own surgery is valid: the env accepts it and every card is still somewhere once."""
-    full, _ = trajectory(4, 3)[6]
+    full, _ = trajectory(4, 3, "standard")[6]
     engine = full["engine"]
     q = next(p for p in range(4) if hidden_cards(engine, p))
     swapped = swap_cards(
@@ -289,21 +304,22 @@ def test_swap_keeps_every_card_in_exactly_one_place() -> None:
     load(4, full, swapped)  # validated by set_state without error
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_draw_pile_order_does_not_leak(num_players: int) -> None:
+def test_draw_pile_order_does_not_leak(rules: str, num_players: int) -> None:
     """The face-down pile is hidden from everybody: reordering it changes no observation."""
     checked = 0
     for seed in SEEDS:
-        points = trajectory(num_players, seed)
+        points = trajectory(num_players, seed, rules)
         rng = np.random.default_rng(seed + 2)
         for t in checkpoints(len(points), rng):
             full, _ = points[t]
             engine = full["engine"]
-            if len(engine["draw_pile"]) < 2:
+            if len(face_down(engine)) < 2:
                 continue
             base = load(num_players, full, engine)
             shuffled = copy.deepcopy(engine)
-            pile = shuffled["draw_pile"]
+            pile = face_down(shuffled)
             pile[0], pile[-1] = pile[-1], pile[0]  # the next lot changes for sure
             middle = pile[1:-1]
             rng.shuffle(middle)
@@ -313,3 +329,47 @@ def test_draw_pile_order_does_not_leak(num_players: int) -> None:
                 assert_bit_identical(view, env.observe(agent), f"draw pile reordered, {agent}")
             checked += 1
     assert checked >= 30
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_original_public_facts_reach_every_observer(num_players: int) -> None:  # C-5, O-2, O-7
+    """Original ruleset: checks in hand, thief numbers and the jail are public, so moving a check
+    or jailing a thief changes every player's observation (in the owner's ``playerK`` block)."""
+    checked = 0
+    for seed in SEEDS[:4]:
+        points = trajectory(num_players, seed, "original")
+        for t in (0, 3, len(points) // 3):
+            full, _ = points[t]
+            engine = full["engine"]
+            base = load(num_players, full, engine)
+            giver = next((p for p in range(num_players) if engine["checks"][p]), None)
+            if giver is None:
+                continue
+            taker = (giver + 1) % num_players
+            moved = copy.deepcopy(engine)
+            value = moved["checks"][giver].pop()
+            moved["checks"][taker] = sorted([*moved["checks"][taker], value])
+            moved["money"] = [sum(c) for c in moved["checks"]]
+            env = load(num_players, full, moved)
+            for p in range(num_players):
+                agent = f"player_{p}"
+                diff = changed_names(
+                    env, base.observe(agent)["observation"], env.observe(agent)["observation"]
+                )
+                k_giver, k_taker = (giver - p) % num_players, (taker - p) % num_players
+                assert f"player{k_giver}.checks" in diff and f"player{k_taker}.checks" in diff, diff
+                assert not any(name.startswith("own.") for name in diff)
+            free = [t for pair in base.game_state.thieves for t in pair if t not in engine["jail"]]  # type: ignore[attr-defined]
+            if len(engine["jail"]) < num_players and free:
+                jailed = copy.deepcopy(engine)
+                jailed["jail"] = [free[0], *jailed["jail"]]
+                env = load(num_players, full, jailed)
+                owner = base.game_state.thief_owner[free[0]]  # type: ignore[attr-defined]
+                for p in range(num_players):
+                    agent = f"player_{p}"
+                    diff = changed_names(
+                        env, base.observe(agent)["observation"], env.observe(agent)["observation"]
+                    )
+                    assert f"player{(owner - p) % num_players}.thief_cells" in diff, diff
+            checked += 1
+    assert checked >= 10

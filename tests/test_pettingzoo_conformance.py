@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import RULESETS
 from pettingzoo.test import (
     api_test,
     max_cycles_test,
@@ -37,7 +38,7 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import hoity_env
-from hoity_env import HoityParallelEnv
+from hoity_env import ConfigError, HoityParallelEnv
 
 PLAYER_COUNTS = (2, 4, 6)
 ROOT_PYPROJECT = __import__("pathlib").Path(__file__).resolve().parent.parent / "pyproject.toml"
@@ -65,12 +66,13 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning"),
 ]
 
-AECFactory = Callable[[int], AECEnv]
+AECFactory = Callable[[int, str], AECEnv]
 AEC_FORMS: dict[str, AECFactory] = {
-    "parallel_to_aec": lambda n: parallel_to_aec(hoity_env.parallel_env(num_players=n)),
-    "env": lambda n: hoity_env.env(num_players=n),
-    "raw_env": lambda n: hoity_env.raw_env(num_players=n),
+    "parallel_to_aec": lambda n, r: parallel_to_aec(hoity_env.parallel_env(num_players=n, rules=r)),
+    "env": lambda n, r: hoity_env.env(num_players=n, rules=r),
+    "raw_env": lambda n, r: hoity_env.raw_env(num_players=n, rules=r),
 }
+by_rules = pytest.mark.parametrize("rules", RULESETS)
 
 
 @pytest.mark.parametrize("kwargs", OUTPUT_FORMATS, ids=_format_id)
@@ -126,19 +128,21 @@ def test_warning_filters_are_active() -> None:
         warnings.warn("unexpected", UserWarning, stacklevel=1)
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_parallel_api_test(num_players: int) -> None:
-    env = hoity_env.parallel_env(num_players=num_players)
+def test_parallel_api_test(rules: str, num_players: int) -> None:
+    env = hoity_env.parallel_env(num_players=num_players, rules=rules)
     assert isinstance(env, ParallelEnv)
     assert isinstance(env, HoityParallelEnv)
     parallel_api_test(env, num_cycles=1000)
     assert env.max_cycles == 1000  # the checker assigns the plain attribute
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 @pytest.mark.parametrize("form", sorted(AEC_FORMS))
-def test_aec_api_test(form: str, num_players: int) -> None:
-    env = AEC_FORMS[form](num_players)
+def test_aec_api_test(rules: str, form: str, num_players: int) -> None:
+    env = AEC_FORMS[form](num_players, rules)
     assert isinstance(env, AECEnv)
     api_test(env, num_cycles=1000)
 
@@ -161,22 +165,33 @@ def test_aec_wrappers_are_as_documented() -> None:
         wrapped.step(0)
 
 
-def _module(num_players: int) -> types.SimpleNamespace:
+def _module(num_players: int, rules: str) -> types.SimpleNamespace:
     return types.SimpleNamespace(
-        parallel_env=functools.partial(hoity_env.parallel_env, num_players=num_players),
-        env=functools.partial(hoity_env.env, num_players=num_players),
+        parallel_env=functools.partial(hoity_env.parallel_env, num_players=num_players, rules=rules),
+        env=functools.partial(hoity_env.env, num_players=num_players, rules=rules),
     )
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_max_cycles_test(num_players: int) -> None:
-    max_cycles_test(_module(num_players))
+def test_max_cycles_test(rules: str, num_players: int) -> None:
+    max_cycles_test(_module(num_players, rules))
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_render_test(num_players: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_test(
+    rules: str, num_players: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if rules == "original":
+        # The board picture draws the standard ruleset only (hoity_env.environment.board_image),
+        # and says so: the checker runs the text modes.
+        with pytest.raises(ConfigError, match="draws the standard ruleset only"):
+            hoity_env.env(num_players=num_players, rules=rules, render_mode="rgb_array")
+        monkeypatch.setitem(HoityParallelEnv.metadata, "render_modes", ["ansi", "human"])
+
     def make(render_mode: str | None = None) -> AECEnv:
-        return hoity_env.env(num_players=num_players, render_mode=render_mode)
+        return hoity_env.env(num_players=num_players, rules=rules, render_mode=render_mode)
 
     def names_players(text: Any) -> bool:
         return isinstance(text, str) and all(f"player_{p}" in text for p in range(num_players))
@@ -186,22 +201,27 @@ def test_render_test(num_players: int, capsys: pytest.CaptureFixture[str]) -> No
     assert all(f"player_{p}" in printed for p in range(num_players)), "human mode printed nothing useful"
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_state_test(num_players: int) -> None:
-    env = hoity_env.env(num_players=num_players)
+def test_state_test(rules: str, num_players: int) -> None:
+    env = hoity_env.env(num_players=num_players, rules=rules)
     pz_state_space_check(env)
     pz_state_check(env, 1000)
-    pz_state_parallel_check(hoity_env.parallel_env(num_players=num_players))
+    pz_state_parallel_check(hoity_env.parallel_env(num_players=num_players, rules=rules))
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_seed_test(num_players: int) -> None:
-    seed_test(functools.partial(hoity_env.env, num_players=num_players), num_cycles=500)
+def test_seed_test(rules: str, num_players: int) -> None:
+    seed_test(functools.partial(hoity_env.env, num_players=num_players, rules=rules), num_cycles=500)
 
 
+@by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_parallel_seed_test(num_players: int) -> None:
-    parallel_seed_test(functools.partial(hoity_env.parallel_env, num_players=num_players), num_cycles=500)
+def test_parallel_seed_test(rules: str, num_players: int) -> None:
+    parallel_seed_test(
+        functools.partial(hoity_env.parallel_env, num_players=num_players, rules=rules), num_cycles=500
+    )
 
 
 # ----------------------------------------------------------------- registry

@@ -172,6 +172,27 @@ def test_menu_reads_numbers_names_and_defaults() -> None:
     assert "0-5" in m.describe()
 
 
+def test_menu_names_the_original_rulesets_choices() -> None:  # RULES O-4
+    env = RecordingEnv(num_players=4, rules="original")
+    env.reset(seed=0)
+    obs, *_ = env.step({"player_0": 0, "player_1": 1, "player_2": 1, "player_3": 1})
+    auction = obs["player_0"]["action_mask"]
+    m = menu(auction, env.codec, default=env.codec.auction_thief())
+    assert m.read("15b") == env.codec.check(15, 1) and m.read("20a") == env.codec.check(20, 0)
+    assert m.read("thief") == m.read("1") == env.codec.auction_thief() and m.read("16a") is None
+    assert "check 5 for lot a" in m.describe()
+    castle = obs["player_1"]["action_mask"]
+    m = menu(castle, env.codec, default=env.codec.role("detective"))
+    assert m.read("thief_high") == env.codec.role("thief_high") and m.read("") == env.codec.role("detective")
+    assert "higher-numbered thief" in m.describe()
+
+
+def test_a_whole_original_game_through_a_terminal() -> None:  # --rules original
+    code, out = _drive(["--rules", "original", "--opponents", "random,random", "--seed", "2"], lambda k: "")
+    assert code == 0, out[-2000:]
+    assert "checks [" in out and "game over" in out
+
+
 def test_a_checkpoint_opponent(tmp_path: Path) -> None:
     save = tmp_path / "ppo.jsonl"
     model = "ppo:docs/reference/final_model.zip"

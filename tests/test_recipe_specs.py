@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
         ("train_ppo", "--opponents", "expert,expret", "--opponents: unknown agent 'expret'"),
         ("train_ppo", "--eval-opponents", "ppo:no/such/model.zip", "--eval-opponents: "),
         ("selfplay", "--zoo", "expert,thef", "--zoo: unknown agent 'thef'"),
+        ("train_ppo", "--rules", "classic", "--rules must be one of ['original', 'standard']"),
+        ("shared_ppo", "--rules", "original", "--rules original: this recipe trains on the batched engine"),
     ],
 )
 def test_bad_agent_spec_is_one_line_before_any_run_folder(

@@ -274,3 +274,35 @@ def test_bad_recipe_arguments_fail_before_a_run_folder_is_made(
     with pytest.raises(ValueError, match=flag[0]):
         module.main(["--runs-dir", str(tmp_path), *flag])
     assert not any(tmp_path.iterdir())
+
+
+def test_train_ppo_under_the_original_rules(tmp_path: Path) -> None:  # RULES O-*: --rules original
+    train = _load("train_ppo")
+    result = train.main(
+        [
+            "--name",
+            "o",
+            "--runs-dir",
+            str(tmp_path),
+            "--rules",
+            "original",
+            "--total-timesteps",
+            "64",
+            "--eval-every",
+            "64",
+            "--checkpoint-every",
+            "64",
+            "--eval-opponents",
+            "random,expert",
+            *TINY,
+        ]
+    )
+    run = tmp_path / "o"
+    assert json.loads((run / "args.json").read_text())["rules"] == "original"
+    report = json.loads((run / "evaluation.json").read_text())
+    assert set(report["scores"]) == {"random", "expert"} and report["meta"]["timesteps"] >= 64
+    assert result["run_dir"] == str(run)
+    # The model plays original games through the harness (55 actions, original observations).
+    learner = f"ppo:{run / 'final_model.zip'}"
+    played = evaluate([learner, "random", "random", "random"], games=4, rules="original", progress=False)
+    assert played.games == 4

@@ -37,6 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
+from hoity_env.evaluation.harness import rules_batchable
 from hoity_env.files import fresh_folder, write_atomic, write_text
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
@@ -55,6 +56,7 @@ _SPEC_SYNTAX = (
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",
+    "rules": "rules preset: standard | original (original: one-game envs, --vec-env batched becomes dummy)",
     "opponents": f"training opponents drawn per seat each episode: {_SPEC_SYNTAX}; repeat one to weight it",
     "zoo": f"scripted members of the league: {_SPEC_SYNTAX}",
     "reward": f"reward mode: {' | '.join(REWARD_MODES)} (progress = win_loss + track-progress shaping)",
@@ -188,6 +190,13 @@ def make_vec_env(n_envs: int, vec_env: str = "batched", **env_kwargs: Any) -> Ve
     next to the pipe round trip.
     """
     _check_vec_env(vec_env)
+    rules = env_kwargs.get("rules", "standard")
+    if vec_env == "batched" and not rules_batchable(rules):
+        print(
+            f"the batched engine plays only the standard rules: {rules!r} trains on --vec-env dummy",
+            flush=True,
+        )
+        vec_env = "dummy"
     if vec_env == "batched":
         return HoityVsBotsSB3VecEnv(num_envs=n_envs, **env_kwargs)
     if vec_env == "subproc" and n_envs > 1:
@@ -266,6 +275,7 @@ def select_best(
     seed: int,
     workers: int,
     num_players: int,
+    rules: str = "standard",
 ) -> tuple[Path, list[dict[str, Any]]]:
     """The candidate with the best mean win rate against ``opponents`` on a validation seed.
 
@@ -282,6 +292,7 @@ def select_best(
             workers=workers,
             num_players=num_players,
             desc=f"[select] {path.name}",
+            rules=rules,
         )
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
         table.append(
@@ -324,6 +335,7 @@ def learn_and_finish(
         args.num_players,
         time_limit_s=args.time_limit_minutes * 60,
     )
+    curve.rules = getattr(args, "rules", "standard")
     checkpoints = Checkpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
     start = time.time()
     try:
@@ -384,6 +396,7 @@ def finish(
             seed=args.seed + 2,
             workers=args.workers,
             num_players=args.num_players,
+            rules=getattr(args, "rules", "standard"),
         )
         copy_file(best, final)
         meta = {**meta, "selected_from": table, "selected": str(best)}
@@ -400,6 +413,7 @@ def finish(
         workers=args.workers,
         num_players=args.num_players,
         desc="final evaluation",
+        rules=getattr(args, "rules", "standard"),
     )
     meta = {
         "model": str(final),
@@ -421,6 +435,7 @@ def score_checkpoint(
     workers: int,
     num_players: int = 4,
     desc: str = "",
+    rules: str = "standard",
 ) -> dict[str, AgentStats]:
     """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format.
 
@@ -430,7 +445,14 @@ def score_checkpoint(
     learner = f"ppo:{model_path}"
     tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
     results = evaluate_tables(
-        tables, num_players=num_players, games=games, seed=seed, workers=workers, progress=True, desc=desc
+        tables,
+        num_players=num_players,
+        games=games,
+        seed=seed,
+        workers=workers,
+        progress=True,
+        desc=desc,
+        rules=rules,
     )
     return {
         opponent: next(s for s in result.agent_stats if s.agent == learner)
@@ -487,6 +509,8 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
         self.run_dir, self.every, self.opponents = run_dir, every, list(opponents)
         self.games, self.seed, self.workers, self.num_players = games, seed, workers, num_players
         self.time_limit_s, self.on_score = time_limit_s, on_score
+        self.rules = "standard"
+        """Rules preset the curve scores under (the recipe's ``--rules``)."""
         self.start = time.time()
         self.next_eval = every
         self.last_print = 0.0
@@ -534,6 +558,7 @@ class LearningCurve(BaseCallback):  # type: ignore[misc]
             workers=self.workers,
             num_players=self.num_players,
             desc=f"[eval @ {self.num_timesteps:,}]",
+            rules=self.rules,
         )
         # The whole curve is rewritten atomically: a kill mid-write never leaves half a row.
         out = io.StringIO()

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hoity_env.agents import make
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.batched import BATCHED_RULESETS
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.files import write_atomic
@@ -107,7 +108,15 @@ def check_args(args: Any, specs: Callable[[str], list[str]], vec_envs: Sequence[
         raise ConfigError(f"--name must be a plain folder name, got {args.name!r}")
     if not args.runs_dir:
         raise ConfigError("--runs-dir must not be empty")
-    num_actions = _num_actions(args.num_players)
+    rules = getattr(args, "rules", "standard")
+    if rules not in PRESETS:
+        raise ConfigError(f"--rules must be one of {sorted(PRESETS)}, got {rules!r}")
+    if "vec_env" not in values and PRESETS[rules].ruleset not in BATCHED_RULESETS:
+        raise ConfigError(
+            f"--rules {rules}: this recipe trains on the batched engine, which plays the rulesets "
+            f"{BATCHED_RULESETS}; use training/train_ppo.py or training/selfplay.py for {rules!r}"
+        )
+    num_actions = _num_actions(args.num_players, rules)
     for name in _SPEC_FIELDS:
         if name in values:
             agents = specs(values[name])
@@ -134,10 +143,10 @@ def _check_real(args: Any, name: str, low: float, high: float, *, low_open: bool
         raise ConfigError(f"{_flag(name)} must be in {bounds}, got {value!r}")
 
 
-def _num_actions(num_players: int) -> int:
+def _num_actions(num_players: int, rules: str = "standard") -> int:
     from hoity_env.engine.game import Game
 
-    return Game("standard", num_players).num_actions
+    return Game(rules, num_players).num_actions
 
 
 def check_checkpoint(path: str, num_players: int, num_actions: int) -> None:

@@ -47,6 +47,7 @@ class Args:
 
     name: str = "selfplay"
     num_players: int = 4
+    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     zoo: str = "zoo"  # scripted members of the league
     reward: str = "progress"
     total_timesteps: int = 500_000
@@ -117,6 +118,7 @@ class League(BaseCallback):  # type: ignore[misc]
             workers=a.workers,
             num_players=a.num_players,
             desc=f"[gate @ {self.num_timesteps:,}]",
+            rules=a.rules,
         )
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
         admitted = mean >= a.gate_win_rate
@@ -146,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.n_envs,
         args.vec_env,
         num_players=args.num_players,
+        rules=args.rules,
         opponent_pool=specs(args.zoo),
         reward=args.reward,
     )

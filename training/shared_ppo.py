@@ -42,6 +42,7 @@ class Args:
 
     name: str = "shared"
     num_players: int = 4
+    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     num_games: int = 16  # games in the batch; SB3 sees num_games * num_players envs
     reward: str = "progress"  # win_loss, rank or progress (win_loss plus track-progress shaping)
     total_timesteps: int = 500_000  # agent-steps summed over every seat
@@ -75,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     run_dir = start_run(args)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
 
-    env = HoitySharedSB3VecEnv(num_games=args.num_games, num_players=args.num_players, reward=args.reward)
+    env = HoitySharedSB3VecEnv(
+        num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
+    )
     model = build_model(args, env, run_dir)
     final, scores, table = learn_and_finish(
         model,

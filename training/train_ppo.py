@@ -54,6 +54,7 @@ class Args:
 
     name: str = "ppo"
     num_players: int = 4
+    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     opponents: str = "zoo"  # comma-separated specs drawn per seat each episode; "zoo" = common.ZOO
     reward: str = "progress"  # win_loss plus track-progress shaping (see the README)
     total_timesteps: int = 250_000
@@ -92,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         args.n_envs,
         args.vec_env,
         num_players=args.num_players,
+        rules=args.rules,
         opponent_pool=specs(args.opponents),
         reward=args.reward,
     )

@@ -50,7 +50,7 @@ from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THI
 from hoity_env.agents.batch import Bids, sample_index
 from hoity_env.agents.features import best_run, copies_of, lot_gain, near_run, series_counts
 from hoity_env.agents.scripted import Draws, ScriptedAgent, may_bid
-from hoity_env.agents.view import AgentInputError, BatchObservationView
+from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
 from hoity_env.engine.config import STANDARD
 
 __all__ = ["ExpertAgent", "role_game_values", "solve_role_game"]
@@ -180,6 +180,8 @@ class ExpertAgent(ScriptedAgent):
     """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth."""
 
     name = "expert"
+    original_style = "expert"
+    """Under the original rules: :func:`hoity_env.agents.original.expert`."""
     MAX_ROUNDS = STANDARD.max_rounds
     ROLE_PRIOR = np.asarray([0.45, 0.2, 0.35])
     """Prior mix of a rival at the Castle (exhibit, thief, detective) before any evidence."""
@@ -215,7 +217,8 @@ class ExpertAgent(ScriptedAgent):
             )
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-        self._check_layout(masks.shape[1])
+        if ruleset_of(observations) != "original":  # original rows go to the original rule (RULES O-*)
+            self._check_layout(masks.shape[1])
         return super().decide(observations, masks, draws)
 
     def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

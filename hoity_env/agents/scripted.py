@@ -18,13 +18,15 @@ a normal bid jitter.  The expert lives in :mod:`hoity_env.agents.expert`.
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import ClassVar
 
 import numpy as np
 
 from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, SeededAgent
 from hoity_env.agents.batch import Bids, ensure_legal, normal_from_uniforms, sample_index
 from hoity_env.agents.features import best_run, lot_gain, near_run, series_counts
-from hoity_env.agents.view import AgentInputError, BatchObservationView
+from hoity_env.agents.original import decide_original
+from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
 
 __all__ = [
     "CollectorAgent",
@@ -73,8 +75,17 @@ class ScriptedAgent(SeededAgent):
     name = "scripted"
     DRAWS = 4
 
+    original_style: ClassVar[str] = ""
+    """The style's rule under the original ruleset (:data:`hoity_env.agents.original.ORIGINAL_STYLES`)."""
+
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-        """Decode the observations, then choose a location, a bid or a role for each row."""
+        """Decode the observations, then choose a location, a bid or a role for each row.
+
+        Original-ruleset observations (told apart by their length) go to the style's
+        original rule in :mod:`hoity_env.agents.original`.
+        """
+        if ruleset_of(observations) == "original":
+            return decide_original(self.original_style or self.name, observations, masks, draws)
         view = BatchObservationView(observations)
         if masks.shape[1] <= BID0:
             raise AgentInputError(
@@ -134,6 +145,7 @@ class CollectorAgent(ScriptedAgent):
     """
 
     name = "collector"
+    original_style = "collector"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         counts = series_counts(view)
@@ -163,6 +175,7 @@ class ThiefAgent(ScriptedAgent):
     """
 
     name = "thief"
+    original_style = "thief"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         out: np.ndarray = np.where(may_bid(view, auction_open) & (d.chance < 0.25), AUCTION, CASTLE)
@@ -186,6 +199,7 @@ class DetectiveAgent(ScriptedAgent):
     """
 
     name = "detective"
+    original_style = "detective"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         useful = (lot_gain(view, series_counts(view)) > 0) | ~view.can_exhibit

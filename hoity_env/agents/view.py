@@ -16,8 +16,9 @@ import numpy as np
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import HoityError
 from hoity_env.environment.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
+from hoity_env.environment.observation_original import original_obs_dim
 
-__all__ = ["AgentInputError", "BatchObservationView", "ObservationView", "num_players_of"]
+__all__ = ["AgentInputError", "BatchObservationView", "ObservationView", "num_players_of", "ruleset_of"]
 
 _RATES = slice(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
 
@@ -26,12 +27,37 @@ class AgentInputError(HoityError):
     """Observations or masks handed to an agent are malformed (shape, dtype, values, empty mask)."""
 
 
-def num_players_of(observation: np.ndarray) -> int:
-    """Player count implied by the length of a standard observation vector (its last axis)."""
-    size = int(np.asarray(observation).shape[-1])
+_ORIGINAL_PLAYERS = {original_obs_dim(n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+"""Observation length → player count of the original ruleset (no length is also a standard one)."""
+
+
+def _standard_players(size: int) -> int | None:
     n, rest = divmod(size - G_DIM - O_DIM, P_DIM)
-    if rest or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise AgentInputError(f"an observation of length {size} is not a standard hoity_env observation")
+    return n if not rest and MIN_PLAYERS <= n <= MAX_PLAYERS else None
+
+
+def ruleset_of(observation: np.ndarray) -> str:
+    """``"standard"`` or ``"original"``: the ruleset whose observations have this length (last axis).
+
+    The two encoders' lengths never coincide for 2-6 players (a test checks it), so
+    the length alone says which rules an agent is playing.
+    """
+    size = int(np.asarray(observation).shape[-1])
+    if _standard_players(size) is not None:
+        return "standard"
+    if size in _ORIGINAL_PLAYERS:
+        return "original"
+    raise AgentInputError(f"an observation of length {size} is not a hoity_env observation")
+
+
+def num_players_of(observation: np.ndarray) -> int:
+    """Player count implied by the length of an observation vector (its last axis), either ruleset."""
+    size = int(np.asarray(observation).shape[-1])
+    n = _standard_players(size)
+    if n is None:
+        n = _ORIGINAL_PLAYERS.get(size)
+    if n is None:
+        raise AgentInputError(f"an observation of length {size} is not a hoity_env observation")
     return n
 
 
@@ -49,7 +75,12 @@ class BatchObservationView:
         if obs.ndim != 2:
             raise AgentInputError(f"a batch of observations must be 2-D (B, D), got shape {obs.shape}")
         self.obs = obs
-        self.n = num_players_of(obs)
+        n = _standard_players(int(obs.shape[-1]))
+        if n is None:
+            raise AgentInputError(
+                f"an observation of length {obs.shape[-1]} is not a standard hoity_env observation"
+            )
+        self.n = n
 
     def __len__(self) -> int:
         return int(self.obs.shape[0])

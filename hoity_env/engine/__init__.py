@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hoity_env.engine.actions import ActionLayout, Location, Phase, Role
 from hoity_env.engine.cards import Deck, build_deck
-from hoity_env.engine.config import PRESETS, STANDARD, RulesConfig, resolve_rules
+from hoity_env.engine.config import ORIGINAL, PRESETS, STANDARD, RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError, HoityError, IllegalActionError, StateError
 from hoity_env.engine.events import Event, EventKind
 from hoity_env.engine.exhibitions import best_exhibition, display_key, is_exhibition
@@ -15,6 +15,7 @@ from hoity_env.engine.game import Game
 from hoity_env.engine.state import GameState
 
 __all__ = [
+    "ORIGINAL",
     "PRESETS",
     "STANDARD",
     "ActionLayout",

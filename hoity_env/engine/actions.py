@@ -92,3 +92,50 @@ def standard_layout(starting_money: int) -> ActionLayout:
             ("bid", BID0, BID0 + starting_money + 1),
         )
     )
+
+
+# Original ruleset indices (RULES O-3, O-4); the checks follow, two per value (one per lot).
+O_EXHIBIT = 2
+O_THIEF_LOW = 3
+O_THIEF_HIGH = 4
+O_DETECTIVE = 5
+O_AUCTION_THIEF = 6
+O_CHECK0 = 7
+ORIGINAL_ROLE_NAMES = ("exhibit", "thief_low", "thief_high", "detective")
+"""Castle actions of the original ruleset: a thief is one's lower- or higher-numbered thief."""
+NUM_LOTS = 2
+"""O-1: two piles, so two lots on display."""
+
+
+def original_layout(max_check: int) -> ActionLayout:
+    """Layout of the original ruleset (RULES O-4); ``max_check`` is the largest check value.
+
+    ==============================  ========================================  ==================
+    indices                         meaning                                   legal in
+    ==============================  ========================================  ==================
+    0, 1                            Auction House, Castle                     location step (O-3)
+    2, 3, 4, 5                      Exhibit, lower thief, higher thief,       action step, Castle
+                                    Detective
+    6                               thief at the Auction House                action step, Auction
+    7 + 2 (v - 1) + L               check of value ``v`` naming lot ``L``     action step, Auction
+    ==============================  ========================================  ==================
+    """
+    return ActionLayout(
+        groups=(
+            ("location", AUCTION, EXHIBIT),
+            ("castle", O_EXHIBIT, O_AUCTION_THIEF),
+            ("auction_thief", O_AUCTION_THIEF, O_CHECK0),
+            ("check", O_CHECK0, O_CHECK0 + NUM_LOTS * max_check),
+        )
+    )
+
+
+def check_action(value: int, lot: int) -> int:
+    """Original ruleset: index of playing the check of ``value`` naming lot ``lot`` (0 or 1)."""
+    return O_CHECK0 + NUM_LOTS * (value - 1) + lot
+
+
+def check_of_action(action: int) -> tuple[int, int]:
+    """Inverse of :func:`check_action`: ``(value, lot)``."""
+    value, lot = divmod(action - O_CHECK0, NUM_LOTS)
+    return value + 1, lot

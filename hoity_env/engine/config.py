@@ -17,7 +17,7 @@ from typing import Any
 
 from hoity_env.engine.errors import ConfigError
 
-RULESET_NAMES = ("standard",)
+RULESET_NAMES = ("standard", "original")
 """Engine implementations; :mod:`hoity_env.engine.rulesets` maps each to its code."""
 TIE_BREAKS = ("unique", "priority")
 EXHIBIT_CHOICES = ("best",)
@@ -39,6 +39,16 @@ LIMITS: dict[str, tuple[int, int]] = {
     "detective_reward": (0, 1_000),
     "max_rounds": (1, 10_000),
 }
+ORIGINAL_LIMITS: dict[str, tuple[int, int]] = {
+    "checks": (1, 1_000),
+    "thief_numbers": (1, 1_000),
+    "castle_rewards": (0, 100),
+    "club_reward": (0, 100),
+    "final_bonus": (0, 100),
+}
+"""Inclusive range of every value inside the original ruleset's tuple fields (O-2, O-8, O-9)."""
+CHECKS_PER_SEAT = 4
+"""O-2: every player holds four checks (the values are configurable, the count is not)."""
 """Inclusive range of every integer rules field (``series_copies*``: of each series' count).
 
 The ranges are what the environment supports: the largest deck (100 copies of
@@ -89,6 +99,27 @@ class RulesConfig:
     """S-6.1: spaces a detective who caught thieves moves forward."""
     max_rounds: int = 100
     """S-8: rounds after which the game is truncated."""
+    checks: tuple[tuple[int, ...], ...] = (
+        (5, 10, 15, 20),
+        (6, 9, 16, 19),
+        (7, 8, 17, 18),
+        (4, 11, 14, 21),
+        (3, 12, 13, 22),
+        (1, 2, 23, 24),
+    )
+    """O-2 (reconstructed): the four check values of seats 0-5; positive, no value repeated."""
+    thief_numbers: tuple[tuple[int, int], ...] = ()
+    """O-2 (reconstructed): the two thief numbers of seats 0-5; ``()`` means seat ``i`` holds
+    ``i+1`` and ``n+i+1``.  Positive, no number repeated; a higher number is a better thief."""
+    castle_rewards: tuple[tuple[int, int], ...] = (
+        ((3, 1),) * 5 + ((4, 2),) * 5 + ((5, 3),) * 5 + ((6, 4),) * 5
+    )
+    """O-9 (reconstructed): (big, small) reward of castles 1 … ``(finish + 1) // 2``; spaces
+    ``2c-1, 2c`` form castle ``c``."""
+    club_reward: tuple[int, int] = (3, 1)
+    """O-9: (big, small) reward read while the leader is still on space 0 (the club room)."""
+    final_bonus: tuple[int, int] = (8, 4)
+    """O-8: spaces the best and second-best final exhibitions move."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -103,8 +134,8 @@ class RulesConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (tuples become lists)."""
         out = dataclasses.asdict(self)
-        out["series_copies"] = list(self.series_copies)
-        out["series_copies_six"] = list(self.series_copies_six)
+        for key in _TUPLE_FIELDS:
+            out[key] = _as_lists(getattr(self, key))
         return out
 
     @classmethod
@@ -117,10 +148,54 @@ class RulesConfig:
         if unknown:
             raise ConfigError(f"unknown rules field(s): {sorted(unknown)}")
         kwargs = dict(data)
-        for key in ("series_copies", "series_copies_six"):
-            if key in kwargs and isinstance(kwargs[key], list):
-                kwargs[key] = tuple(kwargs[key])
+        for key in _TUPLE_FIELDS:
+            if key in kwargs:
+                kwargs[key] = _as_tuples(kwargs[key])
         return cls(**kwargs)
+
+    def thieves_of(self, num_players: int) -> tuple[tuple[int, int], ...]:
+        """O-2: the two thief numbers of each of ``num_players`` seats, lower number first."""
+        if self.thief_numbers:
+            return tuple(tuple(sorted(t)) for t in self.thief_numbers[:num_players])  # type: ignore[misc]
+        n = num_players
+        return tuple((i + 1, n + i + 1) for i in range(n))
+
+    @property
+    def max_check(self) -> int:
+        """O-2: the largest check value (sizes the original ruleset's check actions)."""
+        return max(max(seat) for seat in self.checks)
+
+    @property
+    def max_price(self) -> int:
+        """Largest amount an event may name: a bid (S-4) or a check (O-5)."""
+        return max(self.starting_money, self.max_check)
+
+    def castle_reward(self, position: int) -> tuple[int, int]:
+        """O-9: (big, small) reward of the castle on track ``position`` (space 0: the club room)."""
+        if position <= 0:
+            return self.club_reward
+        castle = min((position + 1) // 2, len(self.castle_rewards))
+        return self.castle_rewards[castle - 1]
+
+
+_TUPLE_FIELDS = (
+    "series_copies",
+    "series_copies_six",
+    "checks",
+    "thief_numbers",
+    "castle_rewards",
+    "club_reward",
+    "final_bonus",
+)
+"""Fields that are (nested) tuples: lists in the JSON form."""
+
+
+def _as_lists(value: Any) -> Any:
+    return [_as_lists(v) for v in value] if isinstance(value, tuple) else value
+
+
+def _as_tuples(value: Any) -> Any:
+    return tuple(_as_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _is_int(value: Any) -> bool:
@@ -188,12 +263,63 @@ def _validate(cfg: RulesConfig) -> None:
         raise ConfigError(
             f"rules field 'exhibit_choice' must be one of {EXHIBIT_CHOICES}, got {cfg.exhibit_choice!r}"
         )
+    _validate_original(cfg)
+
+
+def _int_tuple(cfg: RulesConfig, name: str, value: Any, length: int | None) -> tuple[int, ...]:
+    """``value`` as a tuple of ints within ``ORIGINAL_LIMITS[name]`` (``length`` of them if given)."""
+    low, high = ORIGINAL_LIMITS[name]
+    if not isinstance(value, tuple) or (length is not None and len(value) != length):
+        size = f"{length} " if length is not None else ""
+        raise ConfigError(f"rules field {name!r} needs tuples of {size}ints, got {value!r}")
+    if not all(_is_int(v) and low <= v <= high for v in value):
+        raise ConfigError(
+            f"rules field {name!r} holds {value!r}: every value must be an int in [{low}, {high}]"
+        )
+    return value
+
+
+def _validate_original(cfg: RulesConfig) -> None:
+    """O-2, O-8, O-9 fields (checked for every ruleset: a configuration is valid or not)."""
+    if not isinstance(cfg.checks, tuple) or len(cfg.checks) != MAX_PLAYERS:
+        raise ConfigError(
+            f"rules field 'checks' must hold one tuple of checks per seat (6), got {cfg.checks!r}"
+        )
+    values = [v for seat in cfg.checks for v in _int_tuple(cfg, "checks", seat, CHECKS_PER_SEAT)]
+    if len(set(values)) != len(values):
+        raise ConfigError("rules field 'checks' repeats a value: the highest check must be unique (O-5)")
+    if cfg.thief_numbers != ():
+        if not isinstance(cfg.thief_numbers, tuple) or len(cfg.thief_numbers) != MAX_PLAYERS:
+            raise ConfigError(
+                f"rules field 'thief_numbers' must be () or one pair per seat (6), got {cfg.thief_numbers!r}"
+            )
+        numbers = [v for pair in cfg.thief_numbers for v in _int_tuple(cfg, "thief_numbers", pair, 2)]
+        if len(set(numbers)) != len(numbers):
+            raise ConfigError(
+                "rules field 'thief_numbers' repeats a number: steal order needs unique numbers (O-6)"
+            )
+    if not isinstance(cfg.castle_rewards, tuple) or not cfg.castle_rewards:
+        raise ConfigError(
+            f"rules field 'castle_rewards' must be a non-empty tuple of pairs, got {cfg.castle_rewards!r}"
+        )
+    for pair in cfg.castle_rewards:
+        _int_tuple(cfg, "castle_rewards", pair, 2)
+    _int_tuple(cfg, "club_reward", cfg.club_reward, 2)
+    _int_tuple(cfg, "final_bonus", cfg.final_bonus, 2)
+    if cfg.ruleset == "original" and len(cfg.castle_rewards) != (cfg.finish + 1) // 2:
+        raise ConfigError(
+            f"rules field 'castle_rewards' must have one pair per castle, (finish + 1) // 2 = "
+            f"{(cfg.finish + 1) // 2} for finish {cfg.finish}, got {len(cfg.castle_rewards)} (O-9)"
+        )
 
 
 STANDARD = RulesConfig()
 """The default ruleset (RULES.md, S-rules)."""
 
-PRESETS: dict[str, RulesConfig] = {"standard": STANDARD}
+ORIGINAL = RulesConfig(name="original", ruleset="original", finish=40)
+"""The published 1990 rules as far as they can be reconstructed (RULES.md, O-rules)."""
+
+PRESETS: dict[str, RulesConfig] = {"standard": STANDARD, "original": ORIGINAL}
 """Named presets accepted wherever rules are given by name."""
 
 

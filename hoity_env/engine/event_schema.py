@@ -27,6 +27,8 @@ _FIELDS: dict[EventKind, dict[str, str]] = {
     EventKind.THEFT: {"player": "seat", "victim": "seat?", "card": "card?"},
     EventKind.SCORE: {"player": "seat", "cards": "cards"},
     EventKind.MOVE: {"player": "seat", "start": "space", "end": "space", "reason": "str"},
+    EventKind.CHECK_THEFT: {"thieves": "seats", "player": "seat?", "victim": "seat?", "check": "money?"},
+    EventKind.JAIL: {"thieves": "numbers", "released": "numbers"},
     EventKind.GAME_END: {"winners": "seats", "positions": "spaces"},
     EventKind.TRUNCATED: {"positions": "spaces"},
 }
@@ -54,6 +56,8 @@ class _Limits:
             "card": card,
             "card?": lambda v: v is None or card(v),
             "money": lambda v: _int(v, 0, self.money),
+            "money?": lambda v: v is None or _int(v, 1, self.money),
+            "numbers": lambda v: _list_of(v, lambda x: _int(x, 1, 1_000)) and len(v) == len(set(v)),
             "space": space,
             "str": lambda v: isinstance(v, str),
             "seats": lambda v: _list_of(v, seat) and 0 < len(v) <= n,
@@ -64,15 +68,21 @@ class _Limits:
         }[kind]
 
     def _reveal(self, value: Any) -> bool:
+        """A revealed choice: standard bid or role, or an original check, auction thief or numbered thief."""
         if not isinstance(value, dict):
             return False
-        if value.get("location") == "auction":
-            return set(value) == {"location", "bid"} and _int(value["bid"], 0, self.money)
-        return (
-            value.get("location") == "castle"
-            and set(value) == {"location", "role"}
-            and (value["role"] in ROLE_NAMES)
-        )
+        keys, where = set(value), value.get("location")
+        if where == "auction":
+            if keys == {"location", "role"}:  # O-4: a thief at the Auction House
+                return bool(value["role"] == "thief")
+            if keys == {"location", "bid", "lot"}:  # O-4: a check naming a lot
+                return _int(value["bid"], 1, self.money) and _int(value["lot"], 0, 1)
+            return keys == {"location", "bid"} and _int(value["bid"], 0, self.money)
+        if where != "castle":
+            return False
+        if keys == {"location", "role", "thief"}:  # O-4: a numbered thief
+            return value["role"] == "thief" and _int(value["thief"], 1, 1_000)
+        return keys == {"location", "role"} and value["role"] in ROLE_NAMES
 
 
 def _list_of(value: Any, ok: Callable[[Any], bool]) -> bool:

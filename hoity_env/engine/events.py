@@ -37,6 +37,11 @@ class EventKind(str, Enum):
     """``player``'s exhibition of ``cards`` scored."""
     MOVE = "move"
     """``player``'s pawn moved from ``start`` to ``end`` because of ``reason``."""
+    CHECK_THEFT = "check_theft"
+    """Original ruleset (O-5.2): auction ``thieves`` were played; ``player`` took check ``check``
+    from ``victim`` (all three None when two or more thieves cancelled each other)."""
+    JAIL = "jail"
+    """Original ruleset (O-7): thief numbers ``thieves`` entered the jail; ``released`` were pushed out."""
     GAME_END = "game_end"
     """The game is decided: ``winners`` and final ``positions``."""
     TRUNCATED = "truncated"

@@ -2,7 +2,10 @@
 
 A ruleset is any object with the methods of :class:`Ruleset`.  The environment
 talks to rules only through this protocol, so a new ruleset registers here and
-nothing above the engine changes.
+nothing above the engine changes.  (The standard ruleset also serves its masks as
+rows of a fixed table, ``mask_table``/``mask_rows``, for the batched engine; the
+original ruleset cannot, since the checks a player holds change, so the protocol
+asks only for the masks themselves.)
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from hoity_env.engine.actions import ActionLayout
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.events import Event
 from hoity_env.engine.exhibitions import ExhibitionKey
+from hoity_env.engine.original import OriginalRuleset
 from hoity_env.engine.standard import StandardRuleset
 from hoity_env.engine.state import GameState
 
@@ -31,18 +35,6 @@ class Ruleset(Protocol):
 
     def new_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
         """A freshly dealt game."""
-        ...
-
-    def mask_table(self, rules: RulesConfig) -> np.ndarray:
-        """Every distinct legal-action row (read-only)."""
-        ...
-
-    def mask_rows(self, state: GameState) -> list[int]:
-        """Each player's row of :meth:`mask_table` now."""
-        ...
-
-    def location_rows(self, state: GameState) -> list[int]:
-        """Each player's row in a location step (also the final observation's)."""
         ...
 
     def legal_masks(self, state: GameState) -> np.ndarray:
@@ -66,7 +58,7 @@ class Ruleset(Protocol):
         ...
 
 
-RULESETS: dict[str, Ruleset] = {"standard": StandardRuleset()}
+RULESETS: dict[str, Ruleset] = {"standard": StandardRuleset(), "original": OriginalRuleset()}
 
 
 def get_ruleset(rules: RulesConfig) -> Ruleset:

@@ -58,6 +58,87 @@ def _as_int(player: int, action: object) -> int:
     return int(action)
 
 
+def checked_actions(
+    ruleset: object, state: GameState, actions: Sequence[int], *, validate: bool
+) -> list[int]:
+    """The joint action of a step, checked (C-6): the game runs, one action per seat and, with
+    ``validate``, each a Python or NumPy integer that ``ruleset.is_legal``; else
+    :class:`IllegalActionError` before anything changes.  Shared by both rulesets."""
+    if state.done:
+        raise IllegalActionError("the game is over; start a new one")
+    if len(actions) != state.num_players:
+        raise IllegalActionError(f"expected {state.num_players} actions, got {len(actions)}")
+    if not validate:
+        return list(actions)
+    checked = [_as_int(p, a) for p, a in enumerate(actions)]
+    for p, a in enumerate(checked):
+        if not ruleset.is_legal(state, p, a):  # type: ignore[attr-defined]
+            raise IllegalActionError(
+                f"action {a} is illegal for player_{p} in the {state.phase.name.lower()} step"
+            )
+    return checked
+
+
+def deal(state: GameState) -> list[int]:
+    """S-1/O-1: shuffle the deck with the game's RNG and deal ``starting_antiques`` face down to
+    each player; returns the rest of the shuffled deck (its top card last)."""
+    order: list[int] = state.rng.permutation(state.deck.size).tolist()
+    for p in range(state.num_players):
+        for _ in range(state.rules.starting_antiques):
+            state.give_card(p, order.pop(), public=False)
+    return order
+
+
+def reveal_locations(state: GameState, actions: Sequence[int]) -> list[Event]:
+    """C-4.1: the location step: record and reveal everybody's location."""
+    state.locations = list(actions)
+    state.phase = Phase.ACTION
+    names = tuple([LOCATION_NAMES[a] for a in actions])
+    return [Event(EventKind.LOCATIONS, state.round, locations=names)]
+
+
+def next_round(state: GameState, actions: Sequence[int]) -> None:
+    """C-4.4: remember the round's choices, back to the location step, pass the start player."""
+    state.last_locations = state.locations
+    state.last_actions = list(actions)
+    state.locations = [-1] * state.num_players
+    state.phase = Phase.LOCATION
+    state.round += 1
+    state.start_player = (state.start_player + 1) % state.num_players
+
+
+def track_then_exhibition(state: GameState) -> list[tuple[int, ExhibitionKey]]:
+    """S-7 and O-8 order of the players: track position, then best exhibition in hand (larger is better)."""
+    deck, min_size = state.deck, state.rules.min_exhibition
+    return [
+        (state.positions[p], best_exhibition_key(state.hands[p], deck, min_size))
+        for p in range(state.num_players)
+    ]
+
+
+def declare_winners(state: GameState, events: list[Event]) -> None:
+    """S-7/O-8: the game is decided; the winners are the players first by :func:`track_then_exhibition`."""
+    keys = track_then_exhibition(state)
+    top = max(keys)
+    state.winners = [p for p, k in enumerate(keys) if k == top]
+    state.terminated = True
+    events.append(
+        Event(
+            EventKind.GAME_END,
+            state.round - 1,
+            winners=tuple(state.winners),
+            positions=tuple(state.positions),
+        )
+    )
+
+
+def check_round_limit(state: GameState, events: list[Event]) -> None:
+    """S-8 (both rulesets): truncate once ``max_rounds`` rounds are played."""
+    if state.round >= state.rules.max_rounds:
+        state.truncated = True
+        events.append(Event(EventKind.TRUNCATED, state.round - 1, positions=tuple(state.positions)))
+
+
 class StandardRuleset:
     """Rules of the ``standard`` ruleset, as stateless methods over a :class:`GameState`."""
 
@@ -75,10 +156,7 @@ class StandardRuleset:
     def new_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
         """S-1: shuffle with the game's RNG, deal face down, turn up the first lot."""
         state = GameState(rules, num_players, rng)
-        order = rng.permutation(state.deck.size).tolist()
-        for p in range(num_players):
-            for _ in range(rules.starting_antiques):
-                state.give_card(p, order.pop(), public=False)
+        order = deal(state)
         state.lot = order.pop()
         state.draw_pile = order
         return state
@@ -167,22 +245,9 @@ class StandardRuleset:
         changes.  ``validate=False`` is for callers that already checked (the env):
         actions must then be legal Python ints.
         """
-        if state.done:
-            raise IllegalActionError("the game is over; start a new one")
-        if len(actions) != state.num_players:
-            raise IllegalActionError(f"expected {state.num_players} actions, got {len(actions)}")
-        if validate:
-            actions = [_as_int(p, a) for p, a in enumerate(actions)]
-            for p, a in enumerate(actions):
-                if not self.is_legal(state, p, a):
-                    raise IllegalActionError(
-                        f"action {a} is illegal for player_{p} in the {state.phase.name.lower()} step"
-                    )
+        actions = checked_actions(self, state, actions, validate=validate)
         if state.phase is Phase.LOCATION:
-            state.locations = list(actions)
-            state.phase = Phase.ACTION
-            names = tuple([LOCATION_NAMES[a] for a in actions])
-            return [Event(EventKind.LOCATIONS, state.round, locations=names)]
+            return reveal_locations(state, actions)
         return self._resolve_round(state, actions)
 
     def _resolve_round(self, state: GameState, actions: Sequence[int]) -> list[Event]:
@@ -210,35 +275,18 @@ class StandardRuleset:
         resolve_auction(state, bids, events)
         resolve_castle(state, exhibitors, thieves, detectives, events)
 
-        state.last_locations = state.locations
-        state.last_actions = list(actions)
-        state.locations = [-1] * state.num_players
-        state.phase = Phase.LOCATION
-        state.round = rnd + 1
-        state.start_player = (state.start_player + 1) % state.num_players
+        next_round(state, actions)
         self._check_end(state, events)
         return events
 
     # -------------------------------------------------------------------- end
     def rank_keys(self, state: GameState) -> list[tuple[int, ExhibitionKey]]:
         """S-7 order of the players: track position, then best exhibition in hand (larger is better)."""
-        deck, min_size = state.deck, state.rules.min_exhibition
-        return [
-            (state.positions[p], best_exhibition_key(state.hands[p], deck, min_size))
-            for p in range(state.num_players)
-        ]
+        return track_then_exhibition(state)
 
     def _check_end(self, state: GameState, events: list[Event]) -> None:
         """S-7 (a pawn reached the finish) and S-8 (round limit)."""
-        rnd = state.round - 1
         if max(state.positions) >= state.rules.finish:
-            keys = self.rank_keys(state)
-            top = max(keys)
-            state.winners = [p for p, k in enumerate(keys) if k == top]
-            state.terminated = True
-            events.append(
-                Event(EventKind.GAME_END, rnd, winners=tuple(state.winners), positions=tuple(state.positions))
-            )
-        elif state.round >= state.rules.max_rounds:
-            state.truncated = True
-            events.append(Event(EventKind.TRUNCATED, rnd, positions=tuple(state.positions)))
+            declare_winners(state, events)
+        else:
+            check_round_limit(state, events)

@@ -25,7 +25,7 @@ from hoity_env.engine.cards import Deck, build_deck
 from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.exhibitions import best_exhibition_counted
 from hoity_env.engine.rng import rng_to_dict
-from hoity_env.engine.state_io import STATE_VERSION, TALLY_FIELDS, StateReader
+from hoity_env.engine.state_io import STATE_VERSION, TALLY_FIELDS, StateFields, StateReader
 
 _UNSET: Any = object()
 _COMPARED_FIELDS = (
@@ -169,7 +169,7 @@ class GameState:
         return self.to_dict()
 
     def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(GameState.from_dict(data).__dict__)
+        self.__dict__.update(type(self).from_dict(data).__dict__)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GameState) and self.to_dict() == other.to_dict()
@@ -222,8 +222,17 @@ class GameState:
 
         Any failure raises :class:`StateError`; nothing is built until every check passed.
         """
-        fields = StateReader(data).read()
+        if cls is GameState and _ruleset_of(data) == "original":
+            from hoity_env.engine.original_state import OriginalState
+
+            return OriginalState.from_dict(data)
         state = cls.__new__(cls)
+        state._install(StateReader(data).read())
+        return state
+
+    def _install(self, fields: StateFields) -> None:
+        """Set every field from checked :class:`StateFields` and rebuild the caches."""
+        state = self
         state.rules = fields.rules
         state.num_players = fields.num_players
         state.deck = fields.deck
@@ -245,11 +254,19 @@ class GameState:
         state.truncated = fields.truncated
         state.winners = fields.winners
         state._rebuild_caches()
-        return state
 
     # ------------------------------------------------------------------- text
     def __str__(self) -> str:
         return self.to_text()
+
+    def table_text(self) -> str:
+        """Public summary of the Auction House (renders show it): the lot and the deck."""
+        lot = "closed" if self.lot < 0 else _card_text(self.lot, self.deck)
+        return f"lot {lot}; deck {len(self.draw_pile)}"
+
+    def player_text(self, player: int) -> str:
+        """Public money summary of a player (renders show it)."""
+        return f"money {self.money[player]:>3}"
 
     def to_text(self) -> str:
         """Stable, readable multi-line form of the full state (hidden cards included)."""
@@ -283,6 +300,12 @@ class GameState:
             f"GameState(rules={self.rules.name!r}, num_players={self.num_players}, "
             f"round={self.round}, phase={self.phase.name.lower()})"
         )
+
+
+def _ruleset_of(data: Any) -> Any:
+    """``data["rules"]["ruleset"]`` of a state dict, or ``None`` (the reader reports a bad dict)."""
+    rules = data.get("rules") if isinstance(data, dict) else None
+    return rules.get("ruleset") if isinstance(rules, dict) else None
 
 
 def card_text(card: int, deck: Deck) -> str:

@@ -13,11 +13,26 @@ index      meaning                helper
 4          Detective              ``codec.role(Role.DETECTIVE)``
 5 + b      bid ``b`` (0 = none)   ``codec.bid(b)``
 =========  =====================  ==========================
+
+Original ruleset (RULES O-4): 0/1 locations, 2 Exhibit, 3 lower-numbered thief,
+4 higher-numbered thief, 5 Detective (``codec.role("thief_low")`` …), 6 a thief
+at the Auction House (``codec.auction_thief()``), ``7 + 2 (v - 1) + L`` the check
+of value ``v`` naming lot ``L`` (``codec.check(v, L)``).
 """
 
 from __future__ import annotations
 
-from hoity_env.engine.actions import LOCATION_NAMES, ROLE_NAMES, ActionLayout, Location, Role
+from hoity_env.engine.actions import (
+    LOCATION_NAMES,
+    NUM_LOTS,
+    ORIGINAL_ROLE_NAMES,
+    ROLE_NAMES,
+    ActionLayout,
+    Location,
+    Role,
+    check_action,
+    check_of_action,
+)
 from hoity_env.engine.errors import IllegalActionError
 
 
@@ -37,12 +52,35 @@ class ActionCodec:
         return self.layout.start("location") + int(location)
 
     def role(self, role: Role | str) -> int:
-        """Index of playing castle ``role`` (``Role`` or ``"exhibit"``/``"thief"``/``"detective"``)."""
+        """Index of playing castle ``role`` (``Role`` or ``"exhibit"``/``"thief"``/``"detective"``;
+        original ruleset: ``"exhibit"``, ``"thief_low"``, ``"thief_high"``, ``"detective"``)."""
+        if self._original:
+            if role not in ORIGINAL_ROLE_NAMES:
+                raise IllegalActionError(f"unknown role {role!r}; choose one of {ORIGINAL_ROLE_NAMES}")
+            return self.layout.start("castle") + ORIGINAL_ROLE_NAMES.index(str(role))
         if isinstance(role, str):
             if role not in ROLE_NAMES:
                 raise IllegalActionError(f"unknown role {role!r}; choose one of {ROLE_NAMES}")
             role = Role(ROLE_NAMES.index(role))
         return self.layout.start("castle_role") + int(role)
+
+    @property
+    def _original(self) -> bool:
+        """Whether this is the original ruleset's layout (RULES O-4)."""
+        return any(name == "check" for name, _, _ in self.layout.groups)
+
+    def auction_thief(self) -> int:
+        """Original ruleset: index of playing a thief at the Auction House."""
+        return self.layout.start("auction_thief")
+
+    def check(self, value: int, lot: int) -> int:
+        """Original ruleset: index of playing the check of ``value`` naming lot ``lot`` (0 or 1)."""
+        top = (self.size - self.layout.start("check")) // NUM_LOTS
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
+            raise IllegalActionError(f"check value must be an int in [1, {top}], got {value!r}")
+        if lot not in range(NUM_LOTS):
+            raise IllegalActionError(f"lot must be 0 or 1, got {lot!r}")
+        return check_action(value, lot)
 
     def bid(self, amount: int) -> int:
         """Index of bidding ``amount`` (0 = no bid)."""
@@ -52,8 +90,9 @@ class ActionCodec:
             raise IllegalActionError(f"bid must be an int in [0, {top}], got {amount!r}")
         return start + amount
 
-    def decode(self, action: int) -> tuple[str, str | int]:
-        """``("location", "castle")``, ``("castle_role", "thief")`` or ``("bid", 7)``."""
+    def decode(self, action: int) -> tuple[str, str | int | tuple[int, int]]:
+        """``("location", "castle")``, ``("castle_role", "thief")`` or ``("bid", 7)``; original
+        ruleset: ``("castle", "thief_high")``, ``("auction_thief", "thief")``, ``("check", (value, lot))``."""
         if not 0 <= action < self.size:
             raise IllegalActionError(f"action {action} is outside [0, {self.size})")
         group, offset = self.layout.group_of(action)
@@ -61,12 +100,25 @@ class ActionCodec:
             return group, LOCATION_NAMES[offset]
         if group == "castle_role":
             return group, ROLE_NAMES[offset]
+        if group == "castle":
+            return group, ORIGINAL_ROLE_NAMES[offset]
+        if group == "auction_thief":
+            return group, "thief"
+        if group == "check":
+            return group, check_of_action(action)
         return group, offset
 
     def describe(self, action: int) -> str:
-        """Short human text of an index, e.g. ``"bid 7"`` or ``"castle"``."""
+        """Short human text of an index, e.g. ``"bid 7"``, ``"castle"`` or ``"check 15 on lot 1"``."""
         group, value = self.decode(action)
-        return f"bid {value}" if group == "bid" else str(value)
+        if group == "bid":
+            return f"bid {value}"
+        if group == "check":
+            assert isinstance(value, tuple)
+            return f"check {value[0]} on lot {value[1]}"
+        if group == "auction_thief":
+            return "thief at the auction"
+        return str(value)
 
     def table(self) -> list[tuple[str, str]]:
         """``(index range, meaning)`` rows for documentation."""

@@ -3,13 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
 
 from hoity_env.engine.game import Game
+from hoity_env.engine.state import GameState
 from hoity_env.environment.observation import StandardObserver
+from hoity_env.environment.observation_original import OriginalObserver
 
-OBSERVERS: dict[str, Callable[[Game], StandardObserver]] = {"standard": StandardObserver}
+
+class Observer(Protocol):
+    """What the environment needs from an encoder."""
+
+    obs_dim: int
+    state_dim: int
+
+    def obs_layout(self) -> dict[str, slice]: ...
+
+    def state_layout(self) -> dict[str, slice]: ...
+
+    def observations(self, state: GameState, *, reuse: bool = False) -> np.ndarray: ...
+
+    def global_state(self, state: GameState) -> np.ndarray: ...
 
 
-def make_observer(game: Game) -> StandardObserver:
+OBSERVERS: dict[str, Callable[[Game], Observer]] = {
+    "standard": StandardObserver,
+    "original": OriginalObserver,
+}
+
+
+def make_observer(game: Game) -> Observer:
     """The encoder for ``game.rules.ruleset``."""
     return OBSERVERS[game.rules.ruleset](game)

@@ -115,11 +115,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
-        table = self.game.ruleset.mask_table(self.rules)
-        self._mask_table = table
-        self._mask_lists: list[list[int]] = table.tolist()
-        self._rows: list[int] = []
-        """Each agent's row of the mask table this step (fast legality checks in ``_decode``)."""
+        self._mask_lists: list[list[int]] = []
+        """Each agent's mask this step, as lists (fast legality checks in ``_decode``)."""
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -228,7 +225,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         if agent not in self.agents:
             raise IllegalActionError(f"{agent} is not playing: the game is over, call reset()")
         a = _as_action_int(agent, action, self.codec.size)
-        row = self._mask_lists[self._rows[self._index[agent]]]
+        row = self._mask_lists[self._index[agent]]
         if self.illegal_action == "raise" and not row[a]:
             legal = [i for i, ok in enumerate(row) if ok]
             raise IllegalActionError(
@@ -259,7 +256,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         # … then legality, under the illegal-action policy.
         illegal = [False] * self.num_players
         for p, a in enumerate(joint):
-            row = self._mask_lists[self._rows[p]]
+            row = self._mask_lists[p]
             if row[a]:
                 continue
             legal = [i for i, ok in enumerate(row) if ok]
@@ -289,8 +286,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         obs_rows = self.observer.observations(state, reuse=reuse)
         # The last observation of a game carries a location-step mask, never an empty one.
         ruleset = self.game.ruleset
-        self._rows = ruleset.location_rows(state) if final else ruleset.mask_rows(state)
-        masks = self._mask_table[self._rows]  # a fresh array
+        masks = ruleset.location_masks(state) if final else ruleset.legal_masks(state)  # a fresh array
+        self._mask_lists = masks.tolist()
         fmt = self.output_format
         info_masks = (masks.copy() if fmt.mask_in_observation else masks) if fmt.mask_in_infos else None
         phase = int(state.phase)  # 0 = location step next, 1 = action step (as the batched env's)
@@ -414,7 +411,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         limits = {
             "num_players": self.num_players,
             "deck_size": state.deck.size,
-            "money": self.rules.starting_money,
+            "money": self.rules.max_price,
             "space": self.rules.finish - 1 + max(state.deck.size, self.rules.detective_reward),
             "rounds": state.round,
         }
@@ -430,7 +427,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
         ruleset = self.game.ruleset
         try:  # the invariants make these safe; a failure here is still the state's fault
-            rows = ruleset.mask_rows(state) if agents else ruleset.location_rows(state)
+            masks = ruleset.legal_masks(state) if agents else ruleset.location_masks(state)
             render_text(state, records)
             # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
             self.observer.observations(state)
@@ -443,7 +440,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._events = records
         self._np_random = rng
         self._warned_illegal = warned
-        self._rows = rows
+        self._mask_lists = masks.tolist()
 
     def observe(self, agent: str) -> Any:
         """Current observation of ``agent`` (fresh arrays), in the env's output format."""

@@ -28,7 +28,12 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
     if kind == "actions":
         parts = []
         for p, act in enumerate(event["actions"]):
-            what = f"bids {act['bid']}" if act["location"] == "auction" else f"plays {act['role']}"
+            if "bid" in act:
+                what = f"bids {act['bid']}" + (f" on lot {act['lot']}" if "lot" in act else "")
+            else:
+                where = " at the auction" if act["location"] == "auction" else ""
+                number = f" {act['thief']}" if "thief" in act else ""
+                what = f"plays {act['role']}{number}{where}"
             parts.append(f"player_{p} {what}")
         return "actions: " + ", ".join(parts)
     if kind == "purchase":
@@ -53,6 +58,15 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
         return f"player_{event['player']}'s exhibition of {len(event['cards'])} cards scores"
     if kind == "move":
         return f"player_{event['player']} moves {event['start']} -> {event['end']} ({event['reason']})"
+    if kind == "check_theft":
+        if event["player"] is None:
+            return (
+                "auction thieves " + ", ".join(f"player_{p}" for p in event["thieves"]) + " cancel each other"
+            )
+        return f"player_{event['player']}'s thief takes check {event['check']} from player_{event['victim']}"
+    if kind == "jail":
+        freed = f"; thieves {list(event['released'])} go free" if event["released"] else ""
+        return f"thieves {list(event['thieves'])} go to jail{freed}"
     if kind == "game_end":
         return "game over; winner(s): " + ", ".join(f"player_{p}" for p in event["winners"])
     if kind == "truncated":
@@ -65,15 +79,13 @@ def render_text(state: GameState, events: Sequence[Mapping[str, Any]]) -> str:
     deck = state.deck
     lines = [describe_event(e, deck) for e in events]
     phase = "game over" if state.done else f"{state.phase.name.lower()} step"
-    lot = "closed" if state.lot < 0 else card_text(state.lot, deck)
     lines.append(
-        f"== round {state.round + 1}, {phase}; lot {lot}; deck {len(state.draw_pile)}; "
-        f"start player_{state.start_player}"
+        f"== round {state.round + 1}, {phase}; {state.table_text()}; start player_{state.start_player}"
     )
     for p in range(state.num_players):
         known = ", ".join(card_text(c, deck) for c in sorted(state.public[p]))
         lines.append(
-            f"player_{p}: track {state.positions[p]:>2}/{state.rules.finish} money {state.money[p]:>3} "
+            f"player_{p}: track {state.positions[p]:>2}/{state.rules.finish} {state.player_text(p)} "
             f"cards {len(state.hands[p]):>2} known [{known}]"
         )
     return "\n".join(lines)

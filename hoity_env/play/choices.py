@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hoity_env.engine.actions import check_of_action
 from hoity_env.environment.codec import ActionCodec
 
 __all__ = ["Choice", "Menu", "menu"]
@@ -91,9 +92,16 @@ def menu(mask: np.ndarray, codec: ActionCodec, default: int) -> Menu:
     bids = []
     for a in np.flatnonzero(mask):
         group, value = codec.decode(int(a))
-        if group == "bid":
-            bids.append(int(value))
+        if group == "bid" and isinstance(value, int):
+            bids.append(value)
             choices.append(Choice(int(a), f"bid {value}", (str(value),)))
+        elif group == "check":  # original ruleset (RULES O-4): "15b" = check 15 for lot 1
+            amount, lot = check_of_action(int(a))
+            choices.append(Choice(int(a), f"check {amount} for lot {'ab'[lot]}", (f"{amount}{'ab'[lot]}",)))
+        elif group in ("castle", "auction_thief"):  # original ruleset: numbered thieves, auction thief
+            label = {"thief_low": "your lower-numbered thief", "thief_high": "your higher-numbered thief"}
+            text = "thief: take the winning check" if group == "auction_thief" else label.get(str(value), "")
+            choices.append(Choice(int(a), text or _LABELS.get(str(value), str(value)), (str(value),)))
         else:
             name = str(value)
             choices.append(Choice(int(a), _LABELS.get(name, name), (name, name[0])))
