@@ -147,6 +147,46 @@ def test_an_agent_object_without_act_batch_still_plays() -> None:
     assert agent.calls == 2
 
 
+def test_one_agent_object_decides_all_its_seats_in_one_call() -> None:
+    """An agent object serving every opponent seat gets one batched call per step, with the
+    rows in seat-index order, so it decides exactly what one call per seat would have."""
+
+    class Counting:
+        name = "counting"
+
+        def __init__(self, seed: int) -> None:
+            self.inner = make("expert", seed=seed)
+            self.batches: list[int] = []
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            raise AssertionError("the batched view calls act_batch")
+
+        def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            self.batches.append(len(observations))
+            return self.inner.act_batch(observations, masks)
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+    shared = Counting(seed=1)
+    core = BatchedVsBots(num_envs=8, num_players=4, opponents=shared, learner_seat=0)
+    _obs, masks, _ = core.reset(seed=0)
+    rng = np.random.default_rng(0)
+    twin = make("expert", seed=1)
+    for _ in range(6):
+        seat_rows = [(core._obs[:, i].copy(), core._masks[:, i].copy()) for i in (1, 2, 3)]
+        expected = [twin.act_batch(o, m) for o, m in seat_rows]  # one call per seat, in order
+        legal = np.where(masks == 1, rng.random(masks.shape), -1.0).argmax(axis=1)
+        location_step = not core.env._state.phase.any()
+        before = len(shared.batches)
+        _obs, masks, *_ = core.step(legal)
+        assert shared.batches[before:] == [24]  # 3 seats x 8 games, one call
+        state = core.env._state
+        played = state.locations[:, 1:] if location_step else state.last_actions[:, 1:]
+        assert np.array_equal(played, np.stack(expected, axis=1))
+    assert len(shared.batches) == 6
+
+
 # ------------------------------------------------------------------ SB3
 sb3 = pytest.importorskip("stable_baselines3")
 sb3_contrib = pytest.importorskip("sb3_contrib")

@@ -150,8 +150,12 @@ class BatchedVsBots:
             raise IllegalActionError(f"actions must be integers, got dtype {learner.dtype}")
         joint = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
         joint[self._rows, self.seats] = learner
-        for index, agent in enumerate(self.agents):
-            g, s = np.nonzero(self.assignment == index)
+        for agent, indices in _by_object(self.agents):
+            # One call per agent object, even when it serves several seats: its rows in index
+            # order, which draws what one call per index would (a generator fills a (B, K)
+            # block as B successive rows).
+            picked = [np.nonzero(self.assignment == i) for i in indices]
+            g, s = (np.concatenate(parts) for parts in zip(*picked, strict=True))
             if g.size:
                 joint[g, s] = act_batch(agent, self._obs[g, s], self._masks[g, s], checked=True)
         obs, masks, rewards, terminated, truncated, infos = self.env.step(joint)
@@ -176,6 +180,14 @@ class BatchedVsBots:
     def action_masks(self) -> np.ndarray:
         """``[N, A]`` bool: the learners' legal actions now (what ``MaskablePPO`` asks for)."""
         return self._learner(self._masks).astype(bool)
+
+
+def _by_object(agents: Sequence[Agent]) -> list[tuple[Agent, list[int]]]:
+    """Each distinct agent object with the indices it holds in ``agents`` (first-seen order)."""
+    groups: dict[int, tuple[Agent, list[int]]] = {}
+    for index, agent in enumerate(agents):
+        groups.setdefault(id(agent), (agent, []))[1].append(index)
+    return list(groups.values())
 
 
 __all__ = ["DEFAULT_POOL", "BatchedVsBots"]
