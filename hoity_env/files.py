@@ -47,11 +47,6 @@ def write_atomic(path: Path, write: Callable[[Any], object], *, binary: bool = F
         tmp.unlink(missing_ok=True)
 
 
-def write_text(path: Path, text: str) -> None:
-    """Atomic ``path.write_text(text)``."""
-    write_atomic(path, lambda fh: fh.write(text))
-
-
 def fresh_folder(base: Path) -> Path:
     """``base`` if it is missing or empty, else the first free ``base_2``, ``base_3``, …
 
@@ -72,4 +67,4 @@ def write_atomically(path: str | Path, data: str | bytes) -> Path:
     return path
 
 
-__all__ = ["fresh_folder", "temporary_beside", "write_atomic", "write_atomically", "write_text"]
+__all__ = ["fresh_folder", "temporary_beside", "write_atomic", "write_atomically"]

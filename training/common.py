@@ -38,7 +38,7 @@ from hoity_env.agents import AGENT_NAMES
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.evaluation.harness import rules_batchable
-from hoity_env.files import fresh_folder, write_atomic, write_text
+from hoity_env.files import fresh_folder, write_atomic, write_atomically
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
@@ -164,7 +164,7 @@ def start_run(args: Any, *subdirs: str) -> Path:
     for sub in ("checkpoints", *subdirs):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
     if resumed is None:
-        write_text(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=1))
+        write_atomically(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=1))
     else:
         print(f"resuming in {run_dir} (its args.json is kept; this resume goes to resumes.jsonl)")
     return run_dir
@@ -477,11 +477,11 @@ def stats_markdown(scores: dict[str, AgentStats], num_players: int) -> str:
 def write_report(run_dir: Path, scores: dict[str, AgentStats], num_players: int, meta: dict[str, Any]) -> str:
     """``evaluation.json`` and ``evaluation.md`` in ``run_dir``; returns the Markdown."""
     table = stats_markdown(scores, num_players)
-    write_text(
+    write_atomically(
         run_dir / "evaluation.json",
         json.dumps({"meta": meta, "scores": {k: dataclasses.asdict(v) for k, v in scores.items()}}, indent=1),
     )
-    write_text(run_dir / "evaluation.md", f"# Evaluation of {meta.get('model')}\n\n{table}\n")
+    write_atomically(run_dir / "evaluation.md", f"# Evaluation of {meta.get('model')}\n\n{table}\n")
     return table
 
 
