@@ -10,6 +10,12 @@ leave beyond ``max_snapshots``).  Also writes TensorBoard logs, checkpoints,
 against the zoo over training), like ``train_ppo.py``.
 
     python training/selfplay.py --name league --total-timesteps 2000000
+    python training/selfplay.py --name champion --shared-games 8 ...   # the champion's run (README)
+
+With ``--shared-games G > 0`` the learner also plays every seat of G self-play games
+(parameter sharing, :class:`~hoity_env.wrappers.sb3_vec_env.HoityLeagueSB3VecEnv`):
+each rollout then holds ``G × num_players`` self-play seats beside the ``--n-envs``
+games against the league pool (batched engine only).
     python training/selfplay.py --name league --resume runs/league/checkpoints/curve_400000.zip
 
 A resumed run continues in the checkpoint's own run folder and finds its league
@@ -40,6 +46,9 @@ from common import (
 )
 from run_folder import copy_file, run_cli, save_model
 
+from hoity_env.evaluation.harness import rules_batchable
+from hoity_env.wrappers.sb3_vec_env import HoityLeagueSB3VecEnv
+
 
 @dataclass
 class Args:
@@ -49,10 +58,12 @@ class Args:
     num_players: int = 4
     rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     zoo: str = "zoo"  # scripted members of the league
+    zoo_weights: str = ""  # comma-separated draw weights, one per zoo member (default: 1 each)
     reward: str = "progress"
     total_timesteps: int = 500_000
     time_limit_minutes: float = 0.0
     n_envs: int = 16
+    shared_games: int = 0  # >0: also G self-play games, the learner in every seat (batched only)
     vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
     seed: int = 0
     learning_rate: float = 3e-4
@@ -72,6 +83,8 @@ class Args:
     eval_every: int = 100_000
     eval_games: int = 100
     final_eval_games: int = 400
+    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
+    validation_games: int = 400  # per zoo member, on seed + 2, for --select-best
     checkpoint_every: int = 100_000
     workers: int = 2
     resume: str = ""
@@ -90,9 +103,10 @@ class League(BaseCallback):  # type: ignore[misc]
         self.history: list[dict[str, object]] = []
 
     def pool(self) -> list[str]:
-        """Zoo members once, snapshots ``snapshot_weight`` times each."""
+        """Zoo members ``--zoo-weights`` times each (default once), snapshots ``snapshot_weight`` times."""
         frozen = [f"ppo-sample:{p}" for p in self.snapshots] * self.args.snapshot_weight
-        return [*self.zoo, *frozen]
+        weighted = [spec for spec, w in zip(self.zoo, zoo_weights(self.args), strict=True) for _ in range(w)]
+        return [*weighted, *frozen]
 
     def _on_training_start(self) -> None:
         self.env.env_method("set_opponent_pool", self.pool())
@@ -137,21 +151,49 @@ class League(BaseCallback):  # type: ignore[misc]
         self.logger.record("league/snapshots", len(self.snapshots))
 
 
+def zoo_weights(args: Args) -> list[int]:
+    """``--zoo-weights`` as integers, one per zoo member (all 1 when not given)."""
+    zoo = specs(args.zoo)
+    if not args.zoo_weights.strip():
+        return [1] * len(zoo)
+    try:
+        weights = [int(w) for w in args.zoo_weights.split(",")]
+    except ValueError:
+        weights = []
+    if len(weights) != len(zoo) or min(weights) < 0 or sum(weights) < 1:
+        raise ValueError(
+            f"--zoo-weights needs {len(zoo)} comma-separated integers >= 0 (one per zoo member, "
+            f"not all 0), got {args.zoo_weights!r}"
+        )
+    return weights
+
+
+def league_env(args: Args) -> VecEnv:
+    """The pool games (``--n-envs``), plus ``--shared-games`` self-play games when asked.
+
+    The pool given here is the unweighted zoo; :class:`League` sets the weighted pool
+    with its snapshots when training starts."""
+    common = {"num_players": args.num_players, "rules": args.rules, "reward": args.reward}
+    if args.shared_games <= 0:
+        return make_vec_env(args.n_envs, args.vec_env, opponent_pool=specs(args.zoo), **common)
+    return HoityLeagueSB3VecEnv(
+        num_games=args.shared_games, num_pool_games=args.n_envs, opponent_pool=specs(args.zoo), **common
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with the league, evaluate against the zoo, write the run folder."""
     args = parse_args(Args, argv, __doc__.splitlines()[0])
+    if args.shared_games < 0:
+        raise ValueError(f"--shared-games must be >= 0, got {args.shared_games}")
+    if args.shared_games and (args.vec_env != "batched" or not rules_batchable(args.rules)):
+        raise ValueError("--shared-games needs --vec-env batched and a batched ruleset (standard)")
+    zoo_weights(args)  # bad weights fail before the run folder exists
     run_dir = start_run(args, "league")
     league_dir = run_dir / "league"
     torch.set_num_threads(1)
 
-    env = make_vec_env(
-        args.n_envs,
-        args.vec_env,
-        num_players=args.num_players,
-        rules=args.rules,
-        opponent_pool=specs(args.zoo),
-        reward=args.reward,
-    )
+    env = league_env(args)
     model = build_model(args, env, run_dir)
     league = League(args, league_dir, env)
     final, scores, table = learn_and_finish(

@@ -9,6 +9,10 @@ Two forms, both passing masks the way sb3-contrib reads them
   one SB3 env (``num_games × num_players`` of them), so one policy learns from all
   seats at once (the PettingZoo + SB3 self-play recipe, with masks, which
   SuperSuit's vector env cannot give ``MaskablePPO``).
+* :class:`HoityLeagueSB3VecEnv`: both at once, for league self-play: the first
+  ``num_games × num_players`` envs are the seats of self-play games (the policy in
+  every seat), the rest are one learner seat each against opponents drawn every
+  episode from a pool (scripted bots and frozen snapshots).
 
 Both follow SB3's conventions: ``reset()`` returns observations only, a finished
 game's last observation is ``infos[i]["terminal_observation"]`` and a game cut by
@@ -26,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 
@@ -163,4 +168,78 @@ class HoitySharedSB3VecEnv(_BatchedSB3Base):
         )
 
 
-__all__ = ["HoitySharedSB3VecEnv", "HoityVsBotsSB3VecEnv"]
+class HoityLeagueSB3VecEnv(_BatchedSB3Base):
+    """League self-play in one ``VecEnv``: parameter-shared self-play games plus games against a pool.
+
+    Envs ``0 … num_games × num_players - 1`` are :class:`HoitySharedSB3VecEnv`'s (every seat
+    of ``num_games`` games is the learner); the next ``num_pool_games`` envs are
+    :class:`HoityVsBotsSB3VecEnv`'s (one learner seat, drawn every episode, against
+    opponents drawn from ``opponent_pool`` every episode).  Why both: self-play alone
+    can drift into a style that only beats itself, and a fixed pool alone is learned
+    by heart; the mix trains against the current self, its past selves and the bots.
+
+    ``set_opponent_pool`` replaces the pool (a league admits snapshots this way).
+    ``seed(s)`` seeds the self-play games ``s + k`` and the pool games
+    ``s + num_games + k``, so no two slots deal the same games.
+    """
+
+    def __init__(
+        self,
+        num_games: int = 8,
+        num_pool_games: int = 16,
+        opponent_pool: Sequence[Any] = ("expert",),
+        **kwargs: Any,
+    ) -> None:
+        if num_games < 0 or num_pool_games < 0 or num_games + num_pool_games < 1:
+            raise ConfigError(
+                f"need num_games >= 0 and num_pool_games >= 0, not both 0; got {num_games}, {num_pool_games}"
+            )
+        self.shared = HoitySharedSB3VecEnv(num_games=num_games, **kwargs) if num_games else None
+        self.pool = (
+            HoityVsBotsSB3VecEnv(num_envs=num_pool_games, opponent_pool=opponent_pool, **kwargs)
+            if num_pool_games
+            else None
+        )
+        self.parts = [p for p in (self.shared, self.pool) if p is not None]
+        self.num_games, self.num_pool_games = num_games, num_pool_games
+        first = self.parts[0]
+        self._split = self.shared.num_envs if self.shared is not None else 0
+        super().__init__(sum(p.num_envs for p in self.parts), first.observation_space, first.action_space)
+
+    def reset(self) -> np.ndarray:
+        seed = self._base_seed()
+        if seed is not None:
+            if self.shared is not None:
+                self.shared.seed(seed)
+            if self.pool is not None:
+                self.pool.seed(seed + self.num_games)
+        obs = np.concatenate([p.reset() for p in self.parts])
+        self._masks = np.concatenate([p._masks for p in self.parts])
+        return obs
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("step_async() must come before step_wait()")
+        cuts = [self._actions[: self._split], self._actions[self._split :]]
+        results = []
+        for part, actions in zip((self.shared, self.pool), cuts, strict=True):
+            if part is not None:
+                part.step_async(actions)
+                results.append(part.step_wait())
+        self._masks = np.concatenate([p._masks for p in self.parts])
+        obs, rewards, done, infos = zip(*results, strict=True)
+        return (
+            np.concatenate(obs),
+            np.concatenate(rewards),
+            np.concatenate(done),
+            [info for part in infos for info in part],
+        )
+
+    def set_opponent_pool(self, pool: Sequence[Any]) -> None:
+        """Replace the pool the pool games draw from (from each game's next episode)."""
+        if self.pool is None:
+            raise ConfigError("this league env has no pool games (num_pool_games=0)")
+        self.pool.set_opponent_pool(pool)
+
+
+__all__ = ["HoityLeagueSB3VecEnv", "HoitySharedSB3VecEnv", "HoityVsBotsSB3VecEnv"]
