@@ -85,8 +85,9 @@ def test_every_hoity_eval_flag_has_a_help_text(command: str) -> None:
     parser = build_parser(command)
     _assert_every_flag_helped(parser)
     flags = _flags(parser)
-    assert "comma-separated" in flags["--agents" if command == "evaluate" else "--pool"]
-    assert "ppo:PATH" in flags["--agents" if command == "evaluate" else "--pool"]
+    specs = {"evaluate": "--agents", "ladder": "--agents", "exploit": "--pool"}.get(command, "--pool")
+    assert "comma-separated" in flags[specs]
+    assert "ppo:PATH" in flags[specs]
 
 
 @pytest.mark.parametrize("script", ["training/train_ppo.py", "training/selfplay.py"])

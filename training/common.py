@@ -59,6 +59,11 @@ FLAG_HELP = {
     "rules": "rules preset: standard | original (original: one-game envs, --vec-env batched becomes dummy)",
     "opponents": f"training opponents drawn per seat each episode: {_SPEC_SYNTAX}; repeat one to weight it",
     "zoo": f"scripted members of the league: {_SPEC_SYNTAX}",
+    "zoo_weights": "comma-separated draw weights, one integer per --zoo member (default: 1 each)",
+    "shared_games": (
+        "selfplay: also this many self-play games with the learner in every seat (parameter sharing; "
+        "batched only); 0 = off"
+    ),
     "reward": f"reward mode: {' | '.join(REWARD_MODES)} (progress = win_loss + track-progress shaping)",
     "total_timesteps": "learner steps to train (rounded up to whole rollouts of N_ENVS x N_STEPS)",
     "time_limit_minutes": "stop training after this many minutes of wall time; 0 = no limit",

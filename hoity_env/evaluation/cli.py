@@ -6,11 +6,13 @@ Usage::
     hoity-eval tournament --pool expert,collector,thief,detective,random --games 200 --out results/
     hoity-eval h2h --pool expert,collector,random --players 4 --games 200
     hoity-eval exploit --target expert --budget 200000
+    hoity-eval ladder --budget 2000000 --out docs/reference/ladder
 
 The default command evaluates one table (one agent spec per seat; ``--players``
 defaults to the number of agents).  ``tournament`` runs a rated round robin over
 a pool, ``h2h`` a head-to-head matrix, ``exploit`` an approximate exploitability
-(:mod:`hoity_env.evaluation.exploit_cli`).  Each prints its Markdown table on stdout
+(:mod:`hoity_env.evaluation.exploit_cli`), ``ladder`` all of these for a list of
+agents (:mod:`hoity_env.evaluation.ladder_cli`).  Each prints its Markdown table on stdout
 (the progress bar and timing go to stderr) and, with ``--out DIR``, writes
 ``result.json``, ``result.csv``, ``result.md`` and ``result.png`` there.
 
@@ -31,9 +33,10 @@ from pathlib import Path
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation import exploit_cli
+from hoity_env.evaluation import exploit_cli, ladder_cli
 from hoity_env.evaluation.exploit import ExploitResult
 from hoity_env.evaluation.harness import ENGINES, evaluate
+from hoity_env.evaluation.ladder import LadderResult
 from hoity_env.evaluation.output import check_destination, write_results
 from hoity_env.evaluation.replays import save_replays
 from hoity_env.evaluation.report import EvaluationResult, HeadToHeadResult, TournamentResult
@@ -43,8 +46,8 @@ from hoity_env.evaluation.workers import WorkerDied
 __all__ = ["build_parser", "main"]
 
 PROG = "hoity-eval"
-COMMANDS = ("evaluate", "tournament", "h2h", "exploit")
-Result = EvaluationResult | TournamentResult | HeadToHeadResult | ExploitResult
+COMMANDS = ("evaluate", "tournament", "h2h", "exploit", "ladder")
+Result = EvaluationResult | TournamentResult | HeadToHeadResult | ExploitResult | LadderResult
 
 
 def _specs(text: str) -> list[str]:
@@ -109,13 +112,15 @@ def build_parser(command: str) -> argparse.ArgumentParser:
     """The parser of one command (``evaluate`` is the default command)."""
     if command == "exploit":
         return exploit_cli.build_parser(PROG, _specs, _positive, _seed)
+    if command == "ladder":
+        return ladder_cli.build_parser(PROG, _specs, _positive, _seed)
     agents = f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
     if command == "evaluate":
         p = argparse.ArgumentParser(
             prog=PROG,
             description="Evaluate agents in duplicate format (every deal replayed with every seat rotation).",
-            epilog=f"Other commands: {PROG} tournament --help, {PROG} h2h --help, {PROG} exploit --help. "
-            f"{agents}.",
+            epilog=f"Other commands: {PROG} tournament --help, {PROG} h2h --help, {PROG} exploit --help, "
+            f"{PROG} ladder --help. {agents}.",
         )
         p.add_argument(
             "--agents",
@@ -151,6 +156,8 @@ def run(command: str, args: argparse.Namespace) -> Result:
     """Run one parsed command."""
     if command == "exploit":
         return exploit_cli.run(args)
+    if command == "ladder":
+        return ladder_cli.run(args)
     common = {
         "games": args.games,
         "seed": args.seed,

@@ -1,0 +1,337 @@
+"""The ladder: every agent against copies of every other, two ratings, and approximate exploitability.
+
+:func:`ladder` measures a list of agents three ways, all at one seed:
+
+* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each
+  other agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
+* **Ratings** over those same games: our order-free Plackett-Luce fit
+  (:mod:`hoity_env.evaluation.ratings`) and an **OpenSkill** rating (the
+  ``openskill`` package's Plackett-Luce model, Weng-Lin updates).  OpenSkill is an
+  online rating, so it depends on the order of the games: the ladder feeds them in
+  the harness's order (pair by pair, deal by deal), which is fixed by the seed.  An
+  agent holding several seats of a game enters it once, with its mean rank, in both.
+* **Approximate exploitability** at one fixed budget: a MaskablePPO best response
+  trained against copies of each agent (:mod:`hoity_env.evaluation.exploit`), its
+  win rate an estimate from below at that budget.
+
+Best responses are the expensive part (minutes each), so the ladder **resumes**: a
+finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent,
+budget, seed, players, rules and games is read back instead of trained again.  An
+interrupted ladder re-run with the same arguments continues where it stopped, and a
+ladder with one more agent trains only that agent's best response.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hoity_env.engine.errors import ConfigError
+from hoity_env.evaluation.exploit import (
+    ExploitEntry,
+    ExploitResult,
+    _check,
+    _slug,
+    caveat,
+    exploitability_of,
+    learner_settings,
+)
+from hoity_env.evaluation.harness import deals_for
+from hoity_env.evaluation.markdown import interval, rate, table
+from hoity_env.evaluation.match import GameRecord
+from hoity_env.evaluation.report import HeadToHeadResult, PairStats, _Serializable, rows_to_csv
+from hoity_env.evaluation.tournament import head_to_head, rate_games
+from hoity_env.files import fresh_folder
+
+__all__ = ["LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
+
+_OPENSKILL_HINT = "the ladder's OpenSkill rating needs the openskill package: pip install openskill"
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderRow:
+    """One agent's line of the ladder."""
+
+    agent: str
+    mean_win_rate: float
+    """Mean over the other agents of this agent's win rate against copies of each."""
+    rating: float
+    rating_low: float
+    rating_high: float
+    openskill_mu: float
+    openskill_sigma: float
+    exploit_win_rate: float
+    exploit_low: float
+    exploit_high: float
+    exploit_run_dir: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderResult(_Serializable):
+    """The ladder of :func:`ladder` (JSON round trip; the games themselves are not kept)."""
+
+    agents: tuple[str, ...]
+    num_players: int
+    rules: str
+    seed: int
+    games_per_pair: int
+    """Games per ordered pair of the head-to-head matrix (after rounding to whole deals)."""
+    budget: int
+    fair_share: float
+    rows: tuple[LadderRow, ...]
+    pairs: tuple[PairStats, ...]
+    exploit: tuple[ExploitEntry, ...]
+
+    @property
+    def games(self) -> int:
+        """Head-to-head games over all pairs (the best responses' games are in :attr:`exploit`)."""
+        return sum(p.games for p in self.pairs)
+
+    def pair(self, agent: str, opponent: str) -> PairStats:
+        """``agent`` against copies of ``opponent``."""
+        return self._matrix().pair(agent, opponent)
+
+    def _matrix(self) -> HeadToHeadResult:
+        return HeadToHeadResult(self.agents, self.num_players, self.rules, self.seed, self.pairs, ())
+
+    def to_csv(self) -> str:
+        """One row per agent."""
+        return rows_to_csv(self.rows, LadderRow)
+
+    def to_markdown(self) -> str:
+        """The ladder (best Plackett-Luce rating first), then the head-to-head matrix."""
+        n = self.num_players
+        ordered = sorted(self.rows, key=lambda r: -r.rating)
+        ladder_rows = [
+            [
+                f"`{r.agent}`",
+                rate(r.mean_win_rate),
+                f"{r.rating:+.0f} [{r.rating_low:+.0f}, {r.rating_high:+.0f}]",
+                f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}",
+                f"{rate(r.exploit_win_rate)} {interval(r.exploit_low, r.exploit_high)}",
+            ]
+            for r in ordered
+        ]
+        names = [r.agent for r in ordered]
+        matrix_rows = [
+            [f"`{a}`", *("—" if a == b else rate(self.pair(a, b).win_rate) for b in names)] for a in names
+        ]
+        return "\n".join(
+            [
+                f"**Ladder**: {n} players, rules {self.rules}, seed {self.seed}; head to head "
+                f"{self.games_per_pair} games per ordered pair (one agent against {n - 1} copies of "
+                f"the other, duplicate format). Fair share {self.fair_share:.3f}.",
+                "",
+                table(
+                    [
+                        "agent",
+                        "mean h2h win rate",
+                        "Plackett-Luce rating [95%]",
+                        "OpenSkill μ ± σ",
+                        f"exploitability @ {self.budget:,} steps [95%]",
+                    ],
+                    ladder_rows,
+                    "lrrrr",
+                ),
+                "",
+                f"Exploitability is the win rate of a MaskablePPO best response against {n - 1} copies of "
+                f"the agent. {caveat(self.budget)}",
+                "",
+                f"**Head to head**: row agent's win rate against {n - 1} copies of the column agent.",
+                "",
+                table(["agent", *(f"`{b}`" for b in names)], matrix_rows, "l" + "r" * len(names)),
+                "",
+            ]
+        )
+
+    def plot_png(self, path: str | Path) -> None:
+        """Heat map of the head-to-head matrix."""
+        from hoity_env.evaluation.plots import plot_matrix
+
+        plot_matrix(path, self._matrix())
+
+
+def openskill_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, tuple[float, float]]:
+    """``{agent: (mu, sigma)}``: OpenSkill Plackett-Luce ratings from ``records`` in their order.
+
+    Each game is one rating update among the distinct agents at its table, each with its
+    mean rank over the seats it held (the Plackett-Luce fit enters a game the same way).
+    """
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError as exc:  # pragma: no cover - a core dependency; here for broken installs
+        raise ConfigError(_OPENSKILL_HINT) from exc
+    model = PlackettLuce()
+    ratings = {agent: model.rating(name=agent) for agent in pool}
+    for record in records:
+        seats: dict[str, list[int]] = {}
+        for agent, rank in zip(record.agents, record.ranks, strict=True):
+            seats.setdefault(agent, []).append(rank)
+        if len(seats) < 2:
+            continue
+        names = list(seats)
+        teams = model.rate(
+            [[ratings[a]] for a in names], ranks=[sum(seats[a]) / len(seats[a]) for a in names]
+        )
+        for a, team in zip(names, teams, strict=True):
+            ratings[a] = team[0]
+    return {a: (float(r.mu), float(r.sigma)) for a, r in ratings.items()}
+
+
+def find_exploit(
+    runs_dir: Path,
+    target: str,
+    *,
+    budget: int,
+    num_players: int,
+    rules: str,
+    games: int,
+    seed: int,
+    settings: dict[str, Any],
+) -> ExploitEntry | None:
+    """A finished best response of ``target`` with exactly these settings in ``runs_dir``, if any.
+
+    A run folder matches when its ``exploit.json`` names ``target`` with the same budget,
+    players, rules, seed and evaluation games, and its ``settings.json`` holds the same
+    learner settings; anything unreadable is skipped (and trained again elsewhere).
+    """
+    base = runs_dir / _slug(target)
+    for folder in [base, *sorted(runs_dir.glob(f"{base.name}_*"))]:
+        try:
+            found = ExploitResult.from_json((folder / "exploit.json").read_text(encoding="utf-8"))
+            learner = json.loads((folder / "settings.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if learner != settings:
+            continue
+        same = (found.budget, found.num_players, found.rules, found.seed) == (
+            budget,
+            num_players,
+            rules,
+            seed,
+        )
+        for entry in found.entries:
+            if same and entry.target == target and entry.games == games:
+                return entry
+    return None
+
+
+def ladder(
+    agents: Sequence[str],
+    *,
+    budget: int,
+    num_players: int = 4,
+    games: int = 400,
+    exploit_games: int = 1000,
+    seed: int = 0,
+    curve_points: int = 4,
+    curve_games: int = 200,
+    runs_dir: str | Path = "runs/ladder",
+    workers: int = 1,
+    rules: str = "standard",
+    progress: bool = True,
+    ppo: dict[str, Any] | None = None,
+) -> LadderResult:
+    """Head to head, ratings and exploitability of ``agents`` (see the module docstring).
+
+    Args:
+        agents: distinct agent specs (at least 2).
+        budget: best-response learner steps per agent (one budget for all).
+        games: head-to-head games per ordered pair.
+        exploit_games: games of each best response's final evaluation.
+        runs_dir: where the best responses live (``runs_dir/<agent>``); finished ones with
+            the same settings are reused.
+        ppo: overrides of the best responder's :data:`~hoity_env.evaluation.exploit.PPO_SETTINGS`.
+
+    Bad arguments raise :class:`ConfigError` before anything is played or trained.
+    """
+    members = list(agents)
+    if len(members) < 2 or len(set(members)) != len(members):
+        raise ConfigError(f"a ladder needs at least 2 distinct agents, got {members}")
+    _check(members, budget, num_players, rules, exploit_games, curve_points)
+    settings = learner_settings(ppo)
+    try:
+        import openskill  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - a core dependency; here for broken installs
+        raise ConfigError(_OPENSKILL_HINT) from exc
+    runs = Path(runs_dir)
+    rounded = deals_for(exploit_games, num_players) * num_players
+    entries = []
+    for spec in members:
+        found = find_exploit(
+            runs,
+            spec,
+            budget=budget,
+            num_players=num_players,
+            rules=rules,
+            games=rounded,
+            seed=seed,
+            settings=settings,
+        )
+        if found is not None:
+            if progress:
+                print(f"[ladder] {spec}: best response found in {found.run_dir}", flush=True)
+            entries.append(found)
+            continue
+        entries.append(
+            exploitability_of(
+                spec,
+                budget=budget,
+                num_players=num_players,
+                rules=rules,
+                games=exploit_games,
+                seed=seed,
+                curve_points=curve_points,
+                curve_games=curve_games,
+                run_dir=fresh_folder(runs / _slug(spec)),
+                workers=workers,
+                progress=progress,
+                settings=settings,
+            )
+        )
+    matrix = head_to_head(
+        members,
+        num_players=num_players,
+        games=games,
+        seed=seed,
+        workers=workers,
+        rules=rules,
+        progress=progress,
+    )
+    records = [r for t in matrix.tables for r in t.records]
+    fitted = rate_games(members, records)
+    skill = openskill_ratings(members, records)
+    rows = []
+    for spec, entry in zip(members, entries, strict=True):
+        others = [matrix.pair(spec, b).win_rate for b in members if b != spec]
+        mu, sigma = skill[spec]
+        rows.append(
+            LadderRow(
+                agent=spec,
+                mean_win_rate=sum(others) / len(others),
+                rating=fitted[spec].rating,
+                rating_low=fitted[spec].low,
+                rating_high=fitted[spec].high,
+                openskill_mu=mu,
+                openskill_sigma=sigma,
+                exploit_win_rate=entry.win_rate,
+                exploit_low=entry.ci_low,
+                exploit_high=entry.ci_high,
+                exploit_run_dir=entry.run_dir,
+            )
+        )
+    return LadderResult(
+        agents=tuple(members),
+        num_players=num_players,
+        rules=rules,
+        seed=seed,
+        games_per_pair=matrix.pairs[0].games,
+        budget=budget,
+        fair_share=1.0 / num_players,
+        rows=tuple(rows),
+        pairs=matrix.pairs,
+        exploit=tuple(entries),
+    )

@@ -1,0 +1,146 @@
+"""The ladder (docs/design.md §5): head to head, two ratings and exploitability, resumable.
+
+Budgets are tiny so the suite stays fast; the tests check the plumbing (what is
+played, what is reused, what is written), the OpenSkill update on hand-made games,
+and errors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hoity_env.engine.errors import ConfigError
+from hoity_env.evaluation.cli import main
+from hoity_env.evaluation.exploit import learner_settings
+from hoity_env.evaluation.ladder import LadderResult, find_exploit, ladder, openskill_ratings
+from hoity_env.evaluation.match import GameRecord
+
+TINY = {"n_envs": 4, "n_steps": 128, "batch_size": 128, "n_epochs": 2}
+
+
+def _record(agents: tuple[str, ...], ranks: tuple[int, ...]) -> GameRecord:
+    winners = tuple(i for i, r in enumerate(ranks) if r == 1)
+    return GameRecord(0, 0, 0, agents, winners, ranks, (0,) * len(agents), 10, False)
+
+
+def test_openskill_rates_the_winner_up_and_counts_an_agent_once_per_game() -> None:
+    games = [_record(("a", "b", "b", "b"), (1, 2, 3, 4))] * 5
+    ratings = openskill_ratings(["a", "b", "c"], games)
+    (mu_a, sigma_a), (mu_b, sigma_b), (mu_c, sigma_c) = ratings["a"], ratings["b"], ratings["c"]
+    assert mu_a > 25.0 > mu_b  # openskill's prior mean is 25
+    assert (mu_c, sigma_c) == (25.0, 25.0 / 3)  # never played: the prior
+    assert sigma_a < sigma_c and sigma_b < sigma_c
+    # b's mean rank 3 is behind a's 1: the same update as one two-player game a > b
+    one = openskill_ratings(["a", "b"], [_record(("a", "b"), (1, 2))] * 5)
+    assert one["a"] == pytest.approx(ratings["a"]) and one["b"] == pytest.approx(ratings["b"])
+    # a table of copies of one agent tells nothing and changes nothing
+    assert openskill_ratings(["a"], [_record(("a", "a"), (1, 2))])["a"] == (25.0, 25.0 / 3)
+
+
+def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    kwargs = {
+        "budget": 512,
+        "games": 8,
+        "exploit_games": 8,
+        "curve_points": 0,
+        "runs_dir": runs,
+        "progress": False,
+        "ppo": TINY,
+    }
+    result = ladder(["thief", "random"], **kwargs)  # type: ignore[arg-type]
+    assert result.agents == ("thief", "random") and result.budget == 512 and result.games_per_pair == 8
+    assert {(p.agent, p.opponent) for p in result.pairs} == {("thief", "random"), ("random", "thief")}
+    assert result.games == 16
+    for row, entry in zip(result.rows, result.exploit, strict=True):
+        assert row.agent == entry.target and row.exploit_win_rate == entry.win_rate
+        assert (
+            row.mean_win_rate
+            == result.pair(row.agent, "random" if row.agent == "thief" else "thief").win_rate
+        )
+        assert row.rating_low <= row.rating <= row.rating_high and row.openskill_sigma > 0
+        assert Path(entry.run_dir) == runs / row.agent and entry.timesteps == 512
+    # the two ratings agree on who is ahead in these games
+    first = max(result.rows, key=lambda r: r.rating).agent
+    assert first == max(result.rows, key=lambda r: r.openskill_mu).agent
+    assert LadderResult.from_json(result.to_json()) == result
+    text = result.to_markdown()
+    assert "estimate from below at a budget of 512 learner steps" in text and "OpenSkill" in text
+    assert json.loads((runs / "thief" / "settings.json").read_text()) == learner_settings(TINY)
+
+    # the same ladder with one more agent trains only the new one's best response
+    before = {p.name for p in runs.iterdir()}
+    again = ladder(["thief", "random", "collector"], **kwargs)  # type: ignore[arg-type]
+    assert {p.name for p in runs.iterdir()} == before | {"collector"}
+    assert again.exploit[:2] == result.exploit  # read back, not trained again
+    assert len(again.pairs) == 6
+
+
+def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
+    ladder(
+        ["thief", "random"],
+        budget=512,
+        games=4,
+        exploit_games=4,
+        curve_points=0,
+        runs_dir=tmp_path,
+        progress=False,
+        ppo=TINY,
+    )
+    same = {
+        "budget": 512,
+        "num_players": 4,
+        "rules": "standard",
+        "games": 4,
+        "seed": 0,
+        "settings": learner_settings(TINY),
+    }
+    assert find_exploit(tmp_path, "thief", **same) is not None  # type: ignore[arg-type]
+    for key, other in [
+        ("budget", 513),
+        ("games", 8),
+        ("seed", 1),
+        ("num_players", 3),
+        ("settings", learner_settings(None)),
+    ]:
+        assert find_exploit(tmp_path, "thief", **{**same, key: other}) is None, key  # type: ignore[arg-type]
+    assert find_exploit(tmp_path, "expert", **same) is None  # type: ignore[arg-type]
+    (tmp_path / "thief" / "exploit.json").write_text("{not json")  # a damaged run is not reused
+    assert find_exploit(tmp_path, "thief", **same) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("agents", "kwargs", "message"),
+    [
+        (["expert"], {}, "at least 2 distinct agents"),
+        (["expert", "expert"], {}, "at least 2 distinct agents"),
+        (["expert", "wizard"], {}, "unknown agent 'wizard'"),
+        (["expert", "random"], {"budget": 0}, "budget must be an integer >= 1"),
+        (["expert", "random"], {"rules": "original"}, "batched engine"),
+        (["expert", "random"], {"ppo": {"n_env": 4}}, "unknown PPO settings"),
+    ],
+)
+def test_bad_arguments_fail_before_anything_runs(
+    agents: list[str], kwargs: dict[str, object], message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        ladder(agents, **{"budget": 10, "runs_dir": tmp_path, "progress": False, **kwargs})  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_cli_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ladder", "--agents", "expert,wizard", "--runs-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hoity-eval ladder: error: unknown agent 'wizard'") and "Traceback" not in err
+    out = tmp_path / "out"
+    argv = ["ladder", "--agents", "thief,random", "--budget", "1", "--games", "4", "--exploit-games", "4"]
+    argv += ["--curve-points", "0", "--runs-dir", str(tmp_path / "runs"), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    result = LadderResult.from_json((out / "result.json").read_text())
+    assert result.agents == ("thief", "random") and result.exploit[0].timesteps == 16 * 256
+    assert (out / "result.png").is_file() and (out / "result.md").read_text().strip() in printed
+    assert (out / "result.csv").read_text().startswith("agent,mean_win_rate,rating")
