@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES
+from hoity_env.evaluation.exploit_cli import add_best_response_args, torch_on_one_thread
 from hoity_env.evaluation.ladder import LadderResult, ladder
 
 __all__ = ["DEFAULT_BUDGET", "build_parser", "run"]
@@ -55,7 +56,6 @@ def build_parser(
         default=DEFAULT_BUDGET,
         help=f"best-response learner steps per agent (default {DEFAULT_BUDGET:,})",
     )
-    p.add_argument("--players", type=positive, default=4, help="number of players, 2-6 (default 4)")
     p.add_argument(
         "--games", type=positive, default=400, help="head-to-head games per ordered pair (default 400)"
     )
@@ -65,31 +65,20 @@ def build_parser(
         default=1000,
         help="games of each best response's final evaluation (default 1000)",
     )
-    p.add_argument(
-        "--curve-points", type=seed, default=4, help="best-response learning-curve points (default 4)"
+    add_best_response_args(
+        p,
+        positive,
+        seed,
+        runs_dir=Path("runs/ladder"),
+        runs_help="best-response run folders, RUNS_DIR/<agent>; finished ones with the same settings "
+        "are reused",
     )
-    p.add_argument("--curve-games", type=positive, default=200, help="games per curve point (default 200)")
-    p.add_argument("--seed", type=seed, default=0, help="seed of everything (default 0)")
-    p.add_argument(
-        "--runs-dir",
-        type=Path,
-        default=Path("runs/ladder"),
-        help="best-response run folders, RUNS_DIR/<agent>; finished ones are reused (default runs/ladder)",
-    )
-    p.add_argument("--workers", type=positive, default=1, help="evaluation worker processes (default 1)")
-    p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
-    p.add_argument("--no-progress", action="store_true", help="no progress lines")
     return p
 
 
 def run(args: argparse.Namespace) -> LadderResult:
-    """Run one parsed ``ladder`` command (torch on one thread, as the training recipes run it)."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - ladder() says which extra is missing
-        pass
-    else:
-        torch.set_num_threads(1)
+    """Run one parsed ``ladder`` command."""
+    torch_on_one_thread()
     return ladder(
         args.agents,
         budget=args.budget,
@@ -101,5 +90,6 @@ def run(args: argparse.Namespace) -> LadderResult:
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
         workers=args.workers,
+        rules=args.rules,
         progress=not args.no_progress,
     )
