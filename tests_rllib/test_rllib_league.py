@@ -163,10 +163,20 @@ def local_ray() -> Iterator[None]:
     ray.shutdown()
 
 
+def _runner_copies(algo: Any, module_id: str) -> list[dict[str, np.ndarray]]:
+    """``module_id``'s weights in every env runner that samples (the remote ones, or the local one)."""
+    remote = algo.env_runner_group.num_remote_env_runners() > 0
+    states = algo.env_runner_group.foreach_env_runner(
+        lambda runner: runner.module[module_id].get_state(), local_env_runner=not remote
+    )
+    return [_weights(s) for s in states]
+
+
 @pytest.mark.usefixtures("local_ray")
-def test_two_iteration_league_freezes_snapshots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("runners", [0, 1])
+def test_two_iteration_league_freezes_snapshots(tmp_path: Path, runners: int) -> None:
     script = _script()
-    tiny = ["--batch", "200", "--env-runners", "0", "--bots", "random,expert"]
+    tiny = ["--batch", "200", "--env-runners", str(runners), "--bots", "random,expert"]
     args = script.parse_args(
         ["--mode", "league", *tiny, "--gate-every", "1", "--gate-threshold", "0", "--gate-games", "4"]
     )
@@ -179,12 +189,12 @@ def test_two_iteration_league_freezes_snapshots(tmp_path: Path) -> None:
         frozen = _weights(script.learner_state(algo, "main_v1"))
         main_then = _weights(script.learner_state(algo, MAIN))
         assert _same(frozen, main_then)  # the copy is main as it was scored
-        runner_copy = _weights(algo.get_module("main_v1").get_state())
+        (runner_copy,) = _runner_copies(algo, "main_v1")
         assert _same(runner_copy, frozen)  # the env runner plays the copy, not a fresh module
         result = algo.train()
         assert not _same(_weights(script.learner_state(algo, MAIN)), main_then)  # main learned
         assert _same(_weights(script.learner_state(algo, "main_v1")), frozen)  # the copy did not
-        assert _same(_weights(algo.get_module("main_v1").get_state()), runner_copy)
+        assert _same(_runner_copies(algo, "main_v1")[0], frozen)
         sampled = result["env_runners"]["num_module_steps_sampled"]
         assert sampled.get("main_v1", 0) > 0 and sampled[MAIN] > 0  # the snapshot played
         learned = {m for m, stats in result["learners"].items() if "policy_loss" in stats}
