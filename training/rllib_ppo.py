@@ -122,6 +122,7 @@ class League:
         self.snapshots: list[Path] = []
         self.opponents = [bot_module_id(b) for b in args.bots]
         self.gates: list[dict[str, Any]] = []
+        self.seconds = 0.0  # wall time spent scoring main at the gates
         folder.mkdir(parents=True)
         self.write()
 
@@ -155,6 +156,7 @@ class League:
         """At a gate: score ``main`` and, if it passes, freeze a copy into the league."""
         if not self.gate.due(iteration):
             return
+        start = time.perf_counter()
         candidate = self.folder / ".candidate"
         shutil.rmtree(candidate, ignore_errors=True)
         self.save_main(candidate)
@@ -172,6 +174,7 @@ class League:
             shutil.rmtree(candidate)
         self.gates.append({"iteration": iteration, "win_rates": rates, "mean": mean, "joined": joined})
         self.write()
+        self.seconds += time.perf_counter() - start
         news = f": {joined} joins the league ({len(self.specs())} members)" if joined else ""
         print(f"gate after iteration {iteration}: main's win rate {mean:.2f} {verdict} ({shown}){news}")
 
@@ -276,14 +279,18 @@ def main(argv: list[str] | None = None) -> None:
         print(f"iteration {i + 1}: {steps} env steps sampled so far")
         if league is not None:
             league.after_iteration(i + 1)
-    wall = time.perf_counter() - start
+    gates = league.seconds if league is not None else 0.0
+    wall = time.perf_counter() - start - gates
     print(
         f"rllib PPO ({args.mode}): {steps} env steps with {args.env_runners} env runners, "
         f"{steps / wall:.0f} env steps/s (wall), {time.process_time() - cpu:.1f} CPU-s in the driver, "
         "0 illegal actions"
     )
     if league is not None:
-        print(f"league: {len(league.specs())} members, written to {league.folder}")
+        print(
+            f"league: {len(league.specs())} members after {len(league.gates)} gates "
+            f"({gates:.1f} s of games, not in the rate above), written to {league.folder}"
+        )
     if args.save:
         print("checkpoint:", algo.save(os.path.abspath(args.save)).checkpoint.path)
     algo.stop()
