@@ -8,6 +8,7 @@ from imports below, so these tests mean the same wherever Ray happens to be.
 
 from __future__ import annotations
 
+import socket
 import sys
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from hoity_env import ConfigError
 from hoity_env.evaluation.cli import main
 from hoity_env.evaluation.harness import evaluate
+from hoity_env.evaluation.ray_backend import check_reachable
 from hoity_env.evaluation.tournament import head_to_head
 
 
@@ -63,3 +65,18 @@ def test_bad_backend_arguments_raise_before_any_game(kwargs: dict[str, object], 
 def test_cli_rejects_an_unknown_backend(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--agents", "random,random", "--backend", "dask"]) == 2
     assert "invalid choice: 'dask'" in capsys.readouterr().err
+
+
+def test_a_dead_ray_address_is_refused_at_once() -> None:
+    """Ray retries an address where nothing listens for minutes; we check it first."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        check_reachable(f"127.0.0.1:{port}")  # something answers: no error
+    with pytest.raises(ConfigError, match=rf"cannot connect to Ray at '127.0.0.1:{port}': nothing answers"):
+        check_reachable(f"127.0.0.1:{port}", timeout_s=5)
+    with pytest.raises(ConfigError, match="'auto' or HOST:PORT"):
+        check_reachable("headnode")
+    for left_to_ray in (None, "auto", "ray://head:10001"):
+        check_reachable(left_to_ray)

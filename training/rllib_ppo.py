@@ -45,7 +45,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate_tables
-from hoity_env.evaluation.ray_backend import BACKENDS
+from hoity_env.evaluation.ray_backend import BACKENDS, check_reachable
 from hoity_env.files import fresh_folder, write_atomically
 from hoity_env.integrations.rllib import MAIN, SHARED, HoityRLlibEnv, MaskedPPOModule
 from hoity_env.integrations.rllib_league import (
@@ -266,6 +266,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)
     if args.address:
+        try:
+            check_reachable(args.address)  # Ray would retry a dead HOST:PORT for minutes
+        except ConfigError as exc:
+            raise SystemExit(f"rllib_ppo.py: error: {exc}") from None
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=max(2, args.env_runners + 1), include_dashboard=False, log_to_driver=False)

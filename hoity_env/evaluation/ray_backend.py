@@ -16,6 +16,7 @@ flight, so a huge run never submits its whole task list.
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
@@ -24,13 +25,16 @@ from typing import Any, TypeVar
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.workers import WorkerDied
 
-__all__ = ["BACKENDS", "import_ray", "ray_session", "run_on_ray"]
+__all__ = ["BACKENDS", "check_reachable", "import_ray", "ray_session", "run_on_ray"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 BACKENDS = ("local", "ray")
 """Where the harness plays its games: worker processes on this machine, or a Ray cluster."""
+
+_CONNECT_S = 10.0
+"""How long a Ray head address gets to accept a connection."""
 
 INSTALL_HINT = (
     "install the rllib extra (pip install -e '.[rllib]', in a virtual environment of its own: "
@@ -58,6 +62,7 @@ def ray_session(address: str | None) -> Iterator[int]:
     ray = import_ray()
     started = not ray.is_initialized()
     if started:
+        check_reachable(address)
         try:
             ray.init(address=address, include_dashboard=False, configure_logging=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:
@@ -70,6 +75,23 @@ def ray_session(address: str | None) -> Iterator[int]:
     finally:
         if started:
             ray.shutdown()
+
+
+def check_reachable(address: str | None, timeout_s: float = _CONNECT_S) -> None:
+    """A ``HOST:PORT`` address must answer within ``timeout_s``: Ray itself retries a dead one for minutes.
+
+    ``None``, ``auto`` (Ray says at once when no cluster runs here) and ``ray://``
+    client addresses are left to Ray.
+    """
+    if address is None or address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"a Ray address is 'auto' or HOST:PORT (e.g. 10.0.0.1:6379), got {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConfigError(f"cannot connect to Ray at {address!r}: nothing answers there ({exc})") from None
 
 
 def _call(fn: Callable[[T], R], task: T) -> R:
