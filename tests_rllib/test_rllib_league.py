@@ -241,6 +241,7 @@ def test_league_script_rejects_bad_league_arguments(capsys: pytest.CaptureFixtur
         (["--bots", ","], "at least one scripted bot"),
         (["--gate-every", "0"], "period must be an int >= 1"),
         (["--gate-threshold", "2"], "threshold is a win rate"),
+        (["--gate-games", "0"], "--gate-games must be >= 1"),
     ):
         with pytest.raises(SystemExit) as exit_info:
             script.parse_args(["--mode", "league", *bad])

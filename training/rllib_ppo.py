@@ -257,6 +257,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if args.mode == "league" and not args.bots:
             raise ConfigError("a league needs at least one scripted bot (--bots)")
         WinRateGate(args.gate_every, args.gate_threshold)
+        if args.gate_games < 1:
+            raise ConfigError(f"--gate-games must be >= 1, got {args.gate_games}")
     except ConfigError as exc:
         parser.error(str(exc))
     return args
