@@ -205,7 +205,11 @@ def test_two_iteration_league_freezes_snapshots(tmp_path: Path, runners: int) ->
     saved = json.loads((tmp_path / "league" / "league.json").read_text())
     assert saved["members"] == ["random", "expert", *(f"rllib:{tmp_path}/league/main_v{n}" for n in (1, 2))]
     assert [g["joined"] for g in saved["gates"]] == ["main_v1", "main_v2"]
-    assert set(saved["gates"][1]["win_rates"]) == set(saved["members"][:3])
+    assert (
+        set(saved["gates"][1]["win_rates"])
+        == set(saved["gates"][1]["truncated"])
+        == set(saved["members"][:3])
+    )
     agent = make(saved["members"][2], num_players=4, num_actions=56)
     assert isinstance(agent, RLlibAgent)  # a snapshot on disk is an agent spec
     on_disk = agent.module.get_state()

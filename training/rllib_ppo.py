@@ -134,8 +134,12 @@ class League:
         """The learner's ``main`` (with its value head) as a module folder."""
         on_learner(self.algo, lambda learner: learner.module[MAIN].save_to_path(str(path)))
 
-    def score(self, candidate: Path) -> dict[str, float]:
-        """``main``'s win rate against each member filling every other seat (our harness)."""
+    def score(self, candidate: Path) -> tuple[dict[str, float], dict[str, int]]:
+        """``main``'s win rate against each member filling every other seat (our harness).
+
+        Also how many of those games hit the round limit: a truncated game has no
+        winner, so it counts against ``main`` (a policy that stalls games must not pass).
+        """
         me = f"rllib:{candidate}"
         members = self.specs()
         seats = self.args.players - 1
@@ -147,10 +151,11 @@ class League:
             progress=False,
             backend=self.args.gate_backend,
         )
-        rates = {}
+        rates, truncated = {}, {}
         for member, result in zip(members, results, strict=True):
             rates[member] = next(s.win_rate for s in result.agent_stats if s.agent == me)
-        return rates
+            truncated[member] = result.truncated
+        return rates, truncated
 
     def after_iteration(self, iteration: int) -> None:
         """At a gate: score ``main`` and, if it passes, freeze a copy into the league."""
@@ -160,7 +165,7 @@ class League:
         candidate = self.folder / ".candidate"
         shutil.rmtree(candidate, ignore_errors=True)
         self.save_main(candidate)
-        rates = self.score(candidate)
+        rates, truncated = self.score(candidate)
         passed = self.gate.passes(iteration, rates)
         mean = self.gate.history[-1][1]
         shown = ", ".join(
@@ -172,11 +177,23 @@ class League:
             joined = self.freeze(candidate)
         else:
             shutil.rmtree(candidate)
-        self.gates.append({"iteration": iteration, "win_rates": rates, "mean": mean, "joined": joined})
+        self.gates.append(
+            {
+                "iteration": iteration,
+                "win_rates": rates,
+                "truncated": truncated,
+                "mean": mean,
+                "joined": joined,
+            }
+        )
         self.write()
         self.seconds += time.perf_counter() - start
         news = f": {joined} joins the league ({len(self.specs())} members)" if joined else ""
-        print(f"gate after iteration {iteration}: main's win rate {mean:.2f} {verdict} ({shown}){news}")
+        stalled = sum(truncated.values())
+        stalls = f"; {stalled} games hit the round limit (no winner)" if stalled else ""
+        print(
+            f"gate after iteration {iteration}: main's win rate {mean:.2f} {verdict} ({shown}){news}{stalls}"
+        )
 
     def freeze(self, candidate: Path) -> str:
         """Add a frozen copy of ``main`` to the league (RLlib and disk); return its module id."""
