@@ -190,7 +190,7 @@ class League:
         self.seconds += time.perf_counter() - start
         news = f": {joined} joins the league ({len(self.specs())} members)" if joined else ""
         stalled = sum(truncated.values())
-        stalls = f"; {stalled} games hit the round limit (no winner)" if stalled else ""
+        stalls = f"; games at the round limit (no winner): {stalled}" if stalled else ""
         print(
             f"gate after iteration {iteration}: main's win rate {mean:.2f} {verdict} ({shown}){news}{stalls}"
         )
