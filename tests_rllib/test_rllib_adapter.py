@@ -95,7 +95,10 @@ def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     args = ["--iterations", "2", "--batch", "200", "--env-runners", "0", "--save", str(folder)]
     out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "rllib PPO: 400 env steps with 0 env runners" in out.stdout and "0 illegal actions" in out.stdout
+    assert (
+        "rllib PPO (shared): 400 env steps with 0 env runners" in out.stdout
+        and "0 illegal actions" in out.stdout
+    )
     return folder
 
 

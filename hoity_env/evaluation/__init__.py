@@ -11,7 +11,8 @@
 * results are dataclasses with JSON, CSV, Markdown and PNG forms;
 * ``hoity-eval`` (:mod:`hoity_env.evaluation.cli`) is the command line over it all.
 
-Same seed, same results, whatever ``workers=`` is.
+Same seed, same results, whatever ``workers=`` is, and on either backend (``backend="ray"``
+plays the same chunks as Ray tasks: :mod:`hoity_env.evaluation.ray_backend`).
 """
 
 from __future__ import annotations

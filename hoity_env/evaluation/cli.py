@@ -5,6 +5,7 @@ Usage::
     hoity-eval --agents expert,random,random,random --games 2000 --seed 0 --workers 2 --out results/
     hoity-eval tournament --pool expert,collector,thief,detective,random --games 200 --out results/
     hoity-eval h2h --pool expert,collector,random --players 4 --games 200
+    hoity-eval --agents expert,random,random,random --games 2000 --backend ray --address auto
     hoity-eval exploit --target expert --budget 200000
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
 
@@ -38,6 +39,7 @@ from hoity_env.evaluation.exploit import ExploitResult
 from hoity_env.evaluation.harness import ENGINES, evaluate
 from hoity_env.evaluation.ladder import LadderResult
 from hoity_env.evaluation.output import check_destination, write_results
+from hoity_env.evaluation.ray_backend import BACKENDS
 from hoity_env.evaluation.replays import save_replays
 from hoity_env.evaluation.report import EvaluationResult, HeadToHeadResult, TournamentResult
 from hoity_env.evaluation.tournament import head_to_head, tournament
@@ -106,6 +108,19 @@ def _common(p: argparse.ArgumentParser, games: int, players_help: str) -> None:
         choices=ENGINES,
         help="auto (default): the batched engine when every agent decides in batches; batched; one-game",
     )
+    p.add_argument(
+        "--backend",
+        default="local",
+        choices=BACKENDS,
+        help="local (default): --workers processes here; ray: the games' chunks as Ray tasks "
+        "(needs the rllib extra; same results as local for the same seed)",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: the cluster to join ('auto' = the one `ray start` began here); "
+        "default: a local Ray instance",
+    )
 
 
 def build_parser(command: str) -> argparse.ArgumentParser:
@@ -165,6 +180,8 @@ def run(command: str, args: argparse.Namespace) -> Result:
         "rules": args.rules,
         "progress": not args.no_progress,
         "engine": args.engine,
+        "backend": args.backend,
+        "address": args.address,
     }
     if command == "evaluate":
         players = args.players if args.players is not None else len(args.agents)

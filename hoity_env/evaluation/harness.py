@@ -15,6 +15,9 @@ Parallelism: deals are cut into chunks and spread over ``spawn`` worker processe
 chunks are generated as they are needed, so a huge ``games`` never builds a task list.
 More workers than usable CPUs only slow every game down, so ``workers`` is capped
 at the CPU count with a warning.
+The same chunks can instead go to a Ray cluster (``backend="ray"``,
+:mod:`hoity_env.evaluation.ray_backend`, Ray imported only then); they come back in
+the same order, so the records are identical to the local backend's.
 Agents are built inside each worker from their spec strings, so checkpoints
 load there, and cached per worker.  Every game's seeds come from its
 coordinates alone and chunks are gathered in deal order, so ``workers=1`` and
@@ -24,6 +27,9 @@ first, so a bad name or checkpoint fails fast with one clear ``ConfigError``.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import itertools
 import math
 import os
 import warnings
@@ -39,6 +45,7 @@ from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation.batched_match import BATCH_GAMES, play_deals_batched
 from hoity_env.evaluation.match import GameRecord, agent_seeds, check_seed, deal_seed, play_game
 from hoity_env.evaluation.progress import progress_bar
+from hoity_env.evaluation.ray_backend import BACKENDS, ray_session, run_on_ray
 from hoity_env.evaluation.report import EvaluationResult
 from hoity_env.evaluation.summary import agent_stats, seat_stats
 from hoity_env.evaluation.workers import run_in_order, usable_cpus
@@ -54,6 +61,9 @@ _MAX_CHUNK = 25
 _ENVS: dict[tuple[int, Rules], HoityParallelEnv] = {}
 _AGENTS: dict[tuple[str, int, int, int], Agent] = {}
 """Per-process caches: an env per (players, rules); an agent per (spec, players, actions, copy)."""
+_CALL = [""]
+"""The harness call whose agents ``_AGENTS`` holds, in a long-lived (Ray) worker."""
+_CALL_NUMBERS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -133,6 +143,18 @@ def _play_task(task: _Task, on_game: Callable[[], None] | None = None) -> list[G
     return out
 
 
+def _play_task_of_call(call: str, task: _Task) -> list[GameRecord]:
+    """:func:`_play_task` in a worker that outlives one harness call (Ray's).
+
+    Agents are cached for one call only, as in the calling process: a checkpoint
+    rewritten between calls (a league's ``main``) must be loaded afresh.
+    """
+    if _CALL[0] != call:
+        _AGENTS.clear()
+        _CALL[0] = call
+    return _play_task(task)
+
+
 def _init_worker() -> None:
     """One math thread per worker: N workers each spreading a batch-1 policy over every core only thrash."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -178,6 +200,8 @@ def play_tables(
     progress: bool = True,
     engine: str = "auto",
     desc: str = "",
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[list[GameRecord]]:
     """Play ``deals`` deals × ``num_players`` rotations at each table; records per table, in order.
 
@@ -188,9 +212,19 @@ def play_tables(
     equal the one-game path's), ``"one-game"`` game by game, ``"auto"`` (default)
     batched when every agent decides in batches (every built-in agent does).
     ``progress`` shows a bar (labelled ``desc``) on stderr when stderr is a terminal.
+    ``backend``: ``"local"`` (default) plays on ``workers`` processes here; ``"ray"``
+    sends the same chunks to the Ray cluster at ``address`` (``None``: a local Ray
+    instance, or the session this process already has), whose CPUs set the
+    parallelism (``workers`` must stay 1).  Both give identical records.
     """
     if engine not in ENGINES:
         raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "local" and address is not None:
+        raise ConfigError("an address is for backend 'ray' (--backend ray --address ADDRESS)")
+    if backend == "ray" and workers != 1:
+        raise ConfigError("workers is for backend 'local'; with backend 'ray' the cluster's CPUs set it")
     seed = check_seed(seed)
     # Agents are cached for one call only: a checkpoint file rewritten between calls
     # (a training loop's latest.zip) must be loaded afresh, and old models freed.
@@ -204,7 +238,27 @@ def play_tables(
         env = check_specs(specs, num_players, rules)
         batchable &= all(can_act_in_batches(a) for a in _agents(specs, env))
     batched = engine == "batched" or (engine == "auto" and batchable and rules_batchable(rules))
-    workers = cap_workers(workers)
+    with contextlib.ExitStack() as stack:  # a Ray session opened here is closed here
+        workers = stack.enter_context(ray_session(address)) if backend == "ray" else cap_workers(workers)
+        return _play_chunks(
+            tables, num_players, deals, seed, workers, rules, progress, batched, desc=desc, backend=backend
+        )
+
+
+def _play_chunks(
+    tables: Sequence[Sequence[str]],
+    num_players: int,
+    deals: int,
+    seed: int,
+    workers: int,
+    rules: Rules,
+    progress: bool,
+    batched: bool,
+    *,
+    desc: str,
+    backend: str,
+) -> list[list[GameRecord]]:
+    """Cut the tables into chunks of deals, play them on ``backend`` and gather them in order."""
     # A batched chunk is a fixed number of deals: its agents are seeded per chunk, so
     # chunk boundaries must not depend on ``workers`` (results never do).
     chunk = (
@@ -221,14 +275,18 @@ def play_tables(
 
     results: list[list[GameRecord]] = [[] for _ in tables]
     with progress_bar(len(tables) * deals * num_players, enabled=progress, desc=desc) as bar:
-        if workers == 1 or num_tasks == 1:
+        if backend == "local" and (workers == 1 or num_tasks == 1):
             for task in tasks():
                 results[task.table] += _play_task(task, bar.update)
         else:
             # Results come back in task order whatever finishes first: the source of worker independence.
-            ordered = run_in_order(
-                _play_task, tasks(), workers=min(workers, num_tasks), initializer=_init_worker
-            )
+            if backend == "ray":
+                play = functools.partial(_play_task_of_call, f"{os.getpid()}:{next(_CALL_NUMBERS)}")
+                ordered = run_on_ray(play, tasks(), window=4 * workers)
+            else:
+                ordered = run_in_order(
+                    _play_task, tasks(), workers=min(workers, num_tasks), initializer=_init_worker
+                )
             for task, records in zip(tasks(), ordered, strict=True):
                 results[task.table] += records
                 bar.update(len(records))
@@ -280,6 +338,8 @@ def evaluate_tables(
     progress: bool = True,
     engine: str = "auto",
     desc: str = "",
+    backend: str = "local",
+    address: str | None = None,
 ) -> tuple[EvaluationResult, ...]:
     """:func:`evaluate` for several tables at once (one worker pool, the same deals at each).
 
@@ -297,6 +357,8 @@ def evaluate_tables(
         progress=progress,
         engine=engine,
         desc=desc,
+        backend=backend,
+        address=address,
     )
     return tuple(
         summarize(t, records, num_players=num_players, rules=rules, seed=seed)
@@ -313,6 +375,8 @@ def evaluate(
     rules: Rules = "standard",
     progress: bool = True,
     engine: str = "auto",
+    backend: str = "local",
+    address: str | None = None,
 ) -> EvaluationResult:
     """Play at least ``games`` games between ``agent_specs`` (one per seat) in duplicate format.
 
@@ -323,6 +387,8 @@ def evaluate(
     With ``workers > 1`` the pool uses ``spawn``, which re-imports the main module
     in each worker: call this from under ``if __name__ == "__main__":`` in a script
     (as for SB3's ``SubprocVecEnv``); notebooks and ``hoity-eval`` need nothing.
+    ``backend="ray"`` plays the same chunks on a Ray cluster (``address``), with
+    identical results (see :func:`play_tables`).
     """
     if isinstance(agent_specs, str):
         raise ConfigError("agent_specs must be a list of spec strings (one per seat), not one string")
@@ -335,5 +401,7 @@ def evaluate(
         rules=rules,
         progress=progress,
         engine=engine,
+        backend=backend,
+        address=address,
     )
     return result

@@ -79,6 +79,8 @@ def tournament(
     rules: Rules = "standard",
     progress: bool = True,
     engine: str = "auto",
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentResult:
     """Round robin over ``pool``, at least ``games`` games per table, rated with Plackett-Luce."""
     seed = check_seed(seed)
@@ -92,6 +94,8 @@ def tournament(
         rules=rules,
         progress=progress,
         engine=engine,
+        backend=backend,
+        address=address,
     )
     every = [rec for result in results for rec in result.records]
     ratings = rate_games(pool, every)
@@ -131,6 +135,8 @@ def head_to_head(
     rules: Rules = "standard",
     progress: bool = True,
     engine: str = "auto",
+    backend: str = "local",
+    address: str | None = None,
 ) -> HeadToHeadResult:
     """For each ordered pair (A, B): A against ``num_players - 1`` copies of B, A's win rate.
 
@@ -149,6 +155,8 @@ def head_to_head(
         rules=rules,
         progress=progress,
         engine=engine,
+        backend=backend,
+        address=address,
     )
     stats = []
     for (a, b), result in zip(pairs, results, strict=True):

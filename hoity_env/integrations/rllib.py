@@ -36,6 +36,8 @@ from hoity_env.environment.parallel_env import HoityParallelEnv
 
 SHARED = "shared"
 """The module id of the policy every seat shares."""
+MAIN = "main"
+"""The module id of the policy a league trains (``training/rllib_ppo.py --mode league``)."""
 
 
 class HoityRLlibEnv(MultiAgentEnv):  # type: ignore[misc]
@@ -112,10 +114,16 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):  # type: ignore[misc]
         return super().compute_values(batch, embeddings)
 
 
-def module_folder(path: Path, module_id: str = SHARED) -> Path:
-    """The module folder inside an algorithm checkpoint (``algo.save()``), or ``path`` if it is one."""
-    inner = path / "learner_group" / "learner" / "rl_module" / module_id
-    return inner if inner.is_dir() else path
+def module_folder(path: Path) -> Path:
+    """The trained module's folder inside an algorithm checkpoint (``algo.save()``), or ``path``.
+
+    The trained module is ``shared`` (``--mode shared``) or ``main`` (``--mode league``).
+    """
+    for module_id in (SHARED, MAIN):
+        inner = path / "learner_group" / "learner" / "rl_module" / module_id
+        if inner.is_dir():
+            return inner
+    return path
 
 
 class RLlibAgent:
