@@ -8,6 +8,7 @@ and errors.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,10 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
     ]:
         assert find_exploit(tmp_path, "thief", **{**same, key: other}) is None, key  # type: ignore[arg-type]
     assert find_exploit(tmp_path, "expert", **same) is None  # type: ignore[arg-type]
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(tmp_path / "random", moved / "random")  # a runs folder moved as a whole
+    found = find_exploit(moved, "random", **same)  # type: ignore[arg-type]
+    assert found is not None and found.run_dir == str(moved / "random")
     (tmp_path / "thief" / "exploit.json").write_text("{not json")  # a damaged run is not reused
     assert find_exploit(tmp_path, "thief", **same) is None  # type: ignore[arg-type]
 

@@ -215,7 +215,7 @@ def find_exploit(
         )
         for entry in found.entries:
             if same and entry.target == target and entry.games == games:
-                return entry
+                return dataclasses.replace(entry, run_dir=str(folder))  # where it is now, if moved
     return None
 
 
