@@ -11,12 +11,13 @@ against the zoo over training), like ``train_ppo.py``.
 
     python training/selfplay.py --name league --total-timesteps 2000000
     python training/selfplay.py --name champion --shared-games 8 ...   # the champion's run (README)
+    python training/selfplay.py --name league --resume runs/league/checkpoints/curve_400000.zip
 
 With ``--shared-games G > 0`` the learner also plays every seat of G self-play games
 (parameter sharing, :class:`~hoity_env.wrappers.sb3_vec_env.HoityLeagueSB3VecEnv`):
 each rollout then holds ``G × num_players`` self-play seats beside the ``--n-envs``
-games against the league pool (batched engine only).
-    python training/selfplay.py --name league --resume runs/league/checkpoints/curve_400000.zip
+games against the league pool (batched engine only).  ``--zoo-weights`` draws the
+zoo's members unevenly.
 
 A resumed run continues in the checkpoint's own run folder and finds its league
 again in its ``league/``; ``--total-timesteps`` is a total, and Ctrl-C saves a
