@@ -8,7 +8,8 @@
   (:mod:`hoity_env.evaluation.ratings`) and an **OpenSkill** rating (the
   ``openskill`` package's Plackett-Luce model, Weng-Lin updates).  OpenSkill is an
   online rating, so it depends on the order of the games: the ladder feeds them in
-  the harness's order (pair by pair, deal by deal), which is fixed by the seed.  An
+  an order shuffled by the seed (the harness plays pair by pair, and long runs of one
+  match-up would pull the rating toward the last ones).  An
   agent holding several seats of a game enters it once, with its mean rank, in both.
 * **Approximate exploitability** at one fixed budget: a MaskablePPO best response
   trained against copies of each agent (:mod:`hoity_env.evaluation.exploit`), its
@@ -28,6 +29,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.exploit import (
@@ -303,7 +306,10 @@ def ladder(
     )
     records = [r for t in matrix.tables for r in t.records]
     fitted = rate_games(members, records)
-    skill = openskill_ratings(members, records)
+    # The harness plays pair by pair; an online rating fed long runs of one match-up drifts
+    # toward the last runs, so OpenSkill sees the games in an order shuffled by the seed.
+    order = np.random.default_rng(seed).permutation(len(records))
+    skill = openskill_ratings(members, [records[i] for i in order])
     rows = []
     for spec, entry in zip(members, entries, strict=True):
         others = [matrix.pair(spec, b).win_rate for b in members if b != spec]
