@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,10 @@ from hoity_env.files import fresh_folder
 
 __all__ = ["LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
 
-_OPENSKILL_HINT = "the ladder's OpenSkill rating needs the openskill package: pip install openskill"
+_OPENSKILL_HINT = (
+    "the ladder's OpenSkill rating needs the openskill package, part of the train extra: "
+    "pip install openskill"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +169,7 @@ def openskill_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dic
     """
     try:
         from openskill.models import PlackettLuce
-    except ImportError as exc:  # pragma: no cover - a core dependency; here for broken installs
+    except ImportError as exc:  # pragma: no cover - in the train extra, which the ladder needs anyway
         raise ConfigError(_OPENSKILL_HINT) from exc
     model = PlackettLuce()
     ratings = {agent: model.rating(name=agent) for agent in pool}
@@ -258,7 +262,7 @@ def ladder(
     settings = learner_settings(ppo)
     try:
         import openskill  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - a core dependency; here for broken installs
+    except ImportError as exc:  # pragma: no cover - in the train extra, which the ladder needs anyway
         raise ConfigError(_OPENSKILL_HINT) from exc
     runs = Path(runs_dir)
     rounded = deals_for(exploit_games, num_players) * num_players
@@ -276,7 +280,7 @@ def ladder(
         )
         if found is not None:
             if progress:
-                print(f"[ladder] {spec}: best response found in {found.run_dir}", flush=True)
+                print(f"[ladder] {spec}: best response found in {found.run_dir}", file=sys.stderr, flush=True)
             entries.append(found)
             continue
         entries.append(
