@@ -37,15 +37,16 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.exploit import (
     ExploitEntry,
     ExploitResult,
-    _check,
-    _slug,
     caveat,
+    check_targets,
     exploitability_of,
     learner_settings,
+    run_folder_name,
 )
 from hoity_env.evaluation.harness import deals_for
 from hoity_env.evaluation.markdown import interval, rate, table
 from hoity_env.evaluation.match import GameRecord
+from hoity_env.evaluation.ratings import mean_ranks
 from hoity_env.evaluation.report import HeadToHeadResult, PairStats, _Serializable, rows_to_csv
 from hoity_env.evaluation.tournament import head_to_head, rate_games
 from hoity_env.files import fresh_folder
@@ -161,28 +162,30 @@ class LadderResult(_Serializable):
         plot_matrix(path, self._matrix())
 
 
-def openskill_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, tuple[float, float]]:
-    """``{agent: (mu, sigma)}``: OpenSkill Plackett-Luce ratings from ``records`` in their order.
-
-    Each game is one rating update among the distinct agents at its table, each with its
-    mean rank over the seats it held (the Plackett-Luce fit enters a game the same way).
-    """
+def _openskill_model() -> Any:
+    """OpenSkill's Plackett-Luce model; a :class:`ConfigError` naming the extra without the package."""
     try:
         from openskill.models import PlackettLuce
     except ImportError as exc:  # pragma: no cover - in the train extra, which the ladder needs anyway
         raise ConfigError(_OPENSKILL_HINT) from exc
-    model = PlackettLuce()
+    return PlackettLuce()
+
+
+def openskill_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, tuple[float, float]]:
+    """``{agent: (mu, sigma)}``: OpenSkill Plackett-Luce ratings from ``records`` in their order.
+
+    Each game is one rating update among the distinct agents at its table, each with its
+    mean rank over the seats it held (:func:`~hoity_env.evaluation.ratings.mean_ranks`, as
+    the Plackett-Luce fit enters a game).
+    """
+    model = _openskill_model()
     ratings = {agent: model.rating(name=agent) for agent in pool}
     for record in records:
-        seats: dict[str, list[int]] = {}
-        for agent, rank in zip(record.agents, record.ranks, strict=True):
-            seats.setdefault(agent, []).append(rank)
-        if len(seats) < 2:
+        rank = mean_ranks(record, pool)
+        if len(rank) < 2:
             continue
-        names = list(seats)
-        teams = model.rate(
-            [[ratings[a]] for a in names], ranks=[sum(seats[a]) / len(seats[a]) for a in names]
-        )
+        names = list(rank)
+        teams = model.rate([[ratings[a]] for a in names], ranks=[rank[a] for a in names])
         for a, team in zip(names, teams, strict=True):
             ratings[a] = team[0]
     return {a: (float(r.mu), float(r.sigma)) for a, r in ratings.items()}
@@ -205,7 +208,7 @@ def find_exploit(
     players, rules, seed and evaluation games, and its ``settings.json`` holds the same
     learner settings; anything unreadable is skipped (and trained again elsewhere).
     """
-    base = runs_dir / _slug(target)
+    base = runs_dir / run_folder_name(target)
     for folder in [base, *sorted(runs_dir.glob(f"{base.name}_*"))]:
         try:
             found = ExploitResult.from_json((folder / "exploit.json").read_text(encoding="utf-8"))
@@ -258,12 +261,9 @@ def ladder(
     members = list(agents)
     if len(members) < 2 or len(set(members)) != len(members):
         raise ConfigError(f"a ladder needs at least 2 distinct agents, got {members}")
-    _check(members, budget, num_players, rules, exploit_games, curve_points)
+    check_targets(members, budget, num_players, rules, exploit_games, curve_points)
     settings = learner_settings(ppo)
-    try:
-        import openskill  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - in the train extra, which the ladder needs anyway
-        raise ConfigError(_OPENSKILL_HINT) from exc
+    _openskill_model()  # a missing openskill fails here, before any best response is trained
     runs = Path(runs_dir)
     rounded = deals_for(exploit_games, num_players) * num_players
     entries = []
@@ -293,7 +293,7 @@ def ladder(
                 seed=seed,
                 curve_points=curve_points,
                 curve_games=curve_games,
-                run_dir=fresh_folder(runs / _slug(spec)),
+                run_dir=fresh_folder(runs / run_folder_name(spec)),
                 workers=workers,
                 progress=progress,
                 settings=settings,

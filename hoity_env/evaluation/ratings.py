@@ -70,6 +70,19 @@ class FittedRating:
     high: float
 
 
+def mean_ranks(record: GameRecord, members: Sequence[str]) -> dict[str, float]:
+    """Each of ``members`` at the table (in order of first seat) with the mean rank of its seats.
+
+    An agent holding several seats enters a game once, with this rank: in the
+    Plackett-Luce fit here and in the ladder's OpenSkill rating.
+    """
+    return {
+        m: mean([float(r) for r, a in zip(record.ranks, record.agents, strict=True) if a == m])
+        for m in distinct(record.agents)
+        if m in members
+    }
+
+
 def stages(record: GameRecord, members: Sequence[str]) -> list[tuple[frozenset[str], frozenset[str]]]:
     """The Plackett-Luce choices of one game: ``(chosen, remaining)`` pairs, best first.
 
@@ -77,13 +90,10 @@ def stages(record: GameRecord, members: Sequence[str]) -> list[tuple[frozenset[s
     seats are ranked by the mean rank of their seats.  The last place alone (a
     choice from one) is left out: it carries no information.
     """
-    present = [m for m in distinct(record.agents) if m in members]
+    rank = mean_ranks(record, members)
+    present = list(rank)
     if len(present) < 2:
         return []
-    rank = {
-        m: mean([float(r) for r, a in zip(record.ranks, record.agents, strict=True) if a == m])
-        for m in present
-    }
     out = []
     remaining = set(present)
     for value in sorted(set(rank.values())):

@@ -1,6 +1,6 @@
 """Stable-Baselines3 ``VecEnv``s over the batched engine, for ``MaskablePPO`` (docs/design.md §4).
 
-Two forms, both passing masks the way sb3-contrib reads them
+Three forms, all passing masks the way sb3-contrib reads them
 (``env_method("action_masks")``, one row per env):
 
 * :class:`HoityVsBotsSB3VecEnv`: one learner seat per game against batched bots;
@@ -14,7 +14,7 @@ Two forms, both passing masks the way sb3-contrib reads them
   every seat), the rest are one learner seat each against opponents drawn every
   episode from a pool (scripted bots and frozen snapshots).
 
-Both follow SB3's conventions: ``reset()`` returns observations only, a finished
+All follow SB3's conventions: ``reset()`` returns observations only, a finished
 game's last observation is ``infos[i]["terminal_observation"]`` and a game cut by
 the round limit has ``infos[i]["TimeLimit.truncated"] = True``; ``seed(s)`` before
 ``reset()`` seeds slot k's deals with ``s + k``.  This module needs the ``train``
