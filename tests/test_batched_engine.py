@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from hoity_env.engine import STANDARD, Game, GameState, IllegalActionError, RulesConfig
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.batched_state import BatchState, refresh_derived
+from hoity_env.engine.batched.state import BatchState, refresh_derived
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.environment.batched_observation import BatchObserver
 from hoity_env.environment.observation import StandardObserver
@@ -41,7 +41,7 @@ A, C = AUCTION, CASTLE
 E, T, D = EXHIBIT, THIEF, DETECTIVE
 
 ACCELERATORS = ["numpy", "numba"]
-"""Both implementations of the batched round (hoity_env/engine/batched_numba.py) face the
+"""Both implementations of the batched round (hoity_env/engine/batched/numba_kernels.py) face the
 one-game engine in every side-by-side test; numba is in the dev extra, so neither is skipped."""
 
 GAMES_PER_CONFIG = 64
@@ -438,7 +438,7 @@ def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.M
 def test_accelerator_is_checked_and_auto_follows_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     """``accelerator``: unknown names and numba without numba raise ConfigError; ``auto`` picks numba
     when it imports and numpy otherwise (a plain ``pip install`` has no numba)."""
-    import hoity_env.engine.batched_numba as batched_numba
+    import hoity_env.engine.batched.numba_kernels as batched_numba
 
     with pytest.raises(ConfigError, match="accelerator must be one of"):
         BatchedGame(STANDARD, 4, accelerator="cuda")

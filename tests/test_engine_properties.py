@@ -35,7 +35,7 @@ from hoity_env.engine.exhibitions import (
     best_exhibition_key,
     best_keys_with_each,
 )
-from hoity_env.engine.original_state import OriginalState
+from hoity_env.engine.original.state import OriginalState
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -24,7 +24,7 @@ from hoity_env.engine.actions import (
     check_action,
 )
 from hoity_env.engine.config import ORIGINAL
-from hoity_env.engine.original import competition_ranks
+from hoity_env.engine.original.rules import competition_ranks
 
 A, C = AUCTION, CASTLE
 E, TL, TH, D, AT = O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF

@@ -19,8 +19,8 @@ from hoity_env.engine.actions import ActionLayout
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.events import Event
 from hoity_env.engine.exhibitions import ExhibitionKey
-from hoity_env.engine.original import OriginalRuleset
-from hoity_env.engine.standard import StandardRuleset
+from hoity_env.engine.original.rules import OriginalRuleset
+from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 
 

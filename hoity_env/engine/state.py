@@ -49,6 +49,14 @@ _COMPARED_FIELDS = (
 """The fields :meth:`GameState.comparable` copies as they are (hands, public and the generator apart)."""
 
 
+# Ruleset name -> the state class of a ruleset with fields of its own (the original ruleset's
+# ``OriginalState`` registers itself here when its module is imported, which the package's
+# ``__init__`` always does).  A registry, not an import, because the base class must not depend
+# on the rulesets built on it: ``GameState.from_dict`` of an original game's dict still returns
+# an ``OriginalState``.
+STATE_CLASSES: dict[str, type[GameState]] = {}
+
+
 class GameState:
     """Everything about one game in progress (public and hidden)."""
 
@@ -222,10 +230,10 @@ class GameState:
 
         Any failure raises :class:`StateError`; nothing is built until every check passed.
         """
-        if cls is GameState and _ruleset_of(data) == "original":
-            from hoity_env.engine.original_state import OriginalState
-
-            return OriginalState.from_dict(data)
+        if cls is GameState:
+            subclass = STATE_CLASSES.get(_ruleset_of(data))
+            if subclass is not None:
+                return subclass.from_dict(data)
         state = cls.__new__(cls)
         state._install(StateReader(data).read())
         return state
@@ -317,4 +325,4 @@ def _card_text(card: int, deck: Deck) -> str:
     return f"{'ABCDEF'[deck.series[card]]}{deck.year[card]}"
 
 
-__all__ = ["STATE_VERSION", "TALLY_FIELDS", "GameState", "card_text"]
+__all__ = ["STATE_CLASSES", "STATE_VERSION", "TALLY_FIELDS", "GameState", "card_text"]

@@ -10,7 +10,7 @@ scales), so the result is bit-identical, which the differential tests check
 against the one-game :class:`~hoity_env.environment.observation.StandardObserver`.
 
 Used when the batched engine runs with ``accelerator="numba"`` (see
-:mod:`hoity_env.engine.batched_numba`).
+:mod:`hoity_env.engine.batched.numba_kernels`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.batched_numba import jit
-from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.batched.numba_kernels import jit
+from hoity_env.engine.batched.state import BatchState
 
 
 @jit  # type: ignore[misc]

@@ -46,7 +46,7 @@ from gymnasium.utils import seeding
 
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.environment.batched_observation import BatchObserver

@@ -1,7 +1,7 @@
 """Observations, masks and global states for a whole batch of games (docs/design.md §2).
 
 :class:`BatchObserver` produces, for every game of a
-:class:`~hoity_env.engine.batched_state.BatchState`, exactly the arrays that
+:class:`~hoity_env.engine.batched.state.BatchState`, exactly the arrays that
 :class:`~hoity_env.environment.observation.StandardObserver` produces for the
 same game: the same *source* vector (global features, then each absolute seat's
 public and private blocks), the same float32 scaling, and the same gather into
@@ -16,7 +16,7 @@ import numpy as np
 
 from hoity_env.engine.actions import BID0, EXHIBIT, Phase
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.batched.state import BatchState
 from hoity_env.environment import batched_encode_numba
 from hoity_env.environment.observation import G_DIM, O_DIM, P_DIM, P_SL, StandardObserver
 

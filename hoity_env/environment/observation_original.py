@@ -21,7 +21,7 @@ import numpy as np
 from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase, check_of_action
 from hoity_env.engine.config import CHECKS_PER_SEAT
 from hoity_env.engine.game import Game
-from hoity_env.engine.original_state import OriginalState
+from hoity_env.engine.original.state import OriginalState
 from hoity_env.engine.state import GameState
 from hoity_env.environment.observation import Field
 

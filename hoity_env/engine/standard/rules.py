@@ -24,12 +24,12 @@ from hoity_env.engine.actions import (
     Phase,
     standard_layout,
 )
-from hoity_env.engine.auction import lone_bid, resolve_auction
-from hoity_env.engine.castle import resolve_castle
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.events import Event, EventKind, Record, frozen
 from hoity_env.engine.exhibitions import ExhibitionKey, best_exhibition_key
+from hoity_env.engine.standard.auction import lone_bid, resolve_auction
+from hoity_env.engine.standard.castle import resolve_castle
 from hoity_env.engine.state import GameState
 
 

@@ -1,6 +1,6 @@
 """The Castle (RULES S-6) for a batch of games: arrest, theft, exhibition.
 
-Mirrors :mod:`hoity_env.engine.castle` with arrays.  Thefts are sequential within
+Mirrors :mod:`hoity_env.engine.standard.castle` with arrays.  Thefts are sequential within
 a game (each thief robs the exhibition that is best *after* the earlier thefts),
 so they run as a loop over the thieves' turn order (at most n turns), each turn
 vectorized over the games where a thief is still to act.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hoity_env.engine.batched_exhibitions import NO_YEAR, CardTable, best_runs
-from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.batched.exhibitions import NO_YEAR, CardTable, best_runs
+from hoity_env.engine.batched.state import BatchState
 
 
 def resolve_castles(

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import Phase
-from hoity_env.engine.batched_exhibitions import NO_YEAR, CardTable, best_runs
+from hoity_env.engine.batched.exhibitions import NO_YEAR, CardTable, best_runs
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import StateError
 from hoity_env.engine.state import TALLY_FIELDS, GameState

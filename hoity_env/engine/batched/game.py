@@ -29,15 +29,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hoity_env.engine import batched_numba
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, ActionLayout, Phase
-from hoity_env.engine.batched_castle import resolve_castles
-from hoity_env.engine.batched_exhibitions import CardTable
-from hoity_env.engine.batched_state import BatchState, refresh_best_of, refresh_derived
+from hoity_env.engine.batched import numba_kernels
+from hoity_env.engine.batched.castle import resolve_castles
+from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.batched.state import BatchState, refresh_best_of, refresh_derived
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
-from hoity_env.engine.standard import StandardRuleset
+from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 
 BATCHED_RULESETS = ("standard",)
@@ -51,7 +51,7 @@ class BatchedGame:
     def __init__(
         self, rules: str | RulesConfig = "standard", num_players: int = 4, *, accelerator: str = "auto"
     ) -> None:
-        self.accelerator = batched_numba.resolve_accelerator(accelerator)
+        self.accelerator = numba_kernels.resolve_accelerator(accelerator)
         """``"numpy"`` or ``"numba"``: which implementation steps the rounds (see :mod:`batched_numba`)."""
         self.game = Game(rules, num_players)
         self.rules: RulesConfig = self.game.rules
@@ -131,7 +131,7 @@ class BatchedGame:
         state.truncated[games] = False
         state.winners[games] = False
         if self.accelerator == "numba":
-            batched_numba.refresh_derived(state, self.table, games)
+            numba_kernels.refresh_derived(state, self.table, games)
         else:
             refresh_derived(state, self.table, games)
 
@@ -152,7 +152,7 @@ class BatchedGame:
         ``location`` (``[B]`` bool) forces location-step rows for more games.
         """
         if self.accelerator == "numba":
-            return batched_numba.mask_rows(self, state, location)
+            return numba_kernels.mask_rows(self, state, location)
         open_row = np.where(state.lot >= 0, self._row_open, self._row_closed)[:, None]
         rows = np.broadcast_to(open_row, state.money.shape)
         as_location = (state.phase == _LOCATION) | state.done
@@ -225,7 +225,7 @@ class BatchedGame:
         acting = live & (state.phase == _ACTION)
         if acting.any():
             if self.accelerator == "numba":
-                batched_numba.resolve_rounds(state, self.table, np.flatnonzero(acting), actions)
+                numba_kernels.resolve_rounds(state, self.table, np.flatnonzero(acting), actions)
             else:
                 self._resolve_rounds(state, np.flatnonzero(acting), actions)
         if locating.any():

@@ -4,7 +4,7 @@ Actions are flat indices of :func:`hoity_env.engine.actions.original_layout`.  A
 round is the same two simultaneous steps as in the standard ruleset (C-4); the
 Auction House (O-5) and the Castle (O-6) resolve after the action step, then the
 end is checked (O-8).  The state is an
-:class:`~hoity_env.engine.original_state.OriginalState`.
+:class:`~hoity_env.engine.original.state.OriginalState`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from hoity_env.engine.actions import (
     check_of_action,
     original_layout,
 )
-from hoity_env.engine.castle import choose_card, move
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.events import Event, EventKind, Record, frozen
 from hoity_env.engine.exhibitions import ExhibitionKey, display_key
-from hoity_env.engine.original_state import OriginalState
-from hoity_env.engine.standard import (
+from hoity_env.engine.original.state import OriginalState
+from hoity_env.engine.standard.castle import choose_card, move
+from hoity_env.engine.standard.rules import (
     check_round_limit,
     checked_actions,
     deal,

@@ -8,15 +8,15 @@ CPU than MaskablePPO spends on the same experience (measured in
 games costs a few microseconds per game instead.
 
 This module is the *second* implementation of the round (the numpy path in
-:mod:`hoity_env.engine.batched` and :mod:`hoity_env.engine.batched_castle` is
+:mod:`hoity_env.engine.batched` and :mod:`hoity_env.engine.batched.castle` is
 the default and stays the reference), so both are held to the one-game engine
 by the same differential tests.  It is used only when numba is installed (the
 ``fast`` extra) and asked for (``accelerator="numba"``, or ``"auto"``).
 
 Each kernel mirrors one numpy function and names it; the comments cite the rule
 ids.  Kernels take plain arrays (the fields of
-:class:`~hoity_env.engine.batched_state.BatchState` and of
-:class:`~hoity_env.engine.batched_exhibitions.CardTable`) and change them in place.
+:class:`~hoity_env.engine.batched.state.BatchState` and of
+:class:`~hoity_env.engine.batched.exhibitions.CardTable`) and change them in place.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, Phase
-from hoity_env.engine.batched_exhibitions import NO_YEAR, CardTable
-from hoity_env.engine.batched_state import BatchState
+from hoity_env.engine.batched.exhibitions import NO_YEAR, CardTable
+from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.errors import ConfigError
 
 ACCELERATORS = ("auto", "numpy", "numba")

@@ -36,7 +36,7 @@ from hoity_env.engine.actions import (
 )
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import StateError
-from hoity_env.engine.state import GameState, card_text
+from hoity_env.engine.state import STATE_CLASSES, GameState, card_text
 from hoity_env.engine.state_io import TALLY_FIELDS, StateReader
 
 
@@ -301,3 +301,6 @@ _CASTLE_PROXY = {O_EXHIBIT: EXHIBIT, O_THIEF_LOW: THIEF, O_THIEF_HIGH: THIEF, O_
 
 def _length(value: Any) -> int:
     return len(value) if isinstance(value, list) else -1
+
+
+STATE_CLASSES["original"] = OriginalState

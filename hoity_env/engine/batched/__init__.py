@@ -1,0 +1,18 @@
+"""The batched engine: B games as arrays, stepped by one call (numpy, optional numba kernels).
+
+* ``game``: :class:`BatchedGame`, the public face (deal, masks, step, conversions).
+* ``state``: :class:`BatchState`, the struct of arrays, and its derived fields.
+* ``exhibitions`` and ``castle``: the vectorised rules the round needs.
+* ``numba_kernels``: the compiled twins of the numpy functions above (the ``fast``
+  extra); each kernel names the numpy function it mirrors.
+
+Both paths are held equal to the one-game engines by differential tests
+(``tests/test_batched_engine.py``, ``benchmarks/differential_batched.py``).
+"""
+
+from __future__ import annotations
+
+from hoity_env.engine.batched.game import BATCHED_RULESETS, BatchedGame
+from hoity_env.engine.batched.state import BatchState
+
+__all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame"]
