@@ -8,31 +8,79 @@ Runs, in 4-player games with duplicate seat rotation:
 4. a table of four different styles, for the win rate of each seat (fairness).
 
 and writes every result (JSON, CSV, Markdown, PNG) under ``--out``, plus
-``baseline.md`` with the four tables::
+``baseline.md`` with the four tables.  The docs show the tables of the committed runs in
+``docs/results/`` (``docs/figures.py`` renders them with :func:`baseline_markdown`)::
 
-    python examples/zoo_baseline.py --games 2000 --workers 2 --out results/baseline
+    python examples/zoo_baseline.py --games 2000 --workers 2 --out docs/results/baseline
+    python examples/zoo_baseline.py --rules original --games 400 --workers 2 \
+        --out docs/results/baseline_original
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hoity_env.engine import PRESETS
-from hoity_env.evaluation import EvaluationResult, evaluate, head_to_head, tournament, wilson_interval
+from hoity_env.evaluation import (
+    EvaluationResult,
+    HeadToHeadResult,
+    TournamentResult,
+    evaluate,
+    head_to_head,
+    tournament,
+    wilson_interval,
+)
+from hoity_env.files import write_atomically
 
 ZOO = ["expert", "collector", "thief", "detective", "random", "expert-v1"]
 """Every scripted agent; the first four also play the by-seat table."""
 
 
-def _save(result: object, folder: Path) -> str:
+SECTIONS = [
+    ("h2h", HeadToHeadResult, "Head to head (row agent against three copies of the column agent)"),
+    ("tournament", TournamentResult, "Round-robin tournament (Plackett-Luce ratings)"),
+    ("random", EvaluationResult, "Four random agents"),
+    ("seats", EvaluationResult, "Win rate by seat (expert, collector, thief, detective)"),
+]
+"""(folder, result class, title) of each table, in the order the page shows them."""
+
+
+def _save(result: object, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    markdown: str = result.to_markdown()  # type: ignore[attr-defined]
-    (folder / "result.json").write_text(result.to_json())  # type: ignore[attr-defined]
-    (folder / "result.csv").write_text(result.to_csv())  # type: ignore[attr-defined]
-    (folder / "result.md").write_text(markdown + "\n")
+    write_atomically(folder / "result.json", result.to_json() + "\n")  # type: ignore[attr-defined]
+    write_atomically(folder / "result.csv", result.to_csv())  # type: ignore[attr-defined]
+    write_atomically(folder / "result.md", result.to_markdown() + "\n")  # type: ignore[attr-defined]
     result.plot_png(folder / "result.png")  # type: ignore[attr-defined]
-    return markdown
+
+
+def baseline_markdown(out: Path, level: int = 4) -> str:
+    """The four tables of a finished run, read back from its ``result.json`` files."""
+    parts = []
+    for folder, cls, title in SECTIONS:
+        result = cls.from_json((out / folder / "result.json").read_text(encoding="utf-8"))
+        body = result.to_markdown()
+        if folder == "random":
+            body += "\n\n" + _first_entry(result)
+        parts.append(f"{'#' * level} {title}\n\n{body}")
+    return "\n\n".join(parts)
+
+
+def provenance(argv: Sequence[str] | None) -> dict[str, Any]:
+    """The command, machine and date a result came from (``docs/figures.py`` prints them)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return {
+        "command": " ".join(["python", "examples/zoo_baseline.py", *args]),
+        "machine": f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}",
+        "measured": datetime.date.today().isoformat(),
+    }
 
 
 def _first_entry(result: EvaluationResult) -> str:
@@ -78,24 +126,13 @@ def main(argv: list[str] | None = None) -> str:
         "progress": not args.no_progress,
         "rules": args.rules,
     }
-    randoms = evaluate(["random"] * 4, **common)
-    sections = [
-        (
-            "Head to head (row agent against three copies of the column agent)",
-            _save(head_to_head(ZOO, **common), out / "h2h"),
-        ),
-        (
-            "Round-robin tournament (Plackett-Luce ratings)",
-            _save(tournament(ZOO, **common), out / "tournament"),
-        ),
-        ("Four random agents", _save(randoms, out / "random") + "\n\n" + _first_entry(randoms)),
-        (
-            "Win rate by seat (expert, collector, thief, detective)",
-            _save(evaluate(ZOO[:4], **common), out / "seats"),
-        ),
-    ]
-    text = "\n\n".join(f"#### {title}\n\n{body}" for title, body in sections)
-    (out / "baseline.md").write_text(text + "\n")
+    _save(head_to_head(ZOO, **common), out / "h2h")
+    _save(tournament(ZOO, **common), out / "tournament")
+    _save(evaluate(["random"] * 4, **common), out / "random")
+    _save(evaluate(ZOO[:4], **common), out / "seats")
+    write_atomically(out / "command.json", json.dumps(provenance(argv), indent=1) + "\n")
+    text = baseline_markdown(out)
+    write_atomically(out / "baseline.md", text + "\n")
     print(text)
     return text
 

@@ -17,16 +17,29 @@ from hoity_env.environment.observation import layout_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOC_PAGES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
+ENVIRONMENT_PAGE = DOC_PAGES["environment.md"]
+RULESETS_PAGE = DOC_PAGES["rulesets.md"]
+# Every Python block of the README and of the docs pages, with where it stands.
+PYTHON_BLOCKS = [
+    (name, i, block)
+    for name, text in [("README.md", README), *DOC_PAGES.items()]
+    for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, flags=re.S))
+]
 
 
-def _python_blocks(text: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
-
-
-@pytest.mark.parametrize("index", range(len(_python_blocks(README))))
-def test_readme_python_blocks_run(index: int, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(_python_blocks(README)[index], f"README block {index}", "exec"), {})
+@pytest.mark.parametrize(
+    ("page", "index", "block"), PYTHON_BLOCKS, ids=[f"{p}-{i}" for p, i, _ in PYTHON_BLOCKS]
+)
+def test_python_blocks_of_readme_and_docs_run(
+    page: str, index: int, block: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exec(compile(block, f"{page} block {index}", "exec"), {})
     assert capsys.readouterr().out  # every block prints something a reader can compare
+
+
+def test_readme_fits_on_two_screens() -> None:
+    assert len(README.splitlines()) <= 200
 
 
 def test_readme_quickstart_is_the_example_file() -> None:
@@ -52,8 +65,8 @@ def test_examples_run(args: list[str], tmp_path: Path) -> None:
     assert "player_0" in out.stdout
 
 
-def test_readme_observation_table_matches_the_code() -> None:
-    assert layout_markdown() in README
+def test_observation_table_of_the_docs_matches_the_code() -> None:
+    assert layout_markdown() in ENVIRONMENT_PAGE
 
 
 def test_readme_commands_and_ci_agree() -> None:
@@ -95,17 +108,19 @@ def test_packaging_files_exist() -> None:
 
 
 def _sizes_for_each_player_count(pattern: str) -> tuple[int, int, list[int]]:
-    """``a·n + b`` and the listed sizes for 2 … 6 players, as the README states them."""
-    match = re.search(pattern + r"[^:(]*[:(] *(\d+), (\d+), (\d+), (\d+), (\d+) for\s+2 … 6 players", README)
+    """``a·n + b`` and the listed sizes for 2 … 6 players, as docs/environment.md states them."""
+    match = re.search(
+        pattern + r"[^:(]*[:(] *(\d+), (\d+), (\d+), (\d+), (\d+) for\s+2 … 6 players", ENVIRONMENT_PAGE
+    )
     assert match, pattern
     a, b, *sizes = (int(g) for g in match.groups())
     return a, b, sizes
 
 
-def test_readme_size_formulas_match_the_env() -> None:
+def test_docs_size_formulas_match_the_env() -> None:
     obs_a, obs_b, obs_sizes = _sizes_for_each_player_count(r"D = (\d+)·n \+ (\d+)")
     state_a, state_b, state_sizes = _sizes_for_each_player_count(r"\((\d+)·n \+ (\d+),\)")
-    actions = re.search(r"N = 5 \+\s+`starting_money` \+ 1 = (\d+)", README)
+    actions = re.search(r"N = 5 \+\s+`starting_money` \+ 1 = (\d+)", ENVIRONMENT_PAGE)
     assert actions
     for i, n in enumerate(range(2, 7)):
         env = hoity_env.parallel_env(num_players=n)
@@ -139,7 +154,9 @@ def _machine_paths(name: str, data: bytes) -> list[str]:
 
 
 def test_shipped_artifacts_carry_no_machine_paths() -> None:
-    files = sorted(p for p in (ROOT / "docs").rglob("*") if p.is_file())
+    built = (ROOT / "docs" / "_build", ROOT / "docs" / "api" / "generated")  # a local build, not shipped
+    files = sorted(p for p in (ROOT / "docs").rglob("*") if p.is_file() and not p.is_relative_to(built[0]))
+    files = [p for p in files if not p.is_relative_to(built[1])]
     assert any(p.suffix == ".zip" for p in files)  # the reference model is among them
     found = [hit for p in files for hit in _machine_paths(str(p.relative_to(ROOT)), p.read_bytes())]
     assert found == []
@@ -157,7 +174,17 @@ def test_machine_path_scan_looks_inside_saved_models() -> None:
 
 RULES = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
 DESIGN = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
-CITING = ["hoity_env", "training", "examples", "benchmarks", "tests", "README.md", "pyproject.toml", ".ci"]
+CITING = [
+    "hoity_env",
+    "training",
+    "examples",
+    "benchmarks",
+    "tests",
+    "README.md",
+    "docs",
+    "pyproject.toml",
+    ".ci",
+]
 RULE_ID = re.compile(r"\b([CSO]-\d+)(?:\.(\d+))?\b")
 DESIGN_CITATION = re.compile(r"design\.md\)?((?:,? *§\d+)+)")
 
@@ -169,7 +196,7 @@ def _citing_files() -> list[Path]:
         files += (
             [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix in (".py", ".md", ""))
         )
-    return [p for p in files if p.is_file() and "__pycache__" not in p.parts]
+    return [p for p in files if p.is_file() and not {"__pycache__", "_build", "generated"} & set(p.parts)]
 
 
 def _rule_blocks(text: str) -> dict[str, str]:
@@ -236,13 +263,13 @@ def test_readme_says_where_the_cpu_build_of_torch_comes_from() -> None:
     assert "--index-url https://download.pytorch.org/whl/cpu" in README
 
 
-def test_readme_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, the README's original tables
+def test_docs_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, docs/rulesets.md's tables
     from hoity_env.environment.observation_original import original_layout_markdown
 
-    assert original_layout_markdown() in README
+    assert original_layout_markdown() in RULESETS_PAGE
     five = r",\s+".join([r"(\d+)"] * 5)
-    dims = re.search(r"4·n² \+ 27·n \+ 33:\s+" + five, README)
-    states = re.search(r"4·n² \+ 36·n \+ 24 entries \(" + five + r"\s+for", README)
+    dims = re.search(r"4·n² \+ 27·n \+ 33:\s+" + five, RULESETS_PAGE)
+    states = re.search(r"4·n² \+ 36·n \+ 24 entries \(" + five + r"\s+for", RULESETS_PAGE)
     assert dims and states
     for i, n in enumerate(range(2, 7)):
         env = hoity_env.parallel_env(num_players=n, rules="original")

@@ -1,0 +1,50 @@
+"""Sphinx configuration of the hoity_env documentation site (Furo theme, MyST Markdown).
+
+Build it, warnings as errors, with::
+
+    python -m sphinx -W -b html docs docs/_build/html
+
+The API reference (``docs/api/``) is generated from the docstrings of every module of
+the package at build time (``autosummary``), so a new module appears without editing
+anything here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import hoity_env  # noqa: E402  (after the path: the checkout's package, not an installed one)
+
+project = "hoity_env"
+author = "hoity_env developers"
+copyright = "2026, hoity_env developers"
+release = hoity_env.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "reference/*.md", "reference/**/*.md", "results/**"]
+
+# MyST: anchors for headings down to level 4, so that page.md#section links resolve.
+myst_heading_anchors = 4
+myst_enable_extensions = ["colon_fence"]
+
+# autodoc: document what each module defines (not what a package re-exports, which would
+# describe the same object twice), with type hints in the description.
+autosummary_generate = True
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
+autodoc_typehints = "description"
+autodoc_mock_imports = ["ray"]  # the rllib extra lives in its own virtual environment
+
+html_theme = "furo"
+html_title = f"hoity_env {release}"
+html_static_path: list[str] = []

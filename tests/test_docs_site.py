@@ -1,0 +1,173 @@
+"""The documentation site builds with warnings as errors and works in a real browser (docs/conf.py).
+
+The build is the documented command (``python -m sphinx -W -b html docs OUT``); then every
+internal link of every page must resolve (file and anchor), every page must be reachable
+from the front page, and headless Chromium must load pages without console errors, with
+their pictures, and find pages through the search box.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from browser import Browser, find_chromium
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(out / ".doctrees"),
+            "docs",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return out
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.images: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag == "a" and a.get("href"):
+            self.links.append(str(a["href"]))
+        if tag == "img" and a.get("src"):
+            self.images.append(str(a["src"]))
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def _pages(site: Path) -> dict[Path, _Page]:
+    return {p: _parse(p) for p in site.rglob("*.html") if "_sources" not in p.parts}
+
+
+def _internal(href: str) -> bool:
+    return not re.match(r"^[a-z][a-z0-9+.-]*:", href) and not href.startswith("//")
+
+
+def test_every_internal_link_resolves(site: Path) -> None:
+    pages = _pages(site)
+    broken = []
+    for path, page in pages.items():
+        for href in filter(_internal, page.links):
+            target, _, anchor = urllib.parse.unquote(href).partition("#")
+            file = (path.parent / target).resolve() if target else path
+            if file.is_dir():
+                file = file / "index.html"
+            if not file.exists():
+                broken.append(f"{path.relative_to(site)} -> {href}")
+            elif anchor and file.suffix == ".html" and anchor not in pages.get(file, _parse(file)).ids:
+                broken.append(f"{path.relative_to(site)} -> {href} (no such anchor)")
+        for src in filter(_internal, page.images):
+            if not (path.parent / urllib.parse.unquote(src)).exists():
+                broken.append(f"{path.relative_to(site)} image {src}")
+    assert not broken, "\n".join(broken[:40])
+
+
+def test_every_page_is_reachable_from_the_front_page(site: Path) -> None:
+    pages = _pages(site)
+    seen = {site / "index.html"}
+    todo = [site / "index.html"]
+    while todo:
+        path = todo.pop()
+        for href in filter(_internal, pages[path].links):
+            target = urllib.parse.unquote(href).partition("#")[0]
+            file = (path.parent / target).resolve() if target else path
+            if file.suffix == ".html" and file in pages and file not in seen:
+                seen.add(file)
+                todo.append(file)
+    unreachable = sorted(
+        str(p.relative_to(site)) for p in set(pages) - seen if p.name not in ("search.html",)
+    )
+    assert not unreachable, unreachable
+
+
+def test_api_reference_covers_every_module(site: Path) -> None:
+    modules = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in (ROOT / "hoity_env").rglob("*.py")
+    }
+    generated = {p.stem for p in (site / "api" / "generated").glob("*.html")}
+    assert modules <= generated, sorted(modules - generated)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    binary = find_chromium()
+    if binary is None:  # never a skip: CI installs chromium
+        pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
+    b = Browser(binary, tmp_path / "profile")
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def _wait(browser: Browser, expression: str, seconds: float = 20.0) -> object:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = browser.evaluate(expression)
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {expression}")
+
+
+@pytest.mark.parametrize(
+    "page", ["index.html", "environment.html", "training.html", "api/generated/hoity_env.html"]
+)
+def test_pages_load_without_errors_with_their_pictures(site: Path, browser: Browser, page: str) -> None:
+    browser.open(site / page)
+    _wait(browser, "document.readyState === 'complete'")
+    broken = browser.evaluate(
+        "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
+    )
+    assert broken == [], broken
+    assert browser.errors == [], browser.errors
+
+
+def test_search_finds_the_environment_page(site: Path, browser: Browser) -> None:
+    browser.call("Page.navigate", url=(site / "search.html").resolve().as_uri() + "?q=parallel_env")
+    browser.wait_for("Page.loadEventFired")
+    found = _wait(
+        browser,
+        "Array.from(document.querySelectorAll('#search-results a')).map(a => a.href).join(' ')",
+        seconds=30,
+    )
+    assert "environment.html" in str(found) or "quickstart.html" in str(found), found
+    assert browser.errors == [], browser.errors
