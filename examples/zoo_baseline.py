@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> str:
         "progress": not args.no_progress,
         "rules": args.rules,
     }
-    randoms = evaluate(["random"] * 4, **common)
+    randoms = evaluate(["random"] * 4, **common, records=True)  # _first_entry reads the games
     sections = [
         (
             "Head to head (row agent against three copies of the column agent)",

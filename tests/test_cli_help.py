@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.evaluation.cli import COMMANDS, build_parser
+from hoity_env.eval_cli import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from hoity_env.evaluation import harness, output
-from hoity_env.evaluation.cli import main
+from hoity_env.eval_cli import main
+from hoity_env.evaluation import chunks
 from hoity_env.evaluation.harness import evaluate, play_tables
+from hoity_env.evaluation.reports import output
 from hoity_env.evaluation.workers import WorkerDied, run_in_order
 
 _HANG_GUARD_S = 120
@@ -98,7 +99,7 @@ def _kill_a_worker(box: dict[str, Any]) -> int:
 
 
 def test_killing_a_worker_fails_the_evaluation_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(chunks, "usable_cpus", lambda: 2)
     box = _run_in_thread(
         # The one-game engine: 4,000 games make many tasks for the pool (batched, one task).
         lambda: evaluate(
@@ -130,7 +131,7 @@ def test_hoity_eval_reports_a_dead_worker_with_a_nonzero_status(
 
 # ------------------------------------------------------------------ item 8: huge runs
 def test_more_workers_than_cpus_are_capped_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(chunks, "usable_cpus", lambda: 1)
     with pytest.warns(RuntimeWarning, match="workers=32 is more than the 1 usable CPU"):
         (records,) = play_tables(
             [["random", "random"]], num_players=2, deals=2, seed=0, workers=32, progress=False
@@ -143,7 +144,7 @@ def test_a_huge_game_count_does_not_build_its_task_list(monkeypatch: pytest.Monk
     def first_chunk_only(task: Any, on_game: Any = None) -> Any:
         raise KeyboardInterrupt(f"stopped at deals {task.start}-{task.stop}")
 
-    monkeypatch.setattr(harness, "_play_task", first_chunk_only)
+    monkeypatch.setattr(chunks, "_play_task", first_chunk_only)
     with pytest.raises(KeyboardInterrupt, match="stopped at deals 0-25"):
         evaluate(
             ["random", "random"], num_players=2, games=10**10, workers=1, progress=False, engine="one-game"
@@ -158,6 +159,7 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("games were played before --out was checked")
 
     monkeypatch.setattr("hoity_env.evaluation.cli.run", refuse)
+    monkeypatch.setattr("hoity_env.strength.cli.run", refuse)
 
 
 def test_out_that_is_a_file_is_refused_before_playing(
@@ -208,7 +210,7 @@ def test_a_read_only_folder_is_refused_before_playing(
 def test_a_failed_write_leaves_no_partial_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hoity_env.evaluation.report import EvaluationResult
+    from hoity_env.evaluation.reports.results import EvaluationResult
 
     def broken_plot(self: Any, path: Any) -> None:
         Path(path).write_bytes(b"half a png")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hoity_env.evaluation.cli import main as eval_main
+from hoity_env.eval_cli import main as eval_main
 from hoity_env.replays import (
     VERSION,
     RecordingEnv,

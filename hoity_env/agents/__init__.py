@@ -57,6 +57,12 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
+    for prefix in (*POLICY_PREFIXES, "rllib:"):
+        if spec.startswith(prefix) and not spec[len(prefix) :].strip():
+            raise ConfigError(
+                f"agent spec {spec!r} names no checkpoint: write {prefix}PATH "
+                f"(e.g. {prefix}runs/ppo/final_model.zip)"
+            )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
             return PolicyAgent(

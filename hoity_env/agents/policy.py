@@ -109,6 +109,10 @@ def check_sizes(
     return players
 
 
+TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
+"""How to install what loading (or training) a MaskablePPO checkpoint needs."""
+
+
 def _load(path: Path) -> Any:
     if not path.is_file():
         raise ConfigError(f"checkpoint file not found: {path}")
@@ -117,10 +121,7 @@ def _load(path: Path) -> Any:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ConfigError(
-            "loading a checkpoint needs the train extra: "
-            "pip install torch==2.13.0 && pip install -e '.[train]'"
-        ) from exc
+        raise ConfigError(f"loading a checkpoint needs the train extra: {TRAIN_EXTRA}") from exc
     try:
         return MaskablePPO.load(str(path), device="cpu")
     except Exception as exc:  # SB3 raises many kinds on a damaged archive
