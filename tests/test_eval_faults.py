@@ -8,9 +8,12 @@ generous join timeout that only a hang would reach).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -222,3 +225,70 @@ def test_a_failed_write_leaves_no_partial_results(
     assert "disk full" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # neither files nor the folders this run made
     assert output.RESULT_FILES[0] == "result.json"
+
+
+# ------------------------------------------- issue 21 item 9: workers never outlive their parent
+def _mark_then_sleep(marker: str) -> None:
+    """A long task (spawn workers import it from here) that says when it has started."""
+    Path(marker).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(60)
+
+
+_KILLED_PARENT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_eval_faults import _mark_then_sleep
+from hoity_env.evaluation.workers import run_in_order
+list(run_in_order(_mark_then_sleep, [sys.argv[2] + "/0", sys.argv[2] + "/1"], workers=2))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_workers_exit_at_once_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # Each worker is a minute into a task when hoity-eval's process is killed: a worker that
+    # noticed its parent only between tasks would outlive it by that minute.
+    here = str(Path(__file__).resolve().parent)
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, here, str(tmp_path)])
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + _HANG_GUARD_S
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.05)
+            workers = [int(p.read_text()) for p in tmp_path.glob("[01]") if p.read_text()]
+        assert len(workers) == 2, "the workers never started their tasks"
+        assert set(workers) <= set(_children(parent.pid))
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        gone_by = time.monotonic() + 2.0
+        while any(_alive(p) for p in workers) and time.monotonic() < gone_by:
+            time.sleep(0.05)
+        left = sorted(p for p in workers if _alive(p))
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in workers:  # never leave them running, whatever the outcome
+            if _alive(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    assert left == [], f"workers {left} outlived their killed parent by more than 2 s"
