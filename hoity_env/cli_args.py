@@ -8,9 +8,12 @@ into an exit status instead of ``SystemExit``.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
-__all__ = ["CHECKPOINT_WARNING", "non_negative", "parse", "positive", "specs"]
+from hoity_env.engine.config import PRESETS
+
+__all__ = ["CHECKPOINT_WARNING", "add_rules", "fail", "non_negative", "parse", "positive", "specs"]
 
 CHECKPOINT_WARNING = (
     "ppo:PATH and ppo-sample:PATH load a MaskablePPO checkpoint (.zip), rllib:PATH a saved RLlib "
@@ -52,3 +55,21 @@ def positive(text: str) -> int:
 def non_negative(text: str) -> int:
     """An integer >= 0 (a seed, a count that may be zero)."""
     return _integer(text, 0, "an integer >= 0")
+
+
+def add_rules(
+    p: argparse.ArgumentParser, choices: Sequence[str] = tuple(sorted(PRESETS)), what: str = ""
+) -> None:
+    """``--rules``: one of ``choices`` (default: every preset), ``standard`` by default."""
+    p.add_argument(
+        "--rules",
+        default="standard",
+        choices=choices,
+        help=f"rules preset{what}: {' | '.join(choices)} (default standard)",
+    )
+
+
+def fail(prog: str, message: object, status: int = 2, kind: str = "error") -> int:
+    """Print ``PROG: error: MESSAGE`` (one line, on stderr) and return the exit status."""
+    print(f"{prog}: {kind}: {message}", file=sys.stderr)
+    return status

@@ -33,7 +33,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from hoity_env.cli_args import parse
+from hoity_env.cli_args import fail, parse
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import cli as match_cli
 from hoity_env.evaluation.replays import save_replays
@@ -106,11 +106,9 @@ def _run(prog: str, command: str, args: argparse.Namespace) -> int:
             run = strength_cli.run if command in strength_cli.COMMANDS else match_cli.run
             result = run(command, args)
         except ConfigError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return 2
+            return fail(prog, exc)
         except WorkerDied as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return 1
+            return fail(prog, exc, 1)
         except KeyboardInterrupt:
             print(f"{prog}: interrupted", file=sys.stderr)
             return 130
@@ -129,11 +127,9 @@ def _run(prog: str, command: str, args: argparse.Namespace) -> int:
                         folder=args.out / "replays",
                     )
             except ConfigError as exc:  # the destination changed while the games were played
-                print(f"{prog}: error: {exc}", file=sys.stderr)
-                return 2
+                return fail(prog, exc)
             except OSError as exc:
-                print(f"{prog}: error: cannot write results to {args.out}: {exc}", file=sys.stderr)
-                return 2
+                return fail(prog, f"cannot write results to {args.out}: {exc}")
             for path in paths:
                 logger.info("wrote %s", path)
     rate = result.games / max(elapsed, 1e-9)

@@ -21,8 +21,7 @@ import argparse
 from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES
-from hoity_env.cli_args import CHECKPOINT_WARNING, non_negative, positive, specs
-from hoity_env.engine.config import PRESETS
+from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, positive, specs
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.ray_backend import BACKENDS
 from hoity_env.evaluation.reports.results import EvaluationResult, HeadToHeadResult, TournamentResult
@@ -53,12 +52,7 @@ def add_match_args(p: argparse.ArgumentParser, games: int, players_help: str) ->
     )
     p.add_argument("--seed", type=non_negative, default=0, help="evaluation seed (default 0)")
     p.add_argument("--workers", type=positive, default=1, help="worker processes (default 1)")
-    p.add_argument(
-        "--rules",
-        default="standard",
-        choices=sorted(PRESETS),
-        help=f"rules preset: {' | '.join(sorted(PRESETS))} (default standard)",
-    )
+    add_rules(p)
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
     p.add_argument(
         "--save-records",
@@ -92,6 +86,15 @@ def add_match_args(p: argparse.ArgumentParser, games: int, players_help: str) ->
     )
 
 
+def _specs_argument(p: argparse.ArgumentParser, flag: str, what: str, example: str) -> None:
+    p.add_argument(
+        flag,
+        type=specs,
+        required=True,
+        help=f"{what}, comma-separated: {SPECS_HELP} (e.g. {example})",
+    )
+
+
 def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     """The parser of one match command (``evaluate`` is the default command)."""
     if command == "evaluate":
@@ -101,12 +104,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             epilog=f"Other commands: {prog} tournament --help, {prog} h2h --help, {prog} exploit --help, "
             f"{prog} ladder --help. {AGENTS_HELP}.",
         )
-        p.add_argument(
-            "--agents",
-            type=specs,
-            required=True,
-            help=f"one agent spec per seat, comma-separated: {SPECS_HELP} (e.g. expert,random,random,random)",
-        )
+        _specs_argument(p, "--agents", "one agent spec per seat", "expert,random,random,random")
         add_match_args(p, 1000, "number of players, 2-6 (default: the number of agents)")
         p.add_argument(
             "--save-replays",
@@ -119,12 +117,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         return p
     what = "Rated round robin over a pool" if command == "tournament" else "Head-to-head win-rate matrix"
     p = argparse.ArgumentParser(prog=f"{prog} {command}", description=f"{what}. {AGENTS_HELP}.")
-    p.add_argument(
-        "--pool",
-        type=specs,
-        required=True,
-        help=f"distinct agent specs, comma-separated: {SPECS_HELP} (e.g. expert,thief,random)",
-    )
+    _specs_argument(p, "--pool", "distinct agent specs", "expert,thief,random")
     add_match_args(p, 200, "number of players, 2-6 (default 4)")
     return p
 

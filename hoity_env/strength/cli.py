@@ -27,7 +27,7 @@ import argparse
 from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES
-from hoity_env.cli_args import non_negative, positive, specs
+from hoity_env.cli_args import add_rules, non_negative, positive, specs
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.evaluation.cli import AGENTS_HELP, SPECS_HELP, match_settings_of
 from hoity_env.strength.exploit import exploitability
@@ -119,12 +119,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         default=0,
         help="seed of the learner, its envs and the evaluation (default 0)",
     )
-    p.add_argument(
-        "--rules",
-        default="standard",
-        choices=BATCHED_RULESETS,
-        help=f"rules preset the batched engine plays: {' | '.join(BATCHED_RULESETS)} (default standard)",
-    )
+    add_rules(p, BATCHED_RULESETS, " the batched engine plays")
     p.add_argument("--runs-dir", type=Path, default=runs_dir, help=f"{runs_help} (default {runs_dir})")
     p.add_argument("--workers", type=positive, default=1, help="evaluation worker processes (default 1)")
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")

@@ -42,6 +42,11 @@ def interval(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]"
 
 
+def _results(row: AgentStats | SeatStats | Rating) -> list[str]:
+    """The games, wins, win rate and 95% interval cells every table has."""
+    return [str(row.games), str(row.wins), rate(row.win_rate), interval(row.ci_low, row.ci_high)]
+
+
 def agent_table(rows: Sequence[AgentStats]) -> str:
     """One line per agent: seats, games, wins, win rate and interval, share, means."""
     header = ["agent", "seats", "games", "wins", "win rate", "95% CI", "win share", "mean rank"]
@@ -50,10 +55,7 @@ def agent_table(rows: Sequence[AgentStats]) -> str:
         [
             f"`{s.agent}`",
             str(s.entries),
-            str(s.games),
-            str(s.wins),
-            rate(s.win_rate),
-            interval(s.ci_low, s.ci_high),
+            *_results(s),
             rate(s.win_share),
             f"{s.mean_rank:.2f}",
             f"{s.mean_position:.2f}",
@@ -69,10 +71,7 @@ def seat_table(rows: Sequence[SeatStats]) -> str:
     cells = [
         [
             f"player_{s.seat}",
-            str(s.games),
-            str(s.wins),
-            rate(s.win_rate),
-            interval(s.ci_low, s.ci_high),
+            *_results(s),
             f"{s.mean_rank:.2f}",
         ]
         for s in rows
@@ -88,10 +87,7 @@ def ratings_table(rows: Sequence[Rating]) -> str:
             f"`{r.agent}`",
             f"{r.rating:.0f}",
             f"[{r.rating_low:.0f}, {r.rating_high:.0f}]",
-            str(r.games),
-            str(r.wins),
-            rate(r.win_rate),
-            interval(r.ci_low, r.ci_high),
+            *_results(r),
             f"{r.mean_rank:.2f}",
         ]
         for r in ordered

@@ -16,15 +16,20 @@ from hoity_env.evaluation.reports.rows import PairStats
 __all__ = ["Curve", "plot_curves", "plot_matrix", "plot_win_rates"]
 
 
-class _RateRow(Protocol):
-    @property
-    def agent(self) -> str: ...
+class _Rated(Protocol):
+    """A win rate with its 95% interval."""
+
     @property
     def win_rate(self) -> float: ...
     @property
     def ci_low(self) -> float: ...
     @property
     def ci_high(self) -> float: ...
+
+
+class _RateRow(_Rated, Protocol):
+    @property
+    def agent(self) -> str: ...
 
 
 def plot_win_rates(path: str | Path, rows: Sequence[_RateRow], baseline: float, title: str) -> None:
@@ -93,15 +98,9 @@ def plot_matrix(
     fig.savefig(str(path), format="png")
 
 
-class _CurveRow(Protocol):
+class _CurveRow(_Rated, Protocol):
     @property
     def timesteps(self) -> int: ...
-    @property
-    def win_rate(self) -> float: ...
-    @property
-    def ci_low(self) -> float: ...
-    @property
-    def ci_high(self) -> float: ...
 
 
 Curve = tuple[str, Sequence[_CurveRow]]
