@@ -130,8 +130,9 @@ def test_aec_forms_render_the_same_picture() -> None:
         assert np.array_equal(aec.render(), par.render())
 
 
-def test_single_agent_view_through_gymnasium_make_and_its_checker() -> None:
-    env = gymnasium.make(hoity_env.GYM_ID, render_mode="rgb_array", opponents="random")
+@pytest.mark.parametrize("rules", RULESETS)
+def test_single_agent_view_through_gymnasium_make_and_its_checker(rules: str) -> None:
+    env = gymnasium.make(hoity_env.GYM_ID, rules=rules, render_mode="rgb_array", opponents="random")
     env.reset(seed=0)
     frame = env.render()  # the passive env checker inspects the first frame
     assert isinstance(frame, np.ndarray) and frame.shape == FRAME_SHAPE and frame.dtype == np.uint8

@@ -147,9 +147,10 @@ def _cell_x(cell: int, num_players: int) -> int:
 
 def _thief_badge(number: int, owner: int, coloured: bool) -> Image.Image:
     """A thief by number: in its owner's colour, or greyed (a row's thief while it sits in jail)."""
+    width = max(17, 5 + 6 * len(str(number)))
     if coloured:
-        return badge(str(number), PLAYER_COLORS[owner], (255, 255, 255), 17, True)
-    return badge(str(number), _JAILED, (120, 114, 106), 17, True)
+        return badge(str(number), PLAYER_COLORS[owner], (255, 255, 255), width, True)
+    return badge(str(number), _JAILED, (120, 114, 106), width, True)
 
 
 def _check_badge(value: int) -> Image.Image:
