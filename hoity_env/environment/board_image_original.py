@@ -91,7 +91,8 @@ def _castle_of(position: int, rules: RulesConfig) -> int:
 def _tier_color(big: int, low: int, high: int) -> tuple[int, int, int]:
     """A castle's shade: pale for the smallest big reward, gold for the largest."""
     t = 0.0 if high == low else (big - low) / (high - low)
-    return tuple(round(a + t * (b - a)) for a, b in zip(_LOW_TIER, _HIGH_TIER, strict=True))  # type: ignore[return-value]
+    red, green, blue = (round(a + t * (b - a)) for a, b in zip(_LOW_TIER, _HIGH_TIER, strict=True))
+    return red, green, blue
 
 
 @lru_cache(maxsize=16)
