@@ -11,8 +11,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from hoity_env.engine.config import PRESETS
-
 __all__ = ["CHECKPOINT_WARNING", "add_rules", "fail", "non_negative", "parse", "positive", "specs"]
 
 CHECKPOINT_WARNING = (
@@ -57,10 +55,8 @@ def non_negative(text: str) -> int:
     return _integer(text, 0, "an integer >= 0")
 
 
-def add_rules(
-    p: argparse.ArgumentParser, choices: Sequence[str] = tuple(sorted(PRESETS)), what: str = ""
-) -> None:
-    """``--rules``: one of ``choices`` (default: every preset), ``standard`` by default."""
+def add_rules(p: argparse.ArgumentParser, choices: Sequence[str], what: str = "") -> None:
+    """``--rules``: one of ``choices`` (the presets a command plays), ``standard`` by default."""
     p.add_argument(
         "--rules",
         default="standard",

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, positive, specs
+from hoity_env.engine.config import PRESETS
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.ray_backend import BACKENDS
 from hoity_env.evaluation.reports.results import EvaluationResult, HeadToHeadResult, TournamentResult
@@ -52,7 +53,7 @@ def add_match_args(p: argparse.ArgumentParser, games: int, players_help: str) ->
     )
     p.add_argument("--seed", type=non_negative, default=0, help="evaluation seed (default 0)")
     p.add_argument("--workers", type=positive, default=1, help="worker processes (default 1)")
-    add_rules(p)
+    add_rules(p, sorted(PRESETS))
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
     p.add_argument(
         "--save-records",

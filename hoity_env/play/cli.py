@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES, make
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, parse, specs
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.play.session import play
 from hoity_env.replays.recorder import RecordingEnv
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1 (default 0)")
     p.add_argument("--seed", type=non_negative, default=0, help="seed of the deal and the agents (default 0)")
-    add_rules(p)
+    add_rules(p, sorted(PRESETS))
     p.add_argument(
         "--save", type=Path, default=None, metavar="FILE", help="save the game as a replay (JSON lines)"
     )
