@@ -9,7 +9,9 @@ checkpoints are pickles; every game's record was kept, so memory grew with ``--g
 from __future__ import annotations
 
 import ast
+import io
 import logging
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -40,10 +42,23 @@ def test_verbose_shows_the_debug_messages(capsys: pytest.CaptureFixture[str]) ->
     assert "tasks on" in capsys.readouterr().err  # the harness's plan, a debug message
 
 
-def test_quiet_also_hides_the_progress_bar() -> None:
-    args = build_parser("evaluate").parse_args(["--agents", "random,random", "-q"])
-    assert args.quiet and not args.no_progress  # main() turns the bar off for -q
-    with pytest.raises(SystemExit):
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal, as a user's stderr is (the bar shows only there)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_quiet_also_hides_the_progress_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["--agents", "random,random", "--games", "4"]
+    for extra, shown in (([], True), (["-q"], False)):
+        stream = _Terminal()
+        monkeypatch.setattr(sys, "stderr", stream)
+        assert main([*argv, *extra]) == 0
+        assert ("4/4" in stream.getvalue()) is shown, (extra, stream.getvalue())
+        if not shown:
+            assert stream.getvalue() == ""
+    with pytest.raises(SystemExit):  # one or the other
         build_parser("evaluate").parse_args(["--agents", "random,random", "-q", "-v"])
 
 

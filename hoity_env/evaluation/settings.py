@@ -25,7 +25,15 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.match import check_seed
 from hoity_env.evaluation.ray_backend import BACKENDS
 
-__all__ = ["ENGINES", "MatchSettings", "Rules", "match_settings", "positive_int", "settings_from"]
+__all__ = [
+    "ENGINES",
+    "MatchSettings",
+    "Rules",
+    "match_settings",
+    "positive_int",
+    "refuse_unknown",
+    "settings_from",
+]
 
 Rules = str | RulesConfig
 ENGINES = ("auto", "batched", "one-game")
