@@ -232,9 +232,8 @@ def test_resume_alone_takes_the_runs_own_settings_and_checkpoint_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The run: 2 envs against random only, checkpoints every 64 steps, curve every 128, named "k".
-    run = _interrupted_run(
-        tmp_path, monkeypatch, "k", "--opponents", "random", "--n-envs", "2", "--eval-every", "128"
-    )
+    flags = ["--opponents", "random", "--n-envs", "2", "--n-steps", "32", "--eval-every", "128"]
+    run = _interrupted_run(tmp_path, monkeypatch, "k", *flags)
     assert (run / "checkpoints" / "k_64_steps.zip").is_file()
     real_learn = sb3_contrib.MaskablePPO.learn
     seen: list[tuple[int, int]] = []
