@@ -48,24 +48,15 @@ def _load(name: str) -> ModuleType:
 pytestmark = pytest.mark.slow
 
 
-def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    args = [
-        "--name",
-        "t",
-        "--runs-dir",
-        str(tmp_path),
-        "--total-timesteps",
-        "128",
-        "--eval-every",
-        "64",
-        "--checkpoint-every",
-        "64",
-        "--eval-opponents",
-        "random,expert",
-        *TINY,
-    ]
-    train.main(args)
+def _train(tmp_path: Path, name: str, total: int, *flags: str) -> Any:
+    """``train_ppo.py`` on a tiny budget into ``tmp_path/name``; returns what its ``main`` does."""
+    argv = ["--name", name, "--runs-dir", str(tmp_path), "--total-timesteps", str(total), *flags, *TINY]
+    return _load("train_ppo").main(argv)
+
+
+def test_train_ppo_writes_the_run_folder(tmp_path: Path) -> None:
+    every = ["--eval-every", "64", "--checkpoint-every", "64"]
+    _train(tmp_path, "t", 128, *every, "--eval-opponents", "random,expert")
     run = tmp_path / "t"
     for name in (
         "final_model.zip",
@@ -118,22 +109,7 @@ def test_selfplay_gate_refuses_a_weak_learner(tmp_path: Path) -> None:
 
 
 def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    train.main(
-        [
-            "--name",
-            "h",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "64",
-            "--eval-every",
-            "64",
-            "--eval-opponents",
-            "random",
-            *TINY,
-        ]
-    )
+    _train(tmp_path, "h", 64, "--eval-every", "64", "--eval-opponents", "random")
     model = tmp_path / "h" / "final_model.zip"
     result = evaluate([f"ppo:{model}", "expert", "random", "thief"], games=8, seed=0, progress=False)
     assert result.games == 8
@@ -141,28 +117,8 @@ def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
 
 
 def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    train.main(
-        [
-            "--name",
-            "b",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "192",
-            "--eval-every",
-            "64",
-            "--checkpoint-every",
-            "96",
-            "--eval-opponents",
-            "random",
-            "--select-best",
-            "2",
-            "--validation-games",
-            "4",
-            *TINY,
-        ]
-    )
+    every = ["--eval-every", "64", "--checkpoint-every", "96", "--eval-opponents", "random"]
+    _train(tmp_path, "b", 192, *every, "--select-best", "2", "--validation-games", "4")
     run = tmp_path / "b"
     meta = json.loads((run / "evaluation.json").read_text())["meta"]
     table = meta["selected_from"]
@@ -239,26 +195,8 @@ def test_bad_recipe_arguments_fail_before_a_run_folder_is_made(
 
 
 def test_train_ppo_under_the_original_rules(tmp_path: Path) -> None:  # RULES O-*: --rules original
-    train = _load("train_ppo")
-    result = train.main(
-        [
-            "--name",
-            "o",
-            "--runs-dir",
-            str(tmp_path),
-            "--rules",
-            "original",
-            "--total-timesteps",
-            "64",
-            "--eval-every",
-            "64",
-            "--checkpoint-every",
-            "64",
-            "--eval-opponents",
-            "random,expert",
-            *TINY,
-        ]
-    )
+    every = ["--eval-every", "64", "--checkpoint-every", "64"]
+    result = _train(tmp_path, "o", 64, "--rules", "original", *every, "--eval-opponents", "random,expert")
     run = tmp_path / "o"
     assert json.loads((run / "args.json").read_text())["rules"] == "original"
     report = json.loads((run / "evaluation.json").read_text())

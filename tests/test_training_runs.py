@@ -254,12 +254,11 @@ def test_resume_alone_takes_the_runs_own_settings_and_checkpoint_names(
     assert {t for t, _ in _curve(run)} == {128, 256}
 
 
-def _fake_run(tmp_path: Path, **settings: Any) -> Path:
-    """A run folder as a recipe leaves it after its first checkpoint (no training needed)."""
-    train = _load("train_ppo")
+def _fake_run(tmp_path: Path, recipe: str = "train_ppo", **settings: Any) -> Path:
+    """A run folder as ``recipe`` leaves it after its first checkpoint (no training needed)."""
     run = tmp_path / "f"
     (run / "checkpoints").mkdir(parents=True)
-    args = train.Args(name="f", runs_dir=str(tmp_path), **settings)
+    args = _load(recipe).Args(name="f", runs_dir=str(tmp_path), **settings)
     (run / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     _checkpoint(tmp_path).rename(run / "checkpoints" / "curve_64.zip")
     return run
@@ -276,6 +275,27 @@ def test_a_resume_flag_that_contradicts_the_run_is_refused_and_changes_nothing(t
         with pytest.raises(ConfigError, match=match):
             _load("train_ppo").main(["--resume", str(run), *flags])
         assert _digests(run) == before
+
+
+@pytest.mark.parametrize(
+    ("recipe", "flags"),
+    [
+        ("selfplay", ["--gate-every", "7"]),
+        ("selfplay", ["--zoo", "random"]),
+        ("shared_ppo", ["--num-games", "3"]),
+        ("shared_ppo", ["--seed", "5"]),
+    ],
+)
+def test_every_recipe_resumes_with_its_runs_own_settings(
+    tmp_path: Path, recipe: str, flags: list[str]
+) -> None:
+    run = _fake_run(tmp_path, recipe)
+    with pytest.raises(ConfigError, match=f"{flags[0]} .*: the run in .* was made with {flags[0]}"):
+        _load(recipe).main(["--resume", str(run), *flags])
+    cls = _load(recipe).Args
+    args, resume = _load("recipe_args").parse_args(cls, ["--resume", str(run), "--workers", "3"], "")
+    assert resume is not None and resume.overrides == {"workers": (cls().workers, 3)}
+    assert args.workers == 3 and args.name == "f" and args.resume == str(run / "checkpoints" / "curve_64.zip")
 
 
 def test_resume_overrides_are_printed_and_recorded(

@@ -84,6 +84,7 @@ def finish(
     """
     final = run_dir / "final_model.zip"
     save_model(model, final)
+    match: dict[str, Any] = {"workers": args.workers, "num_players": args.num_players, "rules": args.rules}
     k = args.select_best
     if k > 0:
         snapshots = sorted(
@@ -104,10 +105,8 @@ def finish(
             opponents,
             games=args.validation_games,
             seed=args.seed + 2,
-            workers=args.workers,
-            num_players=args.num_players,
-            rules=args.rules,
             log=model.logger.log,
+            **match,
         )
         copy_file(best, final)
         meta = {**meta, "selected_from": table, "selected": str(best)}
@@ -116,14 +115,7 @@ def finish(
         f"{final.name} in {args.final_eval_games} games against each of {len(opponents)} opponents ..."
     )
     scores = score_checkpoint(
-        final,
-        opponents,
-        games=args.final_eval_games,
-        seed=args.seed + 1,
-        workers=args.workers,
-        num_players=args.num_players,
-        desc="final evaluation",
-        rules=args.rules,
+        final, opponents, games=args.final_eval_games, seed=args.seed + 1, desc="final evaluation", **match
     )
     meta = {
         "model": str(final),

@@ -130,19 +130,12 @@ def build_model(args: Any, env: VecEnv, run_dir: Path, resume: Resume | None = N
     learning_rate = (
         LinearSchedule(args.learning_rate, args.learning_rate * frac, 1.0) if frac < 1 else args.learning_rate
     )
+    ppo = {
+        k: getattr(args, k) for k in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef")
+    }
+    net = {"net_arch": [args.net_width, args.net_width]}
     model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        learning_rate=learning_rate,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        ent_coef=args.ent_coef,
-        seed=args.seed,
-        device="cpu",
-        policy_kwargs={"net_arch": [args.net_width, args.net_width]},
+        "MlpPolicy", env, learning_rate=learning_rate, seed=args.seed, device="cpu", policy_kwargs=net, **ppo
     )
     model.set_logger(run_logger(run_dir, 0))
     return model
