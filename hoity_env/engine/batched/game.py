@@ -194,6 +194,32 @@ class BatchedGame:
         """``[B, n, N]`` int8 legal-action masks (never an empty row, C-6)."""
         return self.mask_table[self.mask_rows(state)]  # type: ignore[no-any-return]
 
+    def action_masks(self, state: BatchState, *, location: np.ndarray | None = None) -> np.ndarray:
+        """``[B, n, N]`` int8 masks, location-step masks for finished games and where ``location``
+        (``[B]`` bool) is set: what an env hands out (both rulesets; see :meth:`mask_rows`)."""
+        return self.mask_table[self.mask_rows(state, location=location)]  # type: ignore[no-any-return]
+
+    @staticmethod
+    def fallback_masks(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions, illegal)`` as :meth:`fallback`, from ``[B, n, N]`` masks (both rulesets):
+        each masked-out or out-of-range action becomes the lowest legal action of its mask."""
+        actions = np.asarray(actions)
+        clipped = np.clip(actions, 0, masks.shape[-1] - 1).astype(np.intp)
+        legal = np.take_along_axis(masks, clipped[..., None], axis=-1)[..., 0] == 1
+        illegal = ~legal | (actions != clipped)
+        if not illegal.any():
+            return clipped, illegal
+        return np.where(illegal, masks.argmax(axis=-1), clipped), illegal
+
+    @staticmethod
+    def random_from_masks(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Uniformly random legal actions of ``[..., N]`` masks (both rulesets), from ``rng``."""
+        count = masks.sum(axis=-1, dtype=np.int64)
+        pick = (rng.random(count.shape) * count).astype(np.int64)
+        # The pick-th legal action: the first index whose running count of legal actions exceeds it.
+        running = np.cumsum(masks, axis=-1, dtype=np.int64)
+        return (running <= pick[..., None]).sum(axis=-1)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------- step
     def step(self, state: BatchState, actions: np.ndarray, *, validate: bool = True) -> np.ndarray:
         """Apply one simultaneous step to every game that is not over; returns ``[B]`` "played".
