@@ -19,6 +19,7 @@ from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase
 from hoity_env.engine.batched.original_game import OriginalBatchedGame
 from hoity_env.engine.batched.original_state import OriginalBatchState
 from hoity_env.engine.batched.state import BatchState
+from hoity_env.environment import batched_encode_original_numba
 from hoity_env.environment.observation_original import OriginalObserver
 
 _ACTION = int(Phase.ACTION)
@@ -133,13 +134,21 @@ class OriginalBatchObserver:
         own[:, :, os["can_exhibit"].start] = best
         return src
 
+    def source(self, state: BatchState) -> np.ndarray:
+        """``[B, state_dim]`` float32 global states, by the numba kernel when the engine uses numba."""
+        assert isinstance(state, OriginalBatchState)
+        if self.batched.accelerator != "numba":
+            return self._source(state).astype(np.float32)
+        src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
+        batched_encode_original_numba.encode(self, state, src)
+        return src
+
     def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
         """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b``.
 
         ``reuse`` is accepted for the standard observer's protocol and ignored (always encodes).
         """
-        assert isinstance(state, OriginalBatchState)
-        return self._source(state).astype(np.float32)[:, self._obs_idx]  # type: ignore[no-any-return]
+        return self.source(state)[:, self._obs_idx]  # type: ignore[no-any-return]
 
     def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
         """Observations of ``state`` (the standard observer's protocol: nothing is kept here)."""
@@ -147,8 +156,7 @@ class OriginalBatchObserver:
 
     def global_states(self, state: BatchState) -> np.ndarray:
         """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
-        assert isinstance(state, OriginalBatchState)
-        return self._source(state).astype(np.float32)  # type: ignore[no-any-return]
+        return self.source(state)
 
 
 __all__ = ["OriginalBatchObserver"]

@@ -211,11 +211,14 @@ class BatchedGame:
             return clipped, illegal
         return np.where(illegal, masks.argmax(axis=-1), clipped), illegal
 
-    @staticmethod
-    def random_from_masks(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Uniformly random legal actions of ``[..., N]`` masks (both rulesets), from ``rng``."""
+    def random_from_masks(self, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Uniformly random legal actions of ``[B, n, N]`` masks (both rulesets), from ``rng``:
+        seat ``(b, p)`` plays its ``floor(u * legal count)``-th legal action, ``u`` one draw."""
+        u = rng.random(masks.shape[:-1])
+        if self.accelerator == "numba":
+            return numba_kernels.pick_legal(masks, u)
         count = masks.sum(axis=-1, dtype=np.int64)
-        pick = (rng.random(count.shape) * count).astype(np.int64)
+        pick = (u * count).astype(np.int64)
         # The pick-th legal action: the first index whose running count of legal actions exceeds it.
         running = np.cumsum(masks, axis=-1, dtype=np.int64)
         return (running <= pick[..., None]).sum(axis=-1)  # type: ignore[no-any-return]

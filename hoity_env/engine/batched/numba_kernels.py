@@ -446,6 +446,31 @@ def mask_rows(game: Any, state: BatchState, force: np.ndarray | None) -> np.ndar
     return out
 
 
+@jit  # type: ignore[misc]
+def _pick_legal(masks: Any, u: Any, out: Any) -> None:
+    """``BatchedGame.random_from_masks``: the ``floor(u * count)``-th legal action of each mask."""
+    b, n, size = masks.shape
+    for g in range(b):
+        for p in range(n):
+            count = 0
+            for a in range(size):
+                count += masks[g, p, a]
+            pick = np.int64(u[g, p] * count)
+            for a in range(size):
+                if masks[g, p, a]:
+                    if pick == 0:
+                        out[g, p] = a
+                        break
+                    pick -= 1
+
+
+def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The compiled ``random_from_masks`` given its draws ``u`` (``[B, n]``)."""
+    out = np.zeros(u.shape, dtype=np.int64)
+    _pick_legal(masks, u, out)
+    return out
+
+
 def resolve_rounds(state: BatchState, table: CardTable, games: np.ndarray, actions: np.ndarray) -> None:
     """The compiled action step for games ``games`` (``actions`` is the whole ``[B, n]`` array)."""
     rules = table.rules
@@ -476,6 +501,7 @@ __all__ = [
     "HAVE_NUMBA",
     "jit",
     "mask_rows",
+    "pick_legal",
     "refresh_derived",
     "resolve_accelerator",
     "resolve_rounds",

@@ -107,8 +107,8 @@ def original_masks(
     held = state.held_checks()
     free = state.free_thieves(rules.thieves)
     any_free = free.any(axis=2)
-    lot_open = state.lots >= 0
-    as_location = ((state.phase == _LOCATION) | state.done | force)[:, None]
+    lot_open: np.ndarray = state.lots >= 0
+    as_location = np.asarray((state.phase == _LOCATION) | state.done | force)[:, None]
     masks[:, :, CASTLE] = as_location
     masks[:, :, AUCTION] = as_location & lot_open.any(axis=1)[:, None] & (held.any(axis=2) | any_free)
     acting = ~as_location

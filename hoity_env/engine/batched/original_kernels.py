@@ -117,7 +117,7 @@ def _resolve_original_rounds(
             else:
                 exhibit[p] = a == O_EXHIBIT
                 detective[p] = a == O_DETECTIVE
-                if a == O_THIEF_LOW or a == O_THIEF_HIGH:
+                if O_THIEF_LOW <= a <= O_THIEF_HIGH:
                     number[p] = thieves[p, a - O_THIEF_LOW]
                     thieves_played += 1
                 any_detective |= detective[p]
