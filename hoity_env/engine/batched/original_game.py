@@ -110,7 +110,9 @@ def original_masks(
     lot_open: np.ndarray = state.lots >= 0
     as_location = np.asarray((state.phase == _LOCATION) | state.done | force)[:, None]
     masks[:, :, CASTLE] = as_location
-    masks[:, :, AUCTION] = as_location & lot_open.any(axis=1)[:, None] & (held.any(axis=2) | any_free)
+    masks[:, :, AUCTION] = (
+        as_location & np.asarray(lot_open.any(axis=1))[:, None] & (held.any(axis=2) | any_free)
+    )
     acting = ~as_location
     at_castle = acting & (state.locations == CASTLE)
     at_auction = acting & (state.locations == AUCTION)
