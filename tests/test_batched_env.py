@@ -25,6 +25,7 @@ import pytest
 
 import hoity_env
 from hoity_env.engine import IllegalActionError, RulesConfig
+from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.environment.parallel_env import HoityParallelEnv
@@ -56,9 +57,10 @@ def play_side_by_side(
 ) -> int:
     """Step a batched env and ``num_envs`` parallel envs with the same actions until ``games`` games end.
 
-    Compares every output at every step; returns the number of games that ended.
+    Compares every output at every step; returns the number of games that ended.  ``tie_break``
+    ``"original"`` plays the original ruleset (where the tie rule does not apply).
     """
-    rules = RulesConfig().replace(tie_break=tie_break)
+    rules = ORIGINAL if tie_break == "original" else RulesConfig().replace(tie_break=tie_break)
     kwargs: dict[str, Any] = dict(
         num_players=num_players,
         rules=rules,
@@ -170,6 +172,51 @@ def test_batched_env_matches_parallel_envs(
         p_illegal=0.1,
     )
     assert ended >= games
+
+
+_ORIGINAL_CONFIGS = [
+    (2, "original", "win_loss", "fallback", None, 12, 24),
+    (3, "original", "rank", "penalize", 30, 12, 24),
+    (4, "original", "progress", "fallback", None, 12, 24),
+    (5, "original", "win_loss", "penalize", None, 10, 20),
+    (6, "original", "rank", "fallback", 45, 10, 20),
+]
+
+
+@IGNORE_FALLBACK_WARNING
+@pytest.mark.parametrize(
+    ("num_players", "tie_break", "reward", "illegal_action", "max_cycles", "num_envs", "games"),
+    _ORIGINAL_CONFIGS,
+    ids=[f"{c[0]}p-{c[2]}-{c[3]}-cycles{c[4]}" for c in _ORIGINAL_CONFIGS],
+)
+def test_batched_env_matches_parallel_envs_under_original_rules(
+    num_players: int,
+    tie_break: str,
+    reward: str,
+    illegal_action: str,
+    max_cycles: int | None,
+    num_envs: int,
+    games: int,
+) -> None:  # O-1 … O-9, C-5, docs/design.md §2
+    ended = play_side_by_side(
+        num_players,
+        tie_break,
+        reward,
+        illegal_action,
+        max_cycles,
+        num_envs=num_envs,
+        games=games,
+        seed=77 * num_players,
+        p_illegal=0.1,
+    )
+    assert ended >= games
+
+
+def test_raise_mode_matches_parallel_envs_on_legal_play_under_original_rules() -> None:  # O-*
+    ended = play_side_by_side(
+        4, "original", "win_loss", "raise", None, num_envs=8, games=16, seed=3, p_illegal=0.0
+    )
+    assert ended >= 16
 
 
 @pytest.mark.parametrize("reward", ["win_loss", "rank", "progress"])

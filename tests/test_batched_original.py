@@ -12,6 +12,8 @@ exactly the rules of :class:`~hoity_env.engine.game.Game`.  The tests here:
   action (the ``fallback`` and ``penalize`` modes);
 * (tests/test_batched_original_replay.py) replay the hand-made positions of the O-rule
   tests on the batched engine;
+* compare every seat's observation and the global state with the one-game encoder
+  (:class:`OriginalBatchObserver` against :class:`OriginalObserver`, numpy and numba);
 * check that numpy and numba batches stay bit-identical, that ``from_states`` round-trips,
   and that game ``k``'s deal does not depend on the batch.
 
@@ -32,6 +34,8 @@ from hoity_env.engine.batched.original_state import OriginalBatchState
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.engine.original.state import OriginalState
+from hoity_env.environment.batched_observation_original import OriginalBatchObserver
+from hoity_env.environment.observation_original import OriginalObserver
 
 ACCELERATORS = ["numpy", "numba"]
 GAMES_PER_CONFIG = 200
@@ -204,3 +208,29 @@ def test_original_batches_have_no_mask_table() -> None:
     batched = BatchedGame("original", 3)
     with pytest.raises(ConfigError, match="action_masks"):
         batched.mask_rows(batched.deal([0]))
+
+
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_observations_match_the_one_game_encoder(num_players: int, accelerator: str) -> None:  # C-5
+    """Every seat's observation and the global state of every game at every step, bit for bit."""
+    game = Game("original", num_players)
+    batched = BatchedGame("original", num_players, accelerator=accelerator)
+    scalar, observer = OriginalObserver(game), OriginalBatchObserver(batched)  # type: ignore[arg-type]
+    assert observer.obs_layout() == scalar.obs_layout() and observer.state_layout() == scalar.state_layout()
+    rng = np.random.default_rng(num_players)
+    states = [game.new_state(s) for s in range(6)]
+    batch = batched.deal(range(6))
+    while True:
+        obs, glob = observer.observations(batch), observer.global_states(batch)
+        assert obs.dtype == glob.dtype == np.float32
+        for k, s in enumerate(states):  # finished games too: their final observations
+            assert np.array_equal(scalar.observations(s), obs[k]), f"observations differ: game {k}"
+            assert np.array_equal(scalar.global_state(s), glob[k]), f"global states differ: game {k}"
+        if all(s.done for s in states):
+            break
+        actions = batched.random_from_masks(batched.legal_masks(batch), rng)
+        for k, s in enumerate(states):
+            if not s.done:
+                game.step(s, actions[k].tolist())
+        batched.step(batch, actions)
