@@ -49,8 +49,7 @@ from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
-from hoity_env.environment.batched_observation import BatchObserver
-from hoity_env.environment.batched_observation_original import OriginalBatchObserver
+from hoity_env.environment.batched_observation import make_batch_observer
 from hoity_env.environment.parallel_env import ILLEGAL_ACTION_MODES
 from hoity_env.environment.rewards import (
     REWARD_MODES,
@@ -103,9 +102,7 @@ class BatchedHoityEnv:
         self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
         self._table = self.batched.rules.ruleset == "standard"
         """Masks are rows of the engine's mask table (standard); else whole masks are kept (original)."""
-        self.observer: Any = (
-            BatchObserver(self.batched) if self._table else OriginalBatchObserver(self.batched)  # type: ignore[arg-type]
-        )
+        self.observer: Any = make_batch_observer(self.batched)
         self.num_envs = num_envs
         self.num_players = self.batched.num_players
         self.rules = self.batched.rules

@@ -12,6 +12,8 @@ bit for bit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from hoity_env.engine.actions import BID0, EXHIBIT, Phase
@@ -171,4 +173,14 @@ class BatchObserver:
         return self.source(state).copy()  # type: ignore[no-any-return]
 
 
-__all__ = ["BatchObserver"]
+def make_batch_observer(batched: BatchedGame) -> Any:
+    """The batch observer of ``batched``'s ruleset: :class:`BatchObserver` (standard) or
+    :class:`~hoity_env.environment.batched_observation_original.OriginalBatchObserver`."""
+    if batched.rules.ruleset == "original":
+        from hoity_env.environment.batched_observation_original import OriginalBatchObserver
+
+        return OriginalBatchObserver(batched)  # type: ignore[arg-type]
+    return BatchObserver(batched)
+
+
+__all__ = ["BatchObserver", "make_batch_observer"]
