@@ -104,9 +104,7 @@ def test_vector_envs_accept_original_rules() -> None:
     rng = np.random.default_rng(0)
     for _ in range(40):
         masks = vec.action_masks()
-        obs, _, _, _, infos = vec.step(
-            np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        )
+        obs, _, _, _, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         assert obs.shape == (3, dim) and not infos["illegal_action"].any()
     for sb3 in (
         HoityVsBotsSB3VecEnv(num_envs=2, num_players=3, rules="original", opponents="random"),

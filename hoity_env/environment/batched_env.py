@@ -102,7 +102,7 @@ class BatchedHoityEnv:
         self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
         self._table = self.batched.rules.ruleset == "standard"
         """Masks are rows of the engine's mask table (standard); else whole masks are kept (original)."""
-        self.observer: Any = make_batch_observer(self.batched)
+        self.observer = make_batch_observer(self.batched)
         self.num_envs = num_envs
         self.num_players = self.batched.num_players
         self.rules = self.batched.rules
@@ -120,7 +120,7 @@ class BatchedHoityEnv:
         self._rngs: list[np.random.Generator] = []
         self._cycles = np.zeros(num_envs, dtype=np.int64)
         self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
-        self._masks = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
+        self._masks: np.ndarray = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
         self._warned_illegal = False
 
     # ---------------------------------------------------------------- layout
@@ -268,7 +268,7 @@ class BatchedHoityEnv:
     def _current_masks(self) -> np.ndarray:
         """``[B, n, A]`` masks of the current step (a fresh array)."""
         if not self._table:
-            return self._masks.copy()
+            return self._masks.copy()  # type: ignore[no-any-return]
         return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
 
     # --------------------------------------------------------------- extras

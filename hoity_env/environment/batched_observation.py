@@ -12,7 +12,7 @@ bit for bit.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.environment import batched_encode_numba
 from hoity_env.environment.observation import G_DIM, O_DIM, P_DIM, P_SL, StandardObserver
+
+if TYPE_CHECKING:
+    from hoity_env.environment.batched_observation_original import OriginalBatchObserver
 
 _ACTION = int(Phase.ACTION)
 _SEAT = P_DIM + O_DIM
@@ -173,7 +176,7 @@ class BatchObserver:
         return self.source(state).copy()  # type: ignore[no-any-return]
 
 
-def make_batch_observer(batched: BatchedGame) -> Any:
+def make_batch_observer(batched: BatchedGame) -> BatchObserver | OriginalBatchObserver:
     """The batch observer of ``batched``'s ruleset: :class:`BatchObserver` (standard) or
     :class:`~hoity_env.environment.batched_observation_original.OriginalBatchObserver`."""
     if batched.rules.ruleset == "original":

@@ -19,8 +19,9 @@ actions and compares every game's state at every step.
 * **No events.** The batched engine records outcomes in the state only; the
   one-game engine is the one to use for event logs, replays and text.
 
-The ``original`` ruleset is not batched yet: asking for it raises
-:class:`ConfigError`.
+``BatchedGame(rules="original")`` builds the original ruleset's twin,
+:class:`~hoity_env.engine.batched.original_game.OriginalBatchedGame` (same interface);
+a ruleset without a batched engine raises :class:`ConfigError`.
 """
 
 from __future__ import annotations
