@@ -140,6 +140,15 @@ _CONFIGS = [
 ]
 
 
+_ORIGINAL_CONFIGS = [  # the original ruleset (tie rules do not apply): 112 games more
+    (2, "original", "win_loss", "fallback", None, 12, 24),
+    (3, "original", "rank", "penalize", 30, 12, 24),
+    (4, "original", "progress", "fallback", None, 12, 24),
+    (5, "original", "win_loss", "penalize", None, 10, 20),
+    (6, "original", "rank", "fallback", 45, 10, 20),
+]
+
+
 def test_side_by_side_game_count_is_what_the_suite_counts_on() -> None:
     """Guards the count above (the suite's >= 2,000 differential games, issue 8 item 7)."""
     assert sum(c[-1] for c in _CONFIGS) == 1150
@@ -148,8 +157,8 @@ def test_side_by_side_game_count_is_what_the_suite_counts_on() -> None:
 @IGNORE_FALLBACK_WARNING
 @pytest.mark.parametrize(
     ("num_players", "tie_break", "reward", "illegal_action", "max_cycles", "num_envs", "games"),
-    _CONFIGS,
-    ids=[f"{c[0]}p-{c[1]}-{c[2]}-{c[3]}-cycles{c[4]}" for c in _CONFIGS],
+    _CONFIGS + _ORIGINAL_CONFIGS,
+    ids=[f"{c[0]}p-{c[1]}-{c[2]}-{c[3]}-cycles{c[4]}" for c in _CONFIGS + _ORIGINAL_CONFIGS],
 )
 def test_batched_env_matches_parallel_envs(
     num_players: int,
@@ -169,44 +178,6 @@ def test_batched_env_matches_parallel_envs(
         num_envs=num_envs,
         games=games,
         seed=1000 * num_players + len(reward),
-        p_illegal=0.1,
-    )
-    assert ended >= games
-
-
-_ORIGINAL_CONFIGS = [
-    (2, "original", "win_loss", "fallback", None, 12, 24),
-    (3, "original", "rank", "penalize", 30, 12, 24),
-    (4, "original", "progress", "fallback", None, 12, 24),
-    (5, "original", "win_loss", "penalize", None, 10, 20),
-    (6, "original", "rank", "fallback", 45, 10, 20),
-]
-
-
-@IGNORE_FALLBACK_WARNING
-@pytest.mark.parametrize(
-    ("num_players", "tie_break", "reward", "illegal_action", "max_cycles", "num_envs", "games"),
-    _ORIGINAL_CONFIGS,
-    ids=[f"{c[0]}p-{c[2]}-{c[3]}-cycles{c[4]}" for c in _ORIGINAL_CONFIGS],
-)
-def test_batched_env_matches_parallel_envs_under_original_rules(
-    num_players: int,
-    tie_break: str,
-    reward: str,
-    illegal_action: str,
-    max_cycles: int | None,
-    num_envs: int,
-    games: int,
-) -> None:  # O-1 … O-9, C-5, docs/design.md §2
-    ended = play_side_by_side(
-        num_players,
-        tie_break,
-        reward,
-        illegal_action,
-        max_cycles,
-        num_envs=num_envs,
-        games=games,
-        seed=77 * num_players,
         p_illegal=0.1,
     )
     assert ended >= games

@@ -117,6 +117,24 @@ def _oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: 
 
 
 @jit  # type: ignore[misc]
+def _card_preference(
+    counts: Any, oldest: Any, card: int, year: Any, series: Any, min_size: int, span: int, newest: int,
+    trial: Any, trial_old: Any,
+) -> int:  # fmt: skip
+    """How much a thief whose hand is summarised by ``counts``/``oldest`` wants ``card`` (S-6.2,
+    O-6.2): its best exhibition's packed key with the card added, then the older card; one entry
+    of ``card_preferences``.  ``trial``/``trial_old`` are scratch arrays of the series' length."""
+    for s in range(counts.shape[0]):
+        trial[s] = counts[s]
+        trial_old[s] = oldest[s]
+    s = series[card]
+    trial[s] += 1
+    trial_old[s] = min(trial_old[s], year[card])
+    size, old, _, _ = _best_run(trial, trial_old, min_size)
+    return _key(size, old, span, newest) * span + (newest - year[card])  # type: ignore[no-any-return]
+
+
+@jit  # type: ignore[misc]
 def _refresh_best_one(
     gi: int, p: int, owner: Any, counts: Any, best_count: Any, best_oldest: Any, best_lo: Any,
     best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
@@ -305,14 +323,9 @@ def _resolve_rounds(
                 for c in range(deck_size):
                     if not displayed[c]:
                         continue
-                    for s in range(num_series):
-                        trial[s] = counts[gi, p, s]
-                        trial_old[s] = oldest[s]
-                    s = series[c]
-                    trial[s] += 1
-                    trial_old[s] = min(trial_old[s], year[c])
-                    size, old, _, _ = _best_run(trial, trial_old, min_size)
-                    preference[p, c] = _key(size, old, span, newest) * span + (newest - year[c])
+                    preference[p, c] = _card_preference(
+                        counts[gi, p], oldest, c, year, series, min_size, span, newest, trial, trial_old
+                    )
             for p in range(n):
                 shown_count[p] = best_count[gi, p] if exhibit[p] else 0
                 shown_oldest[p] = best_oldest[gi, p]

@@ -31,7 +31,13 @@ from hoity_env.engine.actions import (
     Phase,
 )
 from hoity_env.engine.batched.exhibitions import CardTable
-from hoity_env.engine.batched.numba_kernels import _best_run, _key, _oldest_of, _refresh_best_one, jit
+from hoity_env.engine.batched.numba_kernels import (
+    _card_preference,
+    _key,
+    _oldest_of,
+    _refresh_best_one,
+    jit,
+)
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
 
 _LOCATION = int(Phase.LOCATION)
@@ -198,14 +204,9 @@ def _resolve_original_rounds(
                 for c in range(deck_size):
                     if not displayed[c] or owner[gi, c] != victim:
                         continue
-                    for s in range(num_series):
-                        trial[s] = counts[gi, taker, s]
-                        trial_old[s] = oldest[s]
-                    s = series[c]
-                    trial[s] += 1
-                    trial_old[s] = min(trial_old[s], year[c])
-                    size, old, _, _ = _best_run(trial, trial_old, min_size)
-                    pref = _key(size, old, span, newest) * span + (newest - year[c])
+                    pref = _card_preference(
+                        counts[gi, taker], oldest, c, year, series, min_size, span, newest, trial, trial_old
+                    )
                     if pref > card_pref:
                         card_pref, card = pref, c
                 if card < 0:  # this display is empty
