@@ -127,13 +127,7 @@ def _thefts(
         owner = state.owner[g]
         candidates = displayed[sub] & (owner == victim[:, None])
         card = np.where(candidates, preference[sub, taker], -1).argmax(axis=1)
-        state.owner[g, card] = taker
-        state.public[g, card] = True
-        series = table.series[card]
-        state.counts[g, victim, series] -= 1
-        state.public_counts[g, victim, series] -= 1  # every displayed card is public
-        state.counts[g, taker, series] += 1
-        state.public_counts[g, taker, series] += 1
+        steal_displayed(state, table, g, victim, taker, card)
         displayed[sub, card] = False
         candidates[np.arange(len(sub)), card] = False
         shown_count[sub, victim] -= 1
@@ -141,6 +135,21 @@ def _thefts(
         changed[sub, victim] = True
         changed[sub, taker] = True
     return changed
+
+
+def steal_displayed(
+    state: BatchState, table: CardTable, games: np.ndarray, victim: np.ndarray, taker: np.ndarray,
+    card: np.ndarray,
+) -> None:  # fmt: skip
+    """One theft per game of ``games`` (both rulesets): ``card`` (on display, so public) passes
+    from ``victim``'s hand to ``taker``'s, the per-series counts following."""
+    state.owner[games, card] = taker
+    state.public[games, card] = True
+    series = table.series[card]
+    state.counts[games, victim, series] -= 1
+    state.public_counts[games, victim, series] -= 1  # every displayed card is public
+    state.counts[games, taker, series] += 1
+    state.public_counts[games, taker, series] += 1
 
 
 def card_preferences(
@@ -176,4 +185,4 @@ def card_preferences(
     return out
 
 
-__all__ = ["card_preferences", "resolve_castles", "show_exhibitions"]
+__all__ = ["card_preferences", "resolve_castles", "show_exhibitions", "steal_displayed"]

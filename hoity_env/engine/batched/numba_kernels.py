@@ -117,6 +117,21 @@ def _oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: 
 
 
 @jit  # type: ignore[misc]
+def _steal(
+    gi: int, card: int, victim: int, taker: int, owner: Any, public: Any, counts: Any, public_counts: Any,
+    series: Any,
+) -> None:  # fmt: skip
+    """``steal_displayed`` for one game: the displayed ``card`` passes from ``victim`` to ``taker``."""
+    s = series[card]
+    owner[gi, card] = taker
+    public[gi, card] = True
+    counts[gi, victim, s] -= 1
+    public_counts[gi, victim, s] -= 1
+    counts[gi, taker, s] += 1
+    public_counts[gi, taker, s] += 1
+
+
+@jit  # type: ignore[misc]
 def _card_preference(
     counts: Any, oldest: Any, card: int, year: Any, series: Any, min_size: int, span: int, newest: int,
     trial: Any, trial_old: Any,
@@ -360,13 +375,7 @@ def _resolve_rounds(
                 for c in range(deck_size):
                     if displayed[c] and owner[gi, c] == victim and preference[taker, c] > card_pref:
                         card_pref, card = preference[taker, c], c
-                s = series[card]
-                owner[gi, card] = taker
-                public[gi, card] = True
-                counts[gi, victim, s] -= 1
-                public_counts[gi, victim, s] -= 1
-                counts[gi, taker, s] += 1
-                public_counts[gi, taker, s] += 1
+                _steal(gi, card, victim, taker, owner, public, counts, public_counts, series)
                 displayed[card] = False
                 shown_count[victim] -= 1
                 left_oldest = _NO_YEAR

@@ -36,6 +36,7 @@ from hoity_env.engine.batched.numba_kernels import (
     _key,
     _oldest_of,
     _refresh_best_one,
+    _steal,
     jit,
 )
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
@@ -211,13 +212,7 @@ def _resolve_original_rounds(
                         card_pref, card = pref, c
                 if card < 0:  # this display is empty
                     continue
-                s = series[card]
-                owner[gi, card] = taker
-                public[gi, card] = True
-                counts[gi, victim, s] -= 1
-                public_counts[gi, victim, s] -= 1
-                counts[gi, taker, s] += 1
-                public_counts[gi, taker, s] += 1
+                _steal(gi, card, victim, taker, owner, public, counts, public_counts, series)
                 displayed[card] = False
                 changed[victim] = True
                 changed[taker] = True

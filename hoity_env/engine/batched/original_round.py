@@ -23,7 +23,7 @@ from hoity_env.engine.actions import (
     O_THIEF_HIGH,
     O_THIEF_LOW,
 )
-from hoity_env.engine.batched.castle import card_preferences, show_exhibitions
+from hoity_env.engine.batched.castle import card_preferences, show_exhibitions, steal_displayed
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
 from hoity_env.engine.batched.shared_steps import next_rounds
@@ -180,13 +180,7 @@ def _steal(
     mine = candidates[acting]
     preference = card_preferences(state, table, gs, one, mine)[k, taker]
     card = np.where(mine, preference, -1).argmax(axis=1)
-    state.owner[gs, card] = taker
-    state.public[gs, card] = True
-    series = table.series[card]
-    state.counts[gs, victim, series] -= 1
-    state.public_counts[gs, victim, series] -= 1  # every displayed card is public
-    state.counts[gs, taker, series] += 1
-    state.public_counts[gs, taker, series] += 1
+    steal_displayed(state, table, gs, victim, taker, card)
     displayed[acting, card] = False
     changed[acting, victim] = True
     changed[acting, taker] = True
