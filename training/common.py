@@ -34,7 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import SPEC_FORMS
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.evaluation import AgentStats, evaluate_tables
 from hoity_env.evaluation.harness import rules_batchable
@@ -51,7 +51,7 @@ A = TypeVar("A")
 VEC_ENVS = ("batched", "subproc", "dummy")
 
 _SPEC_SYNTAX = (
-    f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for {','.join(ZOO)}"
+    f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.join(ZOO)}"
 )
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",

@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import SPEC_FORMS
 from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import exploit_cli, ladder_cli
@@ -129,7 +129,7 @@ def build_parser(command: str) -> argparse.ArgumentParser:
         return exploit_cli.build_parser(PROG, _specs, _positive, _seed)
     if command == "ladder":
         return ladder_cli.build_parser(PROG, _specs, _positive, _seed)
-    agents = f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
+    agents = f"agents: {SPEC_FORMS}"
     if command == "evaluate":
         p = argparse.ArgumentParser(
             prog=PROG,

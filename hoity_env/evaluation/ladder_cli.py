@@ -19,7 +19,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import AGENT_NAMES, SPEC_FORMS
 from hoity_env.evaluation.exploit_cli import add_best_response_args, torch_on_one_thread
 from hoity_env.evaluation.ladder import LadderResult, ladder
 
@@ -48,7 +48,7 @@ def build_parser(
         type=specs,
         default=list(AGENT_NAMES),
         help=f"distinct agent specs, comma-separated: NAME, ppo:PATH or ppo-sample:PATH "
-        f"(default: every built-in agent, {','.join(AGENT_NAMES)})",
+        f"(default: the scripted zoo, {','.join(AGENT_NAMES)}; agents: {SPEC_FORMS})",
     )
     p.add_argument(
         "--budget",
