@@ -107,7 +107,9 @@ def test_sampling_named_agent_matches_ppo_sample(model: str, rows: tuple[np.ndar
     assert masks[np.arange(len(actions)), actions].all()
     assert (actions != make(f"{model}-greedy").act_batch(obs, masks)).any()  # it does sample
     sampled.reset(11)  # one uniform per row: row by row gives the batch's actions
-    np.testing.assert_array_equal([sampled.act(o, m) for o, m in zip(obs[:200], masks[:200])], actions[:200])
+    np.testing.assert_array_equal(
+        [sampled.act(o, m) for o, m in zip(obs[:200], masks[:200], strict=True)], actions[:200]
+    )
 
 
 def test_named_agents_refuse_another_table() -> None:
@@ -115,7 +117,7 @@ def test_named_agents_refuse_another_table() -> None:
         make("champion", num_players=3)
     with pytest.raises(ConfigError, match="56 actions"):
         make("reference-greedy", num_players=4, num_actions=40)
-    with pytest.raises(ConfigError, match="unknown agent 'champ'.*champion-greedy"):
+    with pytest.raises(ConfigError, match=r"unknown agent 'champ'.*champion-greedy"):
         make("champ")
 
 
@@ -192,7 +194,7 @@ def test_malformed_policies_are_refused(tmp_path: Path, change: dict[str, object
 
 def test_unreadable_files_are_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    with pytest.raises(ConfigError, match="junk.npz is not an MLP policy"):
+    with pytest.raises(ConfigError, match=r"junk\.npz is not an MLP policy"):
         load_policy(tmp_path / "junk.npz")
     np.savez(tmp_path / "nometa.npz", w0=np.zeros((2, 2)))
     with pytest.raises(ConfigError, match="no readable metadata"):
@@ -207,8 +209,10 @@ def test_export_cli_writes_a_checkpoint(tmp_path: Path, capsys: pytest.CaptureFi
     exported = load_policy(tmp_path / "tiny.npz")
     assert exported.metadata["name"] == "tiny" and exported.metadata["hidden"] == [8]
     assert exported.metadata["source"]["checkpoint"] == "tiny.zip"  # never the machine's absolute path
-    obs, masks = collect_rows(4, 300, seed=1)
+    obs, _ = collect_rows(4, 300, seed=1)
     torch_agent = PolicyAgent(ckpt)
-    np.testing.assert_allclose(exported.logits(obs), _torch_logits(torch_agent, obs, torch.float32), atol=1e-5)
+    np.testing.assert_allclose(
+        exported.logits(obs), _torch_logits(torch_agent, obs, torch.float32), atol=1e-5
+    )
     with pytest.raises(SystemExit):
         main(["--shipped", str(ckpt)])

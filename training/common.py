@@ -50,9 +50,7 @@ A = TypeVar("A")
 
 VEC_ENVS = ("batched", "subproc", "dummy")
 
-_SPEC_SYNTAX = (
-    f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.join(ZOO)}"
-)
+_SPEC_SYNTAX = f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.join(ZOO)}"
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",

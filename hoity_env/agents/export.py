@@ -111,11 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(
         prog="python -m hoity_env.agents.export",
-        description="Export a MaskablePPO checkpoint's policy to numpy weights (.npz) that play without torch.",
+        description="Export a MaskablePPO checkpoint's policy to numpy weights (.npz), which play "
+        "without torch.",
     )
     p.add_argument("checkpoint", nargs="?", type=Path, help="the MaskablePPO .zip to export")
     p.add_argument("out", nargs="?", type=Path, help="the .npz to write (replaced atomically)")
-    p.add_argument("--name", default=None, help="the policy's name in the metadata (default: the file's stem)")
+    p.add_argument(
+        "--name", default=None, help="the policy's name in the metadata (default: the file's stem)"
+    )
     p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
     p.add_argument(
         "--shipped",

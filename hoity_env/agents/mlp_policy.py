@@ -73,7 +73,10 @@ class MlpPolicy:
     def __post_init__(self) -> None:
         _check(self)
         # float64 copies for the forward pass: the logits then carry float32 weights' values exactly.
-        layers = tuple((w.astype(np.float64), b.astype(np.float64)) for w, b in zip(self.weights, self.biases))
+        layers = tuple(
+            (w.astype(np.float64), b.astype(np.float64))
+            for w, b in zip(self.weights, self.biases, strict=True)
+        )
         object.__setattr__(self, "_layers", layers)
 
     @property
@@ -116,24 +119,32 @@ def _check(policy: MlpPolicy) -> None:
     if meta["format"] != FORMAT:
         raise ConfigError(f"{where}: format {meta['format']!r} is not {FORMAT!r}")
     if meta["activation"] not in ACTIVATIONS:
-        raise ConfigError(f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}")
+        raise ConfigError(
+            f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}"
+        )
     if not policy.weights or len(policy.weights) != len(policy.biases):
         raise ConfigError(f"{where}: needs as many biases as weights, at least one layer")
     width = int(meta["obs_dim"])
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
+    for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
-            raise ConfigError(f"{where}: layer {i} has shapes {w.shape} and {b.shape}, expected (out, {width})")
+            raise ConfigError(
+                f"{where}: layer {i} has shapes {w.shape} and {b.shape}, expected (out, {width})"
+            )
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             raise ConfigError(f"{where}: layer {i} holds non-finite weights")
         width = w.shape[0]
     if width != int(meta["num_actions"]):
-        raise ConfigError(f"{where}: the action head has {width} outputs, metadata says {meta['num_actions']}")
+        raise ConfigError(
+            f"{where}: the action head has {width} outputs, metadata says {meta['num_actions']}"
+        )
     try:
         players = num_players_of(np.zeros(policy.obs_dim))
     except ValueError:
         players = None
     if players != int(meta["num_players"]):
-        raise ConfigError(f"{where}: obs_dim {policy.obs_dim} is not a {meta['num_players']}-player observation")
+        raise ConfigError(
+            f"{where}: obs_dim {policy.obs_dim} is not a {meta['num_players']}-player observation"
+        )
 
 
 def save_policy(
@@ -148,7 +159,7 @@ def save_policy(
         where=str(path),
     )
     arrays: dict[str, np.ndarray] = {"metadata": np.array(json.dumps(policy.metadata, sort_keys=True))}
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
+    for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
         arrays[f"w{i}"], arrays[f"b{i}"] = w, b
 
     def write(fh: IO[bytes]) -> None:

@@ -68,7 +68,7 @@ class NumpyPolicyAgent(DistributionAgent):
         return renormalized(masked_softmax(self.policy.logits(observations), masks), masks)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def named_policy(model: str) -> MlpPolicy:
     """The shipped policy ``model`` (a key of :data:`MODELS`), read once per process."""
     if model not in MODELS:
