@@ -216,3 +216,18 @@ def test_export_cli_writes_a_checkpoint(tmp_path: Path, capsys: pytest.CaptureFi
     )
     with pytest.raises(SystemExit):
         main(["--shipped", str(ckpt)])
+
+
+def test_named_agents_in_a_training_pool() -> None:
+    # The recipes' --opponents / --zoo pools reach make() through the vec envs' opponent_pool.
+    from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
+
+    vec = HoityVsBotsSB3VecEnv(num_envs=4, opponent_pool=["champion", "reference-greedy", "expert"])
+    vec.seed(0)
+    obs = vec.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        masks = vec.action_masks()
+        vec.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, rewards, *_ = vec.step_wait()
+    assert obs.shape == (4, 117) and np.isfinite(rewards).all()
