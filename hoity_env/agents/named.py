@@ -4,8 +4,9 @@
 ``docs/reference/champion/``), ``reference`` the reference PPO run
 (``training/train_ppo.py``, ``docs/reference/``).  Both are four-player policies of
 the standard rules, exported from their ``MaskablePPO`` checkpoints to plain numpy
-weights (:mod:`hoity_env.agents.mlp_policy`, about 160 KB each) under
-``hoity_env/agents/models/``.
+weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
+(package data; ``tests/test_named_agents.py`` keeps them equal to a fresh export of
+those checkpoints and under 3 MB together).
 
 Plain names sample the policy, as we recommend for playing against them (a
 greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
