@@ -53,6 +53,27 @@ def test_import_hoity_env_still_registers_the_ids(code: str) -> None:
     assert out.stdout.strip() == "hoity/HoityToityVsBots-v0"
 
 
+def test_gymnasium_makes_the_id_that_names_the_module_without_importing_hoity_env() -> None:
+    # Gymnasium >= 1.0 loads no plugin entry points: "module:id" is how a tool that takes only an
+    # id (SB3's make_vec_env) reaches an env whose package nobody imported. Registering again
+    # afterwards (the import, then register_envs) must neither warn (-W error) nor fail.
+    code = (
+        "import sys, gymnasium\n"
+        "g = gymnasium.make('hoity_env:hoity/HoityToityVsBots-v0')\n"
+        "import hoity_env, hoity_env.registration\n"
+        "hoity_env.registration.register_envs()\n"
+        "h = gymnasium.make('hoity/HoityToityVsBots-v0')\n"
+        "from stable_baselines3.common.env_util import make_vec_env\n"
+        "v = make_vec_env('hoity_env:hoity/HoityToityVsBots-v0', n_envs=2)\n"
+        "print(g.spec.id, h.spec.id, v.reset().shape)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["hoity/HoityToityVsBots-v0", "hoity/HoityToityVsBots-v0", "(2,", "117)"]
+
+
 def test_unknown_package_attributes_still_raise() -> None:
     import hoity_env
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the recipes' modules
 from arg_checks import VEC_ENVS, ZOO, specs
 from run_folder import Resume, resume_settings
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import SPEC_FORMS
 from hoity_env.environment.rewards import REWARD_MODES
 
 A = TypeVar("A")
@@ -58,9 +58,7 @@ class RecipeArgs:
     runs_dir: str = "runs"
 
 
-_SPEC_SYNTAX = (
-    f"comma-separated agent specs ({', '.join(AGENT_NAMES)}, ppo:PATH), or 'zoo' for {','.join(ZOO)}"
-)
+_SPEC_SYNTAX = f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.join(ZOO)}"
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",

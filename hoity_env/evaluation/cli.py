@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES
+from hoity_env.agents import SPEC_FORMS
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, positive, specs
 from hoity_env.engine.config import PRESETS
 from hoity_env.evaluation.harness import evaluate
@@ -33,8 +33,8 @@ __all__ = ["AGENTS_HELP", "COMMANDS", "add_match_args", "build_parser", "match_s
 
 COMMANDS = ("evaluate", "tournament", "h2h")
 AGENTS_HELP = (
-    f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH (MaskablePPO checkpoints), "
-    f"rllib:PATH (a saved RLlib module). {CHECKPOINT_WARNING}"
+    f"agents: {SPEC_FORMS} (ppo: and ppo-sample: MaskablePPO checkpoints, rllib: a saved RLlib "
+    f"module). {CHECKPOINT_WARNING}"
 )
 """What every command that takes agent specs says about them."""
 SPECS_HELP = "NAME, ppo:PATH, ppo-sample:PATH or rllib:PATH (checkpoints are pickles: only trusted files)"

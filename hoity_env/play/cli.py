@@ -4,8 +4,9 @@ Usage::
 
     hoity-play --opponents expert,thief,random --seat 0 --seed 7 --save game.jsonl
 
-``--opponents`` takes one agent spec per other seat (scripted names or
-``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as ``hoity-eval`` reads them), so
+``--opponents`` takes one agent spec per other seat (scripted names, the shipped
+``champion`` / ``reference``, or ``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as
+``hoity-eval`` reads them), so
 2-6 players.  The game is saved as a replay with ``--save`` when it ends or when
 you quit (``q``, Ctrl-D or Ctrl-C); ``hoity-replay FILE`` checks and shows it.
 """
@@ -17,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES, make
+from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, parse, specs
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
@@ -34,8 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Play Hoity Toity in the terminal against agents (you see only what your seat may know).",
-        epilog=f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH, rllib:PATH. "
-        f"{CHECKPOINT_WARNING}.",
+        epilog=f"agents: {SPEC_FORMS}. {CHECKPOINT_WARNING}.",
     )
     p.add_argument(
         "--opponents",

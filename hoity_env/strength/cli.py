@@ -84,7 +84,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             type=specs,
             default=list(AGENT_NAMES),
             help=f"distinct agent specs, comma-separated: {SPECS_HELP} "
-            f"(default: every built-in agent, {','.join(AGENT_NAMES)})",
+            f"(default: the scripted zoo, {','.join(AGENT_NAMES)})",
         )
         p.add_argument(
             "--exploit-games",
