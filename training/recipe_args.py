@@ -33,7 +33,7 @@ class RecipeArgs:
 
     name: str = "run"
     num_players: int = 4
-    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
+    rules: str = "standard"  # "original": the published 1990 rules (docs/rulesets.md)
     reward: str = "progress"  # win_loss plus track-progress shaping (see the README)
     total_timesteps: int = 500_000
     time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
@@ -62,7 +62,7 @@ _SPEC_SYNTAX = f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.j
 FLAG_HELP = {
     "name": "run name: writes to RUNS_DIR/NAME (NAME_2, ... when taken)",
     "num_players": "players per game, 2-6",
-    "rules": "rules preset: standard | original (original: one-game envs, --vec-env batched becomes dummy)",
+    "rules": "rules preset: standard | original (both play on the batched engine)",
     "opponents": f"training opponents drawn per seat each episode: {_SPEC_SYNTAX}; repeat one to weight it",
     "zoo": f"scripted members of the league: {_SPEC_SYNTAX}",
     "zoo_weights": "comma-separated draw weights, one integer per --zoo member (default: 1 each)",
