@@ -9,8 +9,9 @@ to the 1M target, all measured in the same process:
   ``hoity_env.parallel_env``, one game, dict observations and masks;
 * ``BatchedHoityEnv`` (4 players) at B = 1, 64, 1,024, 4,096: random legal play
   with observations, masks, rewards, infos and same-step autoreset;
-* ``BatchedGame + BatchObserver`` (4 players), same B: the engine alone with
-  observations and masks, finished games re-dealt with ``reset_games``;
+* ``BatchedGame`` + its observer (4 players), same B, for each ruleset of ``--rules``
+  (standard: ``BatchObserver``; original: ``OriginalBatchObserver``): the engine alone
+  with observations and masks, finished games re-dealt with ``reset_games``;
 * anchors: Gymnasium's numpy ``CartPoleVectorEnv`` at 1,024 (its built-in
   autoreset), and PGX Kuhn poker and Leduc hold'em under JAX on CPU at 4,096
   (``jit(vmap(step))`` with auto-reset, random legal actions drawn inside the jit)
@@ -24,6 +25,7 @@ masks are gathered from, the same distribution).  Then the memory per game of
 the batched state.  Usage::
 
     python benchmarks/bench_batched.py [--repeats 3] [--agent-steps 400000]
+    python benchmarks/bench_batched.py --engine-only --batches 1024   # both rulesets side by side
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -85,25 +87,36 @@ def batched_env_bench(batch: int, accelerator: str = "numpy") -> Bench:
     return run
 
 
-def batched_engine_bench(batch: int, accelerator: str = "numpy") -> Bench:
-    """``BatchedGame`` + ``BatchObserver`` with ``batch`` games, finished ones re-dealt."""
+def batched_engine_bench(batch: int, accelerator: str = "numpy", rules: str = "standard") -> Bench:
+    """``BatchedGame`` + its observer with ``batch`` games, finished ones re-dealt.
+
+    ``rules="original"``: the original ruleset's batch, masks built from the state
+    (``action_masks``: there is no mask table) and drawn from with ``random_from_masks``,
+    observations by ``OriginalBatchObserver``.
+    """
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
         from hoity_env.engine.batched import BatchedGame
         from hoity_env.environment.batched_observation import BatchObserver
+        from hoity_env.environment.batched_observation_original import OriginalBatchObserver
 
-        game = BatchedGame("standard", PLAYERS, accelerator=accelerator)
-        observer = BatchObserver(game)
+        game = BatchedGame(rules, PLAYERS, accelerator=accelerator)
+        observer = OriginalBatchObserver(game) if rules == "original" else BatchObserver(game)  # type: ignore[arg-type]
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
         next_seed = seed * 10**9 + batch
         start = time.process_time()
         state = game.deal(range(seed * 10**9, seed * 10**9 + batch))
         for _ in range(steps):
-            rows = game.mask_rows(state)
-            game.mask_table[rows]  # the masks, as an env hands them out
-            observer.observations(state)
-            game.step(state, game.random_actions(rows, rng), validate=False)
+            if rules == "original":
+                actions = game.random_from_masks(game.action_masks(state), rng)
+                observer.observations(state)
+            else:
+                rows = game.mask_rows(state)
+                game.mask_table[rows]  # the masks, as an env hands them out
+                observer.observations(state)
+                actions = game.random_actions(rows, rng)
+            game.step(state, actions, validate=False)
             done = np.flatnonzero(state.done)
             if done.size:
                 game.reset_games(state, done, range(next_seed, next_seed + done.size))
@@ -183,13 +196,28 @@ def _accelerators(wanted: list[str], notes: list[str]) -> list[str]:
         if acc == "numba" and not HAVE_NUMBA:
             notes.append("numba rows skipped: numba is not installed (pip install -e '.[fast]')")
             continue
-        game = BatchedGame("standard", PLAYERS, accelerator=acc)
-        state = game.deal(range(4))
-        for _ in range(2):  # a location step and an action step: every kernel compiled
-            game.step(state, game.random_actions(game.mask_rows(state), np.random.default_rng(0)))
-        game.reset_games(state, np.arange(4), range(4))
+        for rules in ("standard", "original"):
+            game = BatchedGame(rules, PLAYERS, accelerator=acc)
+            state = game.deal(range(4))
+            for _ in range(2):  # a location step and an action step: every kernel compiled
+                masks = game.action_masks(state)
+                game.step(state, game.random_from_masks(masks, np.random.default_rng(0)))
+            game.reset_games(state, np.arange(4), range(4))
         out.append(acc)
     return out
+
+
+def _anchors(rows: dict[str, float], notes: list[str], anchor_steps: int, repeats: int) -> None:
+    """The outside anchors (fast: longer runs for steadier medians)."""
+    rows["gymnasium CartPoleVectorEnv B=1,024"] = median_rate(bench_cartpole, anchor_steps, repeats)
+    try:
+        import jax  # noqa: F401
+        import pgx  # noqa: F401
+    except ImportError as exc:
+        notes.append(f"PGX anchors skipped: {exc} (pip install -e '.[bench]')")
+    else:
+        for name in ("kuhn_poker", "leduc_holdem"):
+            rows[f"pgx {name} (JAX CPU) B=4,096"] = median_rate(pgx_bench(name), anchor_steps, repeats)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -204,6 +232,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         default="numpy,numba",
         help="batched engine implementations to time (numba rows need the 'fast' extra; skipped without it)",
     )
+    parser.add_argument(
+        "--rules",
+        default="standard,original",
+        help="rulesets of the BatchedGame+observer rows (the env rows play standard)",
+    )
+    parser.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="only the BatchedGame+observer rows (no env rows, no anchors)",
+    )
     args = parser.parse_args(argv)
     batches = [int(b) for b in args.batches.split(",")]
     rows: dict[str, float] = {}
@@ -211,34 +249,27 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     accelerators = _accelerators(args.accelerators.split(","), notes)
     scalar_name = "hoity parallel_env (one game)"
     rows[scalar_name] = median_rate(bench_parallel_env, args.scalar_agent_steps, args.repeats)
-    for acc in accelerators:
+    for acc in accelerators if not args.engine_only else []:
         for b in batches:
             # Small batches cost more per agent-step: give them fewer steps so a run stays short.
             budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
             rows[f"hoity BatchedHoityEnv {acc} B={b:,}"] = median_rate(
                 batched_env_bench(b, acc), budget, args.repeats
             )
-    for acc in accelerators:
-        for b in batches:
-            budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
-            rows[f"hoity BatchedGame+BatchObserver {acc} B={b:,}"] = median_rate(
-                batched_engine_bench(b, acc), budget, args.repeats
-            )
-    anchor_steps = 10 * args.agent_steps  # the anchors are fast: longer runs for steadier medians
-    rows["gymnasium CartPoleVectorEnv B=1,024"] = median_rate(bench_cartpole, anchor_steps, args.repeats)
-    try:
-        import jax  # noqa: F401
-        import pgx  # noqa: F401
-    except ImportError as exc:
-        notes.append(f"PGX anchors skipped: {exc} (pip install -e '.[bench]')")
-    else:
-        for name in ("kuhn_poker", "leduc_holdem"):
-            rows[f"pgx {name} (JAX CPU) B=4,096"] = median_rate(pgx_bench(name), anchor_steps, args.repeats)
+    for rules in args.rules.split(","):
+        for acc in accelerators:
+            for b in batches:
+                budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+                rows[f"hoity BatchedGame+observer {rules} {acc} B={b:,}"] = median_rate(
+                    batched_engine_bench(b, acc, rules), budget, args.repeats
+                )
+    if not args.engine_only:
+        _anchors(rows, notes, 10 * args.agent_steps, args.repeats)
     scalar = rows[scalar_name]
-    header = f"{'environment (4 players unless named)':50} {'agent-steps/CPU-s':>18}"
+    header = f"{'environment (4 players unless named)':56} {'agent-steps/CPU-s':>18}"
     print(f"{header} {'× one-game':>11} {'× 1M target':>12}")
     for name, rate in rows.items():
-        print(f"{name:50} {rate:18,.0f} {rate / scalar:11.1f} {rate / TARGET:12.2f}")
+        print(f"{name:56} {rate:18,.0f} {rate / scalar:11.1f} {rate / TARGET:12.2f}")
     print(f"(medians of {args.repeats} runs, CPU time by time.process_time, all rows measured in this run)")
     for note in notes:
         print(note)

@@ -23,6 +23,12 @@ Usage::
     python benchmarks/differential_batched.py --games 100000 --players 4
     python benchmarks/differential_batched.py --games 100000 --players 2,3,4,5,6 --batch 256
     python benchmarks/differential_batched.py --games 100000 --accelerator numba
+    python benchmarks/differential_batched.py --games 100000 --rules original --players 2,3,4,5,6
+
+With ``--rules original`` the same checks run on the original ruleset (RULES O-*): the
+piles, lots, checks, register and jail are compared every step too, and the observers
+are :class:`OriginalBatchObserver` and :class:`OriginalObserver` (the tie rule is a
+standard-ruleset setting, so ``--tie`` is ignored).
 
 Not a test (too long for the suite); every draw comes from ``--seed``.
 """
@@ -39,8 +45,13 @@ import numpy as np
 
 from hoity_env.engine import Game, GameState, RulesConfig
 from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine.batched.original_state import NO_CHECK, REGISTER
+from hoity_env.engine.config import ORIGINAL
+from hoity_env.engine.original.state import OriginalState
 from hoity_env.environment.batched_observation import BatchObserver
+from hoity_env.environment.batched_observation_original import OriginalBatchObserver
 from hoity_env.environment.observation import StandardObserver
+from hoity_env.environment.observation_original import OriginalObserver
 
 
 @dataclass
@@ -93,7 +104,31 @@ def expected_arrays(states: list[GameState], size: int) -> dict[str, np.ndarray]
     for i, st in enumerate(states):
         winners[i, st.winners] = True
     out["winners"] = winners
+    if isinstance(states[0], OriginalState):
+        out.update(original_arrays(states, size))  # type: ignore[arg-type]
     return out
+
+
+def original_arrays(states: list[OriginalState], size: int) -> dict[str, np.ndarray]:
+    """The original ruleset's fields as :class:`OriginalBatchState` keeps them (O-1, O-2, O-5, O-7)."""
+    n, values = states[0].num_players, states[0].rules.max_check + 1
+    piles = np.full((len(states), 2, size), -1, dtype=np.int64)
+    checks = np.full((len(states), values), NO_CHECK, dtype=np.int64)
+    jail = np.zeros((len(states), n), dtype=np.int64)
+    for i, st in enumerate(states):
+        for j, pile in enumerate(st.piles):
+            piles[i, j, : len(pile)] = pile
+        for p, held in enumerate(st.checks):
+            checks[i, held] = p
+        checks[i, st.register] = REGISTER
+        jail[i, : len(st.jail)] = st.jail
+    return {
+        "piles": piles,
+        "pile_lens": np.array([[len(p) for p in st.piles] for st in states]),
+        "lots": np.array([st.lots for st in states]),
+        "check_owner": checks,
+        "jail": jail,
+    }
 
 
 def compare_through_states(
@@ -135,9 +170,11 @@ def check_config(
     accelerator: str = "numpy",
 ) -> None:
     """Play ``games`` games (seeds ``seed0, seed0 + 1, …``) in both engines, comparing every step."""
-    rules = RulesConfig().replace(tie_break=tie_break)
+    original = tie_break == "original"
+    rules = ORIGINAL if original else RulesConfig().replace(tie_break=tie_break)
     game, batched = Game(rules, num_players), BatchedGame(rules, num_players, accelerator=accelerator)
-    scalar_obs, batch_obs = StandardObserver(game), BatchObserver(batched)
+    scalar_obs: Any = OriginalObserver(game) if original else StandardObserver(game)
+    batch_obs: Any = OriginalBatchObserver(batched) if original else BatchObserver(batched)  # type: ignore[arg-type]
     rng = np.random.default_rng([seed0, num_players, tie_break == "priority"])
     width = min(batch, games)
     next_seed = seed0
@@ -145,7 +182,7 @@ def check_config(
     next_seed += width
     scalars: list[GameState | None] = [game.new_state(s) for s in seeds]
     state = batched.deal(seeds)
-    label = f"{num_players}p/{tie_break}"
+    label = f"{num_players}p/{tie_break}"  # "original" for the original ruleset
     compare_through_states(batched, state, scalars, list(range(width)), label, tally)
     finished = 0
     while True:
@@ -223,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100_000, help="games in all (split over configs)")
     parser.add_argument("--batch", type=int, default=512, help="games stepped together")
     parser.add_argument("--players", default="4", help="comma-separated player counts (2-6)")
-    parser.add_argument("--tie", default="unique,priority", help="comma-separated tie rules")
+    parser.add_argument("--tie", default="unique,priority", help="comma-separated tie rules (standard)")
+    parser.add_argument(
+        "--rules", default="standard", choices=["standard", "original"], help="the ruleset to check"
+    )
     parser.add_argument("--seed", type=int, default=0, help="first game seed (and the action stream's)")
     parser.add_argument("--no-obs", action="store_true", help="skip observation/global-state checks")
     parser.add_argument(
@@ -234,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
-    ties = args.tie.split(",")
+    ties = ["original"] if args.rules == "original" else args.tie.split(",")
     configs = [(n, t) for n in players for t in ties]
     per, extra = divmod(args.games, len(configs))
     tally = Tally()
@@ -252,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         seed += count
         print(
-            f"  {n} players, tie_break={tie}: {tally.games - games_before:,} games "
+            f"  {n} players, {'rules=original' if tie == 'original' else f'tie_break={tie}'}: "
+            f"{tally.games - games_before:,} games "
             f"(seeds {seed - count}..{seed - 1}), {time.process_time() - t0:.1f} CPU-s",
             flush=True,
         )

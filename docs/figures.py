@@ -79,7 +79,9 @@ def main_job() -> str:
     record = _load("docs/results/main_job.json")
     evaluation = record["evaluation"]
     text = scores_table(evaluation["scores"], record["num_players"])
-    return f"{text}\n\n{_provenance(record)} {record['note']}"
+    cpu = record.get("cpu_seconds")
+    took = f" It took {cpu / 60:.1f} CPU-minutes (user + sys, install not included)." if cpu else ""
+    return f"{text}\n\n{_provenance(record)}{took} {record['note']}"
 
 
 def command_of(args_path: str, script: str) -> str:
@@ -142,7 +144,42 @@ def zoo_baseline_original() -> str:
     return _baseline("docs/results/baseline_original")
 
 
+EXPERT_LINEUPS = [
+    ("expert_vs_v1", "`expert` vs three `expert-v1`"),
+    ("reference_vs_expert", "reference agent (`docs/reference/`) vs three `expert`"),
+    ("reference_vs_v1", "reference agent vs three `expert-v1`"),
+]
+
+
+def expert_strength() -> str:
+    """The expert against the first expert, and the reference agent against both."""
+    from hoity_env.evaluation import EvaluationResult
+
+    rows, commands = [], []
+    for folder, label in EXPERT_LINEUPS:
+        path = f"docs/results/expert/{folder}"
+        result = EvaluationResult.from_json((ROOT / path / "result.json").read_text(encoding="utf-8"))
+        first = result.agent_stats[0]
+        rows.append(
+            [label, rate(first.win_rate), interval(first.ci_low, first.ci_high), f"{first.mean_rounds:.1f}"]
+        )
+        commands.append(_load(f"{path}/command.json"))
+    text = table(["line-up", "win rate of the first agent", "95% interval", "mean rounds"], rows, "lrrr")
+    return text + "\n\n" + "\n".join(f"* {_provenance(c)}" for c in commands)
+
+
+def exploit_small() -> str:
+    """Two best responses at a small budget."""
+    from hoity_env.evaluation.exploit import ExploitResult
+
+    path = "docs/results/exploit_small"
+    result = ExploitResult.from_json((ROOT / path / "result.json").read_text(encoding="utf-8"))
+    return f"{result.to_markdown()}\n\n{_provenance(_load(f'{path}/command.json'))}"
+
+
 FIGURES: dict[str, Callable[[], str]] = {
+    "expert-strength": expert_strength,
+    "exploit-small": exploit_small,
     "main-job": main_job,
     "reference": reference,
     "champion": champion,
@@ -169,18 +206,55 @@ def stale_pages() -> list[Path]:
     return [p for p in PAGES if render(p.read_text(encoding="utf-8")) != p.read_text(encoding="utf-8")]
 
 
+MAIN_JOB_NOTE = (
+    "Training and evaluation are seeded, so on one machine the command prints this table every "
+    "time; another CPU (or another torch build) can round floating-point sums differently, train "
+    "slightly different weights and print other figures, to be compared through the intervals."
+)
+
+
+def record_main_job(run_dir: Path, cpu_seconds: float | None) -> Path:
+    """``docs/results/main_job.json`` from a finished run of the main job (its ``evaluation.json``)."""
+    import datetime
+    import os
+    import platform
+
+    record = {
+        "command": "python training/train_ppo.py",
+        "machine": f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}",
+        "measured": datetime.date.today().isoformat(),
+        "num_players": json.loads((run_dir / "args.json").read_text(encoding="utf-8"))["num_players"],
+        "cpu_seconds": cpu_seconds,
+        "note": MAIN_JOB_NOTE,
+        "evaluation": json.loads((run_dir / "evaluation.json").read_text(encoding="utf-8")),
+    }
+    return write_atomically(ROOT / "docs/results/main_job.json", json.dumps(record, indent=1) + "\n")
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a page is stale")
+    parser.add_argument(
+        "--record-main-job",
+        metavar="RUN_DIR",
+        help="first write docs/results/main_job.json from a finished run of the main job (runs/ppo)",
+    )
+    parser.add_argument("--cpu-seconds", type=float, help="with --record-main-job: the run's user+sys time")
     args = parser.parse_args(argv)
+    if args.record_main_job:
+        print(f"wrote {record_main_job(Path(args.record_main_job), args.cpu_seconds).relative_to(ROOT)}")
     stale = stale_pages()
     if args.check:
         for page in stale:
-            print(f"stale figures: {page.relative_to(ROOT)} (run python docs/figures.py)", file=sys.stderr)
+            print(f"stale figures: {_shown(page)} (run python docs/figures.py)", file=sys.stderr)
         return 1 if stale else 0
     for page in stale:
         write_atomically(page, render(page.read_text(encoding="utf-8")))
-        print(f"updated {page.relative_to(ROOT)}")
+        print(f"updated {_shown(page)}")
     return 0
 
 

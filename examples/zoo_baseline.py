@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> str:
     }
     _save(head_to_head(ZOO, **common), out / "h2h")
     _save(tournament(ZOO, **common), out / "tournament")
-    _save(evaluate(["random"] * 4, **common), out / "random")
+    _save(evaluate(["random"] * 4, **common, records=True), out / "random")  # _first_entry reads the games
     _save(evaluate(ZOO[:4], **common), out / "seats")
     write_atomically(out / "command.json", json.dumps(provenance(argv), indent=1) + "\n")
     text = baseline_markdown(out)

@@ -1,11 +1,22 @@
-"""What the small command lines (``hoity-play``, ``hoity-replay``) share: parsing into an exit status."""
+"""What the command lines (``hoity-eval``, ``hoity-play``, ``hoity-replay``) share.
+
+Argument types that turn a bad value into argparse's one-line usage error (exit
+status 2), the warning every command that loads checkpoints carries, and parsing
+into an exit status instead of ``SystemExit``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
-__all__ = ["parse"]
+__all__ = ["CHECKPOINT_WARNING", "add_rules", "fail", "non_negative", "parse", "positive", "specs"]
+
+CHECKPOINT_WARNING = (
+    "ppo:PATH and ppo-sample:PATH load a MaskablePPO checkpoint (.zip), rllib:PATH a saved RLlib "
+    "module: both are pickles that can run code when loaded, so load only files you trust"
+)
 
 
 def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | int:
@@ -14,3 +25,47 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
         return parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+
+
+def specs(text: str) -> list[str]:
+    """Comma-separated agent specs; empty items are an error, not silently dropped."""
+    items = [s.strip() for s in text.split(",")]
+    if not text.strip() or any(not s for s in items):
+        raise argparse.ArgumentTypeError(f"expected comma-separated agent specs, got {text!r}")
+    return items
+
+
+def _integer(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """An integer >= 1."""
+    return _integer(text, 1, "a positive integer")
+
+
+def non_negative(text: str) -> int:
+    """An integer >= 0 (a seed, a count that may be zero)."""
+    return _integer(text, 0, "an integer >= 0")
+
+
+def add_rules(p: argparse.ArgumentParser, choices: Sequence[str], what: str = "") -> None:
+    """``--rules``: one of ``choices`` (the presets a command plays), ``standard`` by default."""
+    p.add_argument(
+        "--rules",
+        default="standard",
+        choices=choices,
+        help=f"rules preset{what}: {' | '.join(choices)} (default standard)",
+    )
+
+
+def fail(prog: str, message: object, status: int = 2, kind: str = "error") -> int:
+    """Print ``PROG: error: MESSAGE`` (one line, on stderr) and return the exit status."""
+    print(f"{prog}: {kind}: {message}", file=sys.stderr)
+    return status

@@ -7,8 +7,12 @@ So ``import hoity_env`` registers with each framework that is already imported,
 and for the others installs a small import hook that registers the ids right
 after that framework's own import finishes.  Either way, by the time a user can
 call ``pettingzoo.make`` or ``gymnasium.make``, the ids are there, whichever
-was imported first.  PettingZoo has no plugin entry points (Gymnasium has, but
-only for installed distributions), hence the hook.
+was imported first.  Neither framework loads plugins (Gymnasium 1.0 removed its
+entry-point group ``gymnasium.envs``), hence the hook; where nothing imports
+``hoity_env`` (a tool that takes only an id string, such as SB3's ``make_vec_env``),
+the id can name the module, ``"hoity_env:hoity/HoityToityVsBots-v0"``: Gymnasium
+imports the part before the colon first, which registers the ids.  Registering
+again (the import, then :func:`register_envs`) changes nothing and warns nothing.
 """
 
 from __future__ import annotations

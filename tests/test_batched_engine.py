@@ -423,7 +423,7 @@ def test_from_states_rejects_another_player_count_with_the_same_deck(
 
 
 def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 8: rulesets without a batched engine (``original`` today) raise a clear error."""
+    """Issue 8: a ruleset without a batched engine raises a clear error."""
     import hoity_env.engine.config as config
     import hoity_env.engine.rulesets as rulesets
 
@@ -723,8 +723,12 @@ def test_copy_and_select_are_independent() -> None:
 
 
 @pytest.mark.parametrize("what", ["BatchedGame", "BatchedHoityEnv"])
-def test_original_rules_are_refused_by_the_batched_path_naming_standard(what: str) -> None:  # O-*
+def test_original_rules_build_the_original_batched_engine(what: str) -> None:  # O-*
+    from hoity_env.engine.batched.original_game import OriginalBatchedGame
     from hoity_env.environment.batched_env import BatchedHoityEnv
 
-    with pytest.raises(ConfigError, match=r"plays the rulesets \('standard',\), not 'original'"):
-        BatchedGame("original", 4) if what == "BatchedGame" else BatchedHoityEnv(num_envs=2, rules="original")
+    built = (
+        BatchedGame("original", 4) if what == "BatchedGame" else BatchedHoityEnv(2, rules="original").batched
+    )
+    assert isinstance(built, OriginalBatchedGame) and built.rules.ruleset == "original"
+    assert type(BatchedGame("standard", 4)) is BatchedGame

@@ -25,6 +25,7 @@ import pytest
 
 import hoity_env
 from hoity_env.engine import IllegalActionError, RulesConfig
+from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.environment.parallel_env import HoityParallelEnv
@@ -56,9 +57,10 @@ def play_side_by_side(
 ) -> int:
     """Step a batched env and ``num_envs`` parallel envs with the same actions until ``games`` games end.
 
-    Compares every output at every step; returns the number of games that ended.
+    Compares every output at every step; returns the number of games that ended.  ``tie_break``
+    ``"original"`` plays the original ruleset (where the tie rule does not apply).
     """
-    rules = RulesConfig().replace(tie_break=tie_break)
+    rules = ORIGINAL if tie_break == "original" else RulesConfig().replace(tie_break=tie_break)
     kwargs: dict[str, Any] = dict(
         num_players=num_players,
         rules=rules,
@@ -138,6 +140,15 @@ _CONFIGS = [
 ]
 
 
+_ORIGINAL_CONFIGS = [  # the original ruleset (tie rules do not apply): 112 games more
+    (2, "original", "win_loss", "fallback", None, 12, 24),
+    (3, "original", "rank", "penalize", 30, 12, 24),
+    (4, "original", "progress", "fallback", None, 12, 24),
+    (5, "original", "win_loss", "penalize", None, 10, 20),
+    (6, "original", "rank", "fallback", 45, 10, 20),
+]
+
+
 def test_side_by_side_game_count_is_what_the_suite_counts_on() -> None:
     """Guards the count above (the suite's >= 2,000 differential games, issue 8 item 7)."""
     assert sum(c[-1] for c in _CONFIGS) == 1150
@@ -146,8 +157,8 @@ def test_side_by_side_game_count_is_what_the_suite_counts_on() -> None:
 @IGNORE_FALLBACK_WARNING
 @pytest.mark.parametrize(
     ("num_players", "tie_break", "reward", "illegal_action", "max_cycles", "num_envs", "games"),
-    _CONFIGS,
-    ids=[f"{c[0]}p-{c[1]}-{c[2]}-{c[3]}-cycles{c[4]}" for c in _CONFIGS],
+    _CONFIGS + _ORIGINAL_CONFIGS,
+    ids=[f"{c[0]}p-{c[1]}-{c[2]}-{c[3]}-cycles{c[4]}" for c in _CONFIGS + _ORIGINAL_CONFIGS],
 )
 def test_batched_env_matches_parallel_envs(
     num_players: int,
@@ -170,6 +181,13 @@ def test_batched_env_matches_parallel_envs(
         p_illegal=0.1,
     )
     assert ended >= games
+
+
+def test_raise_mode_matches_parallel_envs_on_legal_play_under_original_rules() -> None:  # O-*
+    ended = play_side_by_side(
+        4, "original", "win_loss", "raise", None, num_envs=8, games=16, seed=3, p_illegal=0.0
+    )
+    assert ended >= 16
 
 
 @pytest.mark.parametrize("reward", ["win_loss", "rank", "progress"])

@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.evaluation.cli import COMMANDS, build_parser
+from hoity_env.eval_cli import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [
@@ -37,7 +37,7 @@ class _Captured(Exception):
 
 def _load(relative: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     path = ROOT / relative
-    monkeypatch.syspath_prepend(str(path.parent))  # the recipes import their neighbour common.py
+    monkeypatch.syspath_prepend(str(path.parent))  # the recipes import their neighbour modules
     spec = importlib.util.spec_from_file_location(f"cli_help_{path.stem}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

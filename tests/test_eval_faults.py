@@ -8,9 +8,12 @@ generous join timeout that only a hang would reach).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from hoity_env.evaluation import harness, output
-from hoity_env.evaluation.cli import main
+from hoity_env.eval_cli import main
+from hoity_env.evaluation import chunks
 from hoity_env.evaluation.harness import evaluate, play_tables
+from hoity_env.evaluation.reports import output
 from hoity_env.evaluation.workers import WorkerDied, run_in_order
 
 _HANG_GUARD_S = 120
@@ -98,7 +102,7 @@ def _kill_a_worker(box: dict[str, Any]) -> int:
 
 
 def test_killing_a_worker_fails_the_evaluation_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(chunks, "usable_cpus", lambda: 2)
     box = _run_in_thread(
         # The one-game engine: 4,000 games make many tasks for the pool (batched, one task).
         lambda: evaluate(
@@ -130,7 +134,7 @@ def test_hoity_eval_reports_a_dead_worker_with_a_nonzero_status(
 
 # ------------------------------------------------------------------ item 8: huge runs
 def test_more_workers_than_cpus_are_capped_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(chunks, "usable_cpus", lambda: 1)
     with pytest.warns(RuntimeWarning, match="workers=32 is more than the 1 usable CPU"):
         (records,) = play_tables(
             [["random", "random"]], num_players=2, deals=2, seed=0, workers=32, progress=False
@@ -143,7 +147,7 @@ def test_a_huge_game_count_does_not_build_its_task_list(monkeypatch: pytest.Monk
     def first_chunk_only(task: Any, on_game: Any = None) -> Any:
         raise KeyboardInterrupt(f"stopped at deals {task.start}-{task.stop}")
 
-    monkeypatch.setattr(harness, "_play_task", first_chunk_only)
+    monkeypatch.setattr(chunks, "_play_task", first_chunk_only)
     with pytest.raises(KeyboardInterrupt, match="stopped at deals 0-25"):
         evaluate(
             ["random", "random"], num_players=2, games=10**10, workers=1, progress=False, engine="one-game"
@@ -158,6 +162,7 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("games were played before --out was checked")
 
     monkeypatch.setattr("hoity_env.evaluation.cli.run", refuse)
+    monkeypatch.setattr("hoity_env.strength.cli.run", refuse)
 
 
 def test_out_that_is_a_file_is_refused_before_playing(
@@ -208,7 +213,7 @@ def test_a_read_only_folder_is_refused_before_playing(
 def test_a_failed_write_leaves_no_partial_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hoity_env.evaluation.report import EvaluationResult
+    from hoity_env.evaluation.reports.results import EvaluationResult
 
     def broken_plot(self: Any, path: Any) -> None:
         Path(path).write_bytes(b"half a png")
@@ -220,3 +225,70 @@ def test_a_failed_write_leaves_no_partial_results(
     assert "disk full" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # neither files nor the folders this run made
     assert output.RESULT_FILES[0] == "result.json"
+
+
+# ------------------------------------------- issue 21 item 9: workers never outlive their parent
+def _mark_then_sleep(marker: str) -> None:
+    """A long task (spawn workers import it from here) that says when it has started."""
+    Path(marker).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(60)
+
+
+_KILLED_PARENT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_eval_faults import _mark_then_sleep
+from hoity_env.evaluation.workers import run_in_order
+list(run_in_order(_mark_then_sleep, [sys.argv[2] + "/0", sys.argv[2] + "/1"], workers=2))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_workers_exit_at_once_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # Each worker is a minute into a task when hoity-eval's process is killed: a worker that
+    # noticed its parent only between tasks would outlive it by that minute.
+    here = str(Path(__file__).resolve().parent)
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, here, str(tmp_path)])
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + _HANG_GUARD_S
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.05)
+            workers = [int(p.read_text()) for p in tmp_path.glob("[01]") if p.read_text()]
+        assert len(workers) == 2, "the workers never started their tasks"
+        assert set(workers) <= set(_children(parent.pid))
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        gone_by = time.monotonic() + 2.0
+        while any(_alive(p) for p in workers) and time.monotonic() < gone_by:
+            time.sleep(0.05)
+        left = sorted(p for p in workers if _alive(p))
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in workers:  # never leave them running, whatever the outcome
+            if _alive(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    assert left == [], f"workers {left} outlived their killed parent by more than 2 s"

@@ -21,7 +21,7 @@ from hoity_env.evaluation import (
     play_game,
     wilson_interval,
 )
-from hoity_env.evaluation.summary import agent_stats
+from hoity_env.evaluation.tally import agent_stats
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ["expert", "collector", "thief", "random"]
@@ -29,7 +29,7 @@ SPECS = ["expert", "collector", "thief", "random"]
 
 @pytest.fixture(scope="module")
 def mixed() -> EvaluationResult:
-    return evaluate(SPECS, num_players=4, games=12, seed=3, progress=False)
+    return evaluate(SPECS, num_players=4, games=12, seed=3, progress=False, records=True)
 
 
 def test_every_spec_sits_in_every_seat_and_deals_are_replayed(mixed: EvaluationResult) -> None:
@@ -80,7 +80,7 @@ def test_random_against_random_is_even_for_fixed_seeds() -> None:
     # Eight intervals are checked, so each is a 99.9% one (z = 3.29): at 95% a fair game
     # would miss one of eight about a third of the time, whatever the seed.
     k, games = 4, 4000
-    result = evaluate(["random"] * k, games=games, seed=11, progress=False)
+    result = evaluate(["random"] * k, games=games, seed=11, progress=False, records=True)
     assert result.games == games
     for entry in range(k):
         wins = sum(1 for r in result.records if (entry + r.rotation) % k in r.winners)
@@ -93,15 +93,15 @@ def test_random_against_random_is_even_for_fixed_seeds() -> None:
 
 
 def test_same_seed_same_records_other_seed_other_records(mixed: EvaluationResult) -> None:
-    again = evaluate(SPECS, num_players=4, games=12, seed=3, progress=False)
+    again = evaluate(SPECS, num_players=4, games=12, seed=3, progress=False, records=True)
     assert again == mixed
-    other = evaluate(SPECS, num_players=4, games=12, seed=4, progress=False)
+    other = evaluate(SPECS, num_players=4, games=12, seed=4, progress=False, records=True)
     assert other.records != mixed.records
     assert {r.env_seed for r in other.records}.isdisjoint({r.env_seed for r in mixed.records})
 
 
 def test_workers_do_not_change_results(mixed: EvaluationResult) -> None:
-    parallel = evaluate(SPECS, num_players=4, games=12, seed=3, workers=2, progress=False)
+    parallel = evaluate(SPECS, num_players=4, games=12, seed=3, workers=2, progress=False, records=True)
     assert parallel == mixed
     assert parallel.to_json() == mixed.to_json()
 
@@ -168,7 +168,7 @@ def test_progress_bar_only_when_asked_and_on_a_terminal(monkeypatch: pytest.Monk
 def test_nothing_with_carriage_returns_reaches_a_redirected_stderr(tmp_path: Path) -> None:
     # hoity-eval with stderr redirected to a file, as `2> log` or a CI log does.
     log = tmp_path / "stderr.txt"
-    cmd = [sys.executable, "-m", "hoity_env.evaluation.cli", "--agents", "random,random", "--games", "8"]
+    cmd = [sys.executable, "-m", "hoity_env.eval_cli", "--agents", "random,random", "--games", "8"]
     with log.open("w") as fh:
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=fh, timeout=120, cwd=ROOT)
     text = log.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hoity_env.evaluation import evaluate
-from hoity_env.evaluation.output import write_results
+from hoity_env.evaluation.reports.output import write_results
 from hoity_env.files import temporary_beside
 
 

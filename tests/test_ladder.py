@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.cli import main
-from hoity_env.evaluation.exploit import learner_settings
-from hoity_env.evaluation.ladder import LadderResult, find_exploit, ladder, openskill_ratings
+from hoity_env.eval_cli import main
 from hoity_env.evaluation.match import GameRecord
+from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
+from hoity_env.strength.response import learner_settings
 
 TINY = {"n_envs": 4, "n_steps": 128, "batch_size": 128, "n_epochs": 2}
 

@@ -53,6 +53,27 @@ def test_import_hoity_env_still_registers_the_ids(code: str) -> None:
     assert out.stdout.strip() == "hoity/HoityToityVsBots-v0"
 
 
+def test_gymnasium_makes_the_id_that_names_the_module_without_importing_hoity_env() -> None:
+    # Gymnasium >= 1.0 loads no plugin entry points: "module:id" is how a tool that takes only an
+    # id (SB3's make_vec_env) reaches an env whose package nobody imported. Registering again
+    # afterwards (the import, then register_envs) must neither warn (-W error) nor fail.
+    code = (
+        "import sys, gymnasium\n"
+        "g = gymnasium.make('hoity_env:hoity/HoityToityVsBots-v0')\n"
+        "import hoity_env, hoity_env.registration\n"
+        "hoity_env.registration.register_envs()\n"
+        "h = gymnasium.make('hoity/HoityToityVsBots-v0')\n"
+        "from stable_baselines3.common.env_util import make_vec_env\n"
+        "v = make_vec_env('hoity_env:hoity/HoityToityVsBots-v0', n_envs=2)\n"
+        "print(g.spec.id, h.spec.id, v.reset().shape)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["hoity/HoityToityVsBots-v0", "hoity/HoityToityVsBots-v0", "(2,", "117)"]
+
+
 def test_unknown_package_attributes_still_raise() -> None:
     import hoity_env
 
@@ -148,3 +169,71 @@ def test_state_reader_does_not_import_the_state_module() -> None:
         for node in ast.walk(ast.parse((ENGINE_DIR / "state.py").read_text()))
         if isinstance(node, ast.ImportFrom)
     }
+
+
+# ------------------------------------------------- evaluation below strength below training
+PACKAGE_DIR = ENGINE_DIR.parent
+
+
+def _hoity_imports(path: Path) -> set[str]:
+    """Every ``hoity_env.*`` (or ``training``) module a file imports, at any depth, lazily or not."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in ("hoity_env", "training", "common")}
+
+
+def _package_files(name: str) -> list[Path]:
+    files = sorted((PACKAGE_DIR / name).rglob("*.py"))
+    assert files, name
+    return files
+
+
+def _under(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+@pytest.mark.parametrize("path", _package_files("evaluation"), ids=lambda p: p.name)
+def test_the_match_part_imports_nothing_from_strength_or_training(path: Path) -> None:
+    # Playing matches is below measuring strength by training: the layers import only downward.
+    upward = [
+        m
+        for m in _hoity_imports(path)
+        if _under(m, "hoity_env.strength", "hoity_env.eval_cli", "training", "common")
+    ]
+    assert upward == [], path
+
+
+@pytest.mark.parametrize("path", _package_files("strength"), ids=lambda p: p.name)
+def test_strength_imports_nothing_from_training_or_the_cli_above_it(path: Path) -> None:
+    upward = [m for m in _hoity_imports(path) if _under(m, "training", "common", "hoity_env.eval_cli")]
+    assert upward == [], path
+
+
+def test_the_hoity_eval_entry_point_sits_above_both() -> None:
+    imports = _hoity_imports(PACKAGE_DIR / "eval_cli.py")
+    assert any(_under(m, "hoity_env.strength") for m in imports)
+    assert any(_under(m, "hoity_env.evaluation") for m in imports)
+
+
+def test_the_layer_scanner_sees_lazy_and_nested_imports(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "def f():\n    from hoity_env.strength import ladder\n    import training.common\n", encoding="utf-8"
+    )
+    assert _hoity_imports(source) == {
+        "hoity_env.strength",
+        "hoity_env.strength.ladder",
+        "training.common",
+    }
+
+
+def test_the_reports_renderers_do_not_import_the_results() -> None:
+    # results -> markdown/plots, never back (not even for type checking): no import circle.
+    for name in ("markdown.py", "plots.py", "rows.py", "serialize.py"):
+        imports = _hoity_imports(PACKAGE_DIR / "evaluation" / "reports" / name)
+        assert not any(_under(m, "hoity_env.evaluation.reports.results") for m in imports), name

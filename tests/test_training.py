@@ -8,6 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -47,24 +48,15 @@ def _load(name: str) -> ModuleType:
 pytestmark = pytest.mark.slow
 
 
-def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    args = [
-        "--name",
-        "t",
-        "--runs-dir",
-        str(tmp_path),
-        "--total-timesteps",
-        "128",
-        "--eval-every",
-        "64",
-        "--checkpoint-every",
-        "64",
-        "--eval-opponents",
-        "random,expert",
-        *TINY,
-    ]
-    train.main(args)
+def _train(tmp_path: Path, name: str, total: int, *flags: str) -> Any:
+    """``train_ppo.py`` on a tiny budget into ``tmp_path/name``; returns what its ``main`` does."""
+    argv = ["--name", name, "--runs-dir", str(tmp_path), "--total-timesteps", str(total), *flags, *TINY]
+    return _load("train_ppo").main(argv)
+
+
+def test_train_ppo_writes_the_run_folder(tmp_path: Path) -> None:
+    every = ["--eval-every", "64", "--checkpoint-every", "64"]
+    _train(tmp_path, "t", 128, *every, "--eval-opponents", "random,expert")
     run = tmp_path / "t"
     for name in (
         "final_model.zip",
@@ -88,38 +80,22 @@ def test_train_ppo_writes_the_run_folder_and_resumes(tmp_path: Path) -> None:
         with zipfile.ZipFile(model) as zf:
             assert str(tmp_path) not in zf.read("data").decode(), model
 
-    train.main([*args[:4], "--resume", str(checkpoint), "--total-timesteps", "192", *args[6:]])
-    report = json.loads((run / "evaluation.json").read_text())
-    assert report["meta"]["timesteps"] >= 192  # continued the count
-    curve = (run / "curve.csv").read_text().splitlines()
-    assert curve[0].startswith("timesteps") and len(curve) > 4
+    # SB3's logger: the training table's fps and the curve's win rates in progress.csv.
+    progress = (run / "progress.csv").read_text().splitlines()
+    assert "time/fps" in progress[0] and "eval/win_rate_vs_random" in progress[0]
+
+
+def _selfplay(
+    tmp_path: Path, name: str, total: int, gate: str, eval_every: int, zoo: str, *extra: str
+) -> Any:
+    """A tiny self-play run: a gate every 64 steps admitting at win rate ``gate``."""
+    flags = {"--total-timesteps": total, "--gate-every": 64, "--gate-games": 4, "--gate-win-rate": gate}
+    argv = ["--name", name, "--runs-dir", str(tmp_path), *(str(x) for kv in flags.items() for x in kv)]
+    return _load("selfplay").main([*argv, "--eval-every", str(eval_every), "--zoo", zoo, *extra, *TINY])
 
 
 def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
-    selfplay = _load("selfplay")
-    result = selfplay.main(
-        [
-            "--name",
-            "s",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "192",
-            "--gate-every",
-            "64",
-            "--gate-games",
-            "4",
-            "--gate-win-rate",
-            "0.0",
-            "--max-snapshots",
-            "2",
-            "--eval-every",
-            "128",
-            "--zoo",
-            "random,thief",
-            *TINY,
-        ]
-    )
+    result = _selfplay(tmp_path, "s", 192, "0.0", 128, "random,thief", "--max-snapshots", "2")
     league = sorted((tmp_path / "s" / "league").glob("snapshot_*.zip"))
     assert len(result["gates"]) >= 2 and all(g["admitted"] for g in result["gates"])
     assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
@@ -127,49 +103,13 @@ def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
 
 
 def test_selfplay_gate_refuses_a_weak_learner(tmp_path: Path) -> None:
-    selfplay = _load("selfplay")
-    result = selfplay.main(
-        [
-            "--name",
-            "w",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "64",
-            "--gate-every",
-            "64",
-            "--gate-games",
-            "4",
-            "--gate-win-rate",
-            "1.01",
-            "--eval-every",
-            "64",
-            "--zoo",
-            "random",
-            *TINY,
-        ]
-    )
+    result = _selfplay(tmp_path, "w", 64, "1.01", 64, "random")
     assert result["gates"] and not any(g["admitted"] for g in result["gates"])
     assert not list((tmp_path / "w" / "league").glob("snapshot_*.zip"))
 
 
 def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    train.main(
-        [
-            "--name",
-            "h",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "64",
-            "--eval-every",
-            "64",
-            "--eval-opponents",
-            "random",
-            *TINY,
-        ]
-    )
+    _train(tmp_path, "h", 64, "--eval-every", "64", "--eval-opponents", "random")
     model = tmp_path / "h" / "final_model.zip"
     result = evaluate([f"ppo:{model}", "expert", "random", "thief"], games=8, seed=0, progress=False)
     assert result.games == 8
@@ -177,28 +117,8 @@ def test_a_saved_model_plays_through_the_harness(tmp_path: Path) -> None:
 
 
 def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Path) -> None:
-    train = _load("train_ppo")
-    train.main(
-        [
-            "--name",
-            "b",
-            "--runs-dir",
-            str(tmp_path),
-            "--total-timesteps",
-            "192",
-            "--eval-every",
-            "64",
-            "--checkpoint-every",
-            "96",
-            "--eval-opponents",
-            "random",
-            "--select-best",
-            "2",
-            "--validation-games",
-            "4",
-            *TINY,
-        ]
-    )
+    every = ["--eval-every", "64", "--checkpoint-every", "96", "--eval-opponents", "random"]
+    _train(tmp_path, "b", 192, *every, "--select-best", "2", "--validation-games", "4")
     run = tmp_path / "b"
     meta = json.loads((run / "evaluation.json").read_text())["meta"]
     table = meta["selected_from"]
@@ -215,54 +135,52 @@ def test_select_best_keeps_the_best_candidate_on_a_validation_seed(tmp_path: Pat
 
 
 def test_final_lr_fraction_decays_the_learning_rate_linearly(tmp_path: Path) -> None:
-    common = _load("common")
+    setup = _load("model_setup")
     train = _load("train_ppo")
-    env = common.make_vec_env(1, num_players=3)
+    env = setup.make_vec_env(1, num_players=3)
     try:
         args = train.Args(learning_rate=1e-3, final_lr_fraction=0.1, n_steps=64, batch_size=64)
-        model = common.build_model(args, env, tmp_path)
+        model = setup.build_model(args, env, tmp_path)
         assert model.lr_schedule(1.0) == pytest.approx(1e-3)
         assert model.lr_schedule(0.5) == pytest.approx(5.5e-4)
         assert model.lr_schedule(0.0) == pytest.approx(1e-4)
-        constant = common.build_model(train.Args(n_steps=64, batch_size=64), env, tmp_path)
+        constant = setup.build_model(train.Args(n_steps=64, batch_size=64), env, tmp_path)
         assert constant.lr_schedule(0.0) == pytest.approx(3e-4)
         with pytest.raises(ValueError, match="final-lr-fraction"):
-            common.build_model(train.Args(final_lr_fraction=1.5), env, tmp_path)
+            setup.build_model(train.Args(final_lr_fraction=1.5), env, tmp_path)
     finally:
         env.close()
 
 
 def test_a_fresh_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
-    common = _load("common")
-    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x"
+    folders = _load("run_folder")
+    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x"
     (tmp_path / "x").mkdir()
-    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x"  # empty: reused
+    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x"  # empty: reused
     (tmp_path / "x" / "curve.csv").write_text("old")
-    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x_2"
+    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x_2"
     (tmp_path / "x_2").mkdir()
     (tmp_path / "x_2" / "args.json").write_text("{}")
-    assert common.run_directory(str(tmp_path), "x", "") == tmp_path / "x_3"
-    # resuming continues in the named folder itself
-    assert common.run_directory(str(tmp_path), "x", "runs/x/checkpoints/x_64_steps.zip") == tmp_path / "x"
+    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x_3"
 
 
 def test_vec_env_choice() -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    common = _load("common")
+    setup = _load("model_setup")
     for kind, n, cls in (
         ("dummy", 2, DummyVecEnv),
         ("subproc", 2, SubprocVecEnv),
         ("subproc", 1, DummyVecEnv),
     ):
-        env = common.make_vec_env(n, kind, num_players=3)
+        env = setup.make_vec_env(n, kind, num_players=3)
         try:
             assert isinstance(env, cls) and env.num_envs == n
             env.reset()
         finally:
             env.close()
     with pytest.raises(ValueError, match="vec-env"):
-        common.make_vec_env(2, "threads")
+        setup.make_vec_env(2, "threads")
 
 
 @pytest.mark.parametrize("flag", [["--vec-env", "threads"], ["--final-lr-fraction", "2"]])
@@ -277,26 +195,8 @@ def test_bad_recipe_arguments_fail_before_a_run_folder_is_made(
 
 
 def test_train_ppo_under_the_original_rules(tmp_path: Path) -> None:  # RULES O-*: --rules original
-    train = _load("train_ppo")
-    result = train.main(
-        [
-            "--name",
-            "o",
-            "--runs-dir",
-            str(tmp_path),
-            "--rules",
-            "original",
-            "--total-timesteps",
-            "64",
-            "--eval-every",
-            "64",
-            "--checkpoint-every",
-            "64",
-            "--eval-opponents",
-            "random,expert",
-            *TINY,
-        ]
-    )
+    every = ["--eval-every", "64", "--checkpoint-every", "64"]
+    result = _train(tmp_path, "o", 64, "--rules", "original", *every, "--eval-opponents", "random,expert")
     run = tmp_path / "o"
     assert json.loads((run / "args.json").read_text())["rules"] == "original"
     report = json.loads((run / "evaluation.json").read_text())

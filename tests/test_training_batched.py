@@ -15,10 +15,10 @@ from test_training import _load  # the recipes load as modules the same way ther
 def test_the_recipes_default_to_the_batched_vec_env() -> None:
     from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
-    common = _load("common")
+    setup = _load("model_setup")
     for recipe in ("train_ppo", "selfplay"):
         assert _load(recipe).Args().vec_env == "batched"
-    env = common.make_vec_env(
+    env = setup.make_vec_env(
         8, "batched", num_players=3, opponent_pool=["random", "thief"], reward="progress"
     )
     try:

@@ -1,15 +1,21 @@
-"""Training runs lose nothing: checked arguments, resume in place, atomic saves, Ctrl-C (issue 9, items 1-5).
+"""Training runs lose nothing: checked arguments, resume in place with the run's own settings,
+atomic saves, Ctrl-C and SIGTERM, finished runs kept (issues 9 and 21).
 
-Fault injection: ``MaskablePPO.train`` raising ``KeyboardInterrupt`` stands in for
-Ctrl-C in the middle of training; the run must save, exit 130 and resume in
-place with a curve free of duplicate rows.
+Fault injection: ``MaskablePPO.train`` raising ``KeyboardInterrupt`` (or sending this
+process SIGTERM) stands in for a signal in the middle of training; the run must
+save, exit 130 (143) and resume in place with a curve free of duplicate rows.
+The kill test for real processes is ``test_training_kills.py``.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
+import os
+import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,10 +113,10 @@ def test_a_truncated_checkpoint_is_a_one_line_error_and_leaves_no_folder(
     bad = tmp_path / "truncated.zip"
     bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     runs = tmp_path / "runs"
-    train, run_folder = _load("train_ppo"), _load("run_folder")
+    train, run_training = _load("train_ppo"), _load("run_training")
     argv = [*_tiny_run(runs, "t", 64), "--resume", str(bad)]
     # What ``python training/train_ppo.py ...`` runs: main under run_cli.
-    assert run_folder.run_cli(lambda: train.main(argv), "train_ppo.py") == 2
+    assert run_training.run_cli(lambda: train.main(argv), "train_ppo.py") == 2
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert (
@@ -142,25 +148,58 @@ def test_a_save_killed_midway_leaves_the_previous_file_and_no_debris(tmp_path: P
     assert not fresh.exists()
 
 
-# ------------------------------------------------------------- item 1: resume in place
-def test_resume_continues_in_the_checkpoints_own_run_and_touches_no_other(tmp_path: Path) -> None:
+def _interrupt_training(monkeypatch: pytest.MonkeyPatch, at_call: int, stop: Callable[[], None]) -> None:
+    """``MaskablePPO.train`` calls ``stop()`` on its ``at_call``-th call (a signal mid-training)."""
+    real_train = sb3_contrib.MaskablePPO.train
+    calls = []
+
+    def interrupted_train(self: Any) -> None:
+        calls.append(self.num_timesteps)
+        if len(calls) == at_call:
+            stop()
+        real_train(self)
+
+    monkeypatch.setattr(sb3_contrib.MaskablePPO, "train", interrupted_train)
+
+
+def _ctrl_c() -> None:
+    raise KeyboardInterrupt
+
+
+def _interrupted_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, *extra: str) -> Path:
+    """A tiny run of 256 steps stopped by Ctrl-C in its second update (at 128 steps)."""
+    with monkeypatch.context() as patch:
+        _interrupt_training(patch, 2, _ctrl_c)
+        with pytest.raises(SystemExit) as stop:
+            _load("train_ppo").main(_tiny_run(tmp_path, name, 256, *extra))
+    assert stop.value.code == 130
+    return tmp_path / name
+
+
+def _progress_steps(run: Path) -> list[int]:
+    with (run / "progress.csv").open(newline="") as fh:
+        return [int(float(r["time/total_timesteps"])) for r in csv.DictReader(fh)]
+
+
+# ------------------------------------------------------------- resume in place (issue 9, item 1)
+def test_resume_continues_in_the_checkpoints_own_run_and_touches_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     train = _load("train_ppo")
     train.main(_tiny_run(tmp_path, "t", 64))
-    train.main(_tiny_run(tmp_path, "t", 64))  # the second run goes to t_2
+    _interrupted_run(tmp_path, monkeypatch, "t")  # "t" is taken: this run goes to t_2
     first, second = tmp_path / "t", tmp_path / "t_2"
     before_first = _digests(first)
     args_second = (second / "args.json").read_bytes()
-    # The learning curve's snapshot is the checkpoint at 64 (no second copy is saved).
-    checkpoint = second / "checkpoints" / "curve_64.zip"
+    checkpoint = second / "checkpoints" / "t_128_steps.zip"
     with pytest.raises(ConfigError, match="t_2"):
-        train.main([*_tiny_run(tmp_path, "other", 128), "--resume", str(checkpoint)])
-    # Default --name: the run folder follows the checkpoint.
-    train.main([*_tiny_run(tmp_path, "t", 128)[2:], "--resume", str(checkpoint)])
+        train.main([*_tiny_run(tmp_path, "other", 256), "--resume", str(checkpoint)])
+    train.main(["--resume", str(checkpoint)])
     assert _digests(first) == before_first
     assert (second / "args.json").read_bytes() == args_second
     (record,) = [json.loads(line) for line in (second / "resumes.jsonl").read_text().splitlines()]
-    assert record["checkpoint"] == str(checkpoint) and record["timesteps"] == 64
-    assert json.loads((second / "evaluation.json").read_text())["meta"]["timesteps"] == 128
+    assert record["checkpoint"] == str(checkpoint) and record["timesteps"] == 128
+    assert json.loads((second / "evaluation.json").read_text())["meta"]["timesteps"] == 256
     assert not list(tmp_path.glob("t_3"))
 
 
@@ -169,26 +208,13 @@ def test_interrupt_saves_exits_130_and_resume_completes_the_total(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     train = _load("train_ppo")
-    real_train = sb3_contrib.MaskablePPO.train
-    calls = []
-
-    def interrupted_train(self: Any) -> None:
-        calls.append(self.num_timesteps)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        real_train(self)
-
-    monkeypatch.setattr(sb3_contrib.MaskablePPO, "train", interrupted_train)
-    run = tmp_path / "c"
-    with pytest.raises(SystemExit) as stop:
-        train.main(_tiny_run(tmp_path, "c", 256))
-    assert stop.value.code == 130
+    run = _interrupted_run(tmp_path, monkeypatch, "c")
     checkpoint = run / "checkpoints" / "c_128_steps.zip"
     assert checkpoint.is_file()
-    assert f"--resume {checkpoint}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert str(checkpoint) in err and f"--resume {run}" in err
     assert {t for t, _ in _curve(run)} == {64, 128}
     args_json = (run / "args.json").read_bytes()
-    monkeypatch.setattr(sb3_contrib.MaskablePPO, "train", real_train)
 
     train.main([*_tiny_run(tmp_path, "c", 256), "--resume", str(checkpoint)])
     rows = _curve(run)
@@ -199,3 +225,155 @@ def test_interrupt_saves_exits_130_and_resume_completes_the_total(
     assert (run / "args.json").read_bytes() == args_json
     assert len((run / "resumes.jsonl").read_text().splitlines()) == 1
     assert not list(tmp_path.glob("c_2"))
+
+
+# ------------------------------------------- issue 21, items 1 and 10: the run's own settings
+def test_resume_alone_takes_the_runs_own_settings_and_checkpoint_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run: 2 envs against random only, checkpoints every 64 steps, curve every 128, named "k".
+    flags = ["--opponents", "random", "--n-envs", "2", "--n-steps", "32", "--eval-every", "128"]
+    run = _interrupted_run(tmp_path, monkeypatch, "k", *flags)
+    assert (run / "checkpoints" / "k_64_steps.zip").is_file()
+    real_learn = sb3_contrib.MaskablePPO.learn
+    seen: list[tuple[int, int]] = []
+
+    def learn(self: Any, total_timesteps: int, **kwargs: Any) -> Any:
+        seen.append((self.n_envs, total_timesteps))
+        assert (self.n_envs, total_timesteps) == (2, 256 - 128), "trained with settings not the run's"
+        return real_learn(self, total_timesteps, **kwargs)
+
+    monkeypatch.setattr(sb3_contrib.MaskablePPO, "learn", learn)
+    # Nothing but the checkpoint: the issue's failing command (it trained 250,000 default steps).
+    _load("train_ppo").main(["--resume", str(run / "checkpoints" / "k_128_steps.zip")])
+    assert seen == [(2, 128)]
+    report = json.loads((run / "evaluation.json").read_text())["meta"]
+    assert report["timesteps"] == 256 and report["games_per_opponent"] == 4
+    names = sorted(p.name for p in (run / "checkpoints").glob("*_steps.zip"))
+    assert names == ["k_128_steps.zip", "k_192_steps.zip", "k_64_steps.zip"], names
+    assert {t for t, _ in _curve(run)} == {128, 256}
+
+
+def _fake_run(tmp_path: Path, recipe: str = "train_ppo", **settings: Any) -> Path:
+    """A run folder as ``recipe`` leaves it after its first checkpoint (no training needed)."""
+    run = tmp_path / "f"
+    (run / "checkpoints").mkdir(parents=True)
+    args = _load(recipe).Args(name="f", runs_dir=str(tmp_path), **settings)
+    (run / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    _checkpoint(tmp_path).rename(run / "checkpoints" / "curve_64.zip")
+    return run
+
+
+def test_a_resume_flag_that_contradicts_the_run_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    run = _fake_run(tmp_path, n_envs=2, opponents="random", total_timesteps=128)
+    before = _digests(run)
+    for flags, match in (
+        (["--n-envs", "4"], "--n-envs 4: the run in .* was made with --n-envs 2"),
+        (["--opponents", "zoo"], "--opponents 'zoo'.*'random'.*--time-limit-minutes, --workers"),
+        (["--total-timesteps", "999"], "--total-timesteps 999"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            _load("train_ppo").main(["--resume", str(run), *flags])
+        assert _digests(run) == before
+
+
+@pytest.mark.parametrize(
+    ("recipe", "flags"),
+    [
+        ("selfplay", ["--gate-every", "7"]),
+        ("selfplay", ["--zoo", "random"]),
+        ("shared_ppo", ["--num-games", "3"]),
+        ("shared_ppo", ["--seed", "5"]),
+    ],
+)
+def test_every_recipe_resumes_with_its_runs_own_settings(
+    tmp_path: Path, recipe: str, flags: list[str]
+) -> None:
+    run = _fake_run(tmp_path, recipe)
+    with pytest.raises(ConfigError, match=f"{flags[0]} .*: the run in .* was made with {flags[0]}"):
+        _load(recipe).main(["--resume", str(run), *flags])
+    cls = _load(recipe).Args
+    args, resume = _load("recipe_args").parse_args(cls, ["--resume", str(run), "--workers", "3"], "")
+    assert resume is not None and resume.overrides == {"workers": (cls().workers, 3)}
+    assert args.workers == 3 and args.name == "f" and args.resume == str(run / "checkpoints" / "curve_64.zip")
+
+
+def test_resume_overrides_are_printed_and_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _fake_run(tmp_path, n_envs=2, n_steps=64, batch_size=64, workers=1)
+
+    class Started(Exception):
+        pass
+
+    def learn(self: Any, total_timesteps: int, **kwargs: Any) -> Any:
+        raise Started
+
+    monkeypatch.setattr(sb3_contrib.MaskablePPO, "learn", learn)
+    with pytest.raises(Started):  # equal flags pass, the two overrides change
+        _load("train_ppo").main(
+            ["--resume", str(run), "--n-envs", "2", "--workers", "2", "--time-limit-minutes", "5"]
+        )
+    out = capsys.readouterr().out
+    assert "override --workers: 2 (the run's: 1)" in out and "override --time-limit-minutes: 5.0" in out
+    (record,) = [json.loads(line) for line in (run / "resumes.jsonl").read_text().splitlines()]
+    assert record["overrides"] == {"workers": 2, "time_limit_minutes": 5.0}
+    assert json.loads((run / "args.json").read_text())["workers"] == 1
+
+
+# -------------------------------------------------- issue 21, item 2: a finished run is final
+@pytest.mark.parametrize("target", ["folder", "checkpoint", "final model"])
+def test_resuming_a_finished_run_is_refused_and_replaces_nothing(tmp_path: Path, target: str) -> None:
+    run = _fake_run(tmp_path, n_envs=1, n_steps=64, batch_size=64, total_timesteps=128)
+    (run / "final_model.zip").write_bytes((run / "checkpoints" / "curve_64.zip").read_bytes())
+    (run / "evaluation.json").write_text('{"meta": {}, "scores": {}}')
+    before = _digests(run)
+    path = {"folder": run, "checkpoint": run / "checkpoints" / "curve_64.zip"}.get(target)
+    with pytest.raises(ConfigError, match=r"is finished .* a finished run is final"):
+        _load("train_ppo").main(["--resume", str(path or run / "final_model.zip")])
+    assert _digests(run) == before
+
+
+def test_resuming_an_earlier_checkpoint_than_the_latest_is_refused(tmp_path: Path) -> None:
+    run = _fake_run(tmp_path, n_envs=1, n_steps=64, batch_size=64, total_timesteps=256)
+    (run / "checkpoints" / "f_128_steps.zip").write_bytes((run / "checkpoints" / "curve_64.zip").read_bytes())
+    with pytest.raises(ConfigError, match=r"later checkpoint.*f_128_steps\.zip"):
+        _load("train_ppo").main(["--resume", str(run / "checkpoints" / "curve_64.zip")])
+    # The folder picks the latest complete one; a damaged later file is passed over.
+    (run / "checkpoints" / "f_192_steps.zip").write_bytes(b"PK\x03\x04 half a zip")
+    args, resume = _load("recipe_args").parse_args(_load("train_ppo").Args, ["--resume", str(run)], "")
+    assert resume is not None and resume.checkpoint == run / "checkpoints" / "f_128_steps.zip"
+    assert args.resume == str(resume.checkpoint) and args.n_envs == 1
+
+
+# ---------------------------------------------------------- issue 21, item 3: SIGTERM
+class _Unhandled(Exception):
+    """What SIGTERM raises in this test when the recipe does not handle it (it would kill pytest)."""
+
+
+def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def guard(signum: int, frame: object) -> None:
+        raise _Unhandled
+
+    previous = signal.signal(signal.SIGTERM, guard)
+    try:
+        with monkeypatch.context() as patch:
+            _interrupt_training(patch, 2, lambda: os.kill(os.getpid(), signal.SIGTERM))
+            with pytest.raises(SystemExit) as stop:
+                _load("train_ppo").main(_tiny_run(tmp_path, "s", 256))
+        assert stop.value.code == 143
+        assert signal.getsignal(signal.SIGTERM) is guard  # the recipe put the handler back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    run = tmp_path / "s"
+    assert (run / "checkpoints" / "s_128_steps.zip").is_file()
+    err = capsys.readouterr().err
+    assert "terminated (SIGTERM) at 128 timesteps" in err and f"--resume {run}" in err
+    _load("train_ppo").main(["--resume", str(run)])
+    rows = _curve(run)
+    assert len(rows) == len(set(rows)) and {t for t, _ in rows} == {64, 128, 192, 256}
+    steps = _progress_steps(run)
+    assert steps == sorted(steps) and steps[-1] == 256, "progress.csv repeats steps after the resume"
+    assert json.loads((run / "evaluation.json").read_text())["meta"]["timesteps"] == 256

@@ -1,208 +1,208 @@
-"""Run folders that survive mistakes: checked arguments, resume in place, atomic writes, Ctrl-C.
+"""Run folders that survive mistakes: one folder per run, resume in place with the run's own settings.
 
 A training run is hours of compute, so the recipes promise (docs/design.md §4):
 
-* every argument is checked before any folder, worker process or model exists,
-  so a typo costs a second and leaves nothing behind (:func:`check_args`);
-* ``--resume CHECKPOINT`` continues in the run folder the checkpoint belongs to,
-  never in another run's; the original ``args.json`` stays as written and each
-  resume appends a record to ``resumes.jsonl`` (:func:`resume_folder`,
-  :func:`record_resume`); ``--total-timesteps`` stays a total;
+* a fresh run never writes into an older run's folder (:func:`run_directory`);
+* ``--resume RUN_FOLDER`` (its latest complete checkpoint) or ``--resume CHECKPOINT``
+  continues in the run folder the checkpoint belongs to, with the settings of that
+  run's ``args.json``: a flag that contradicts them is refused, except the few of
+  :data:`OVERRIDES`, which are printed at start (:func:`resume_settings`);
+* a finished run (``final_model.zip`` and ``evaluation.json`` written) is final: a
+  resume is refused and nothing in its folder changes;
+* the original ``args.json`` stays as written; each resume appends a record to
+  ``resumes.jsonl``, with the curve and log rows past the checkpoint (another
+  future, which the resumed run replaces) moved into it (:func:`record_resume`);
 * every file is written under a temporary name and renamed into place, so a kill
-  mid-save never leaves a truncated checkpoint under its real name (:func:`save_model`);
-* Ctrl-C saves a checkpoint, prints how to resume and exits with status 130
-  (:func:`interrupted`).
+  mid-save never leaves a truncated checkpoint under its real name (:func:`save_model`).
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
-import math
-import shlex
+import re
 import sys
 import time
-import zipfile
-from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, TypeVar
 
-from hoity_env.agents import make
-from hoity_env.engine.batched import BATCHED_RULESETS
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arg_checks import check_args, check_zip, flag
+
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.files import write_atomic
+from hoity_env.files import fresh_folder, write_atomic, write_atomically
 
 RESUMES = "resumes.jsonl"
 """One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""
 
-_AT_LEAST_ONE = (
-    "total_timesteps",
-    "n_envs",
-    "num_games",
-    "n_steps",
-    "n_epochs",
-    "net_width",
-    "eval_every",
-    "eval_games",
-    "final_eval_games",
-    "validation_games",
-    "checkpoint_every",
-    "workers",
-    "gate_every",
-    "gate_games",
-    "max_snapshots",
-    "snapshot_weight",
-)
-_SPEC_FIELDS = ("opponents", "zoo", "eval_opponents")
+OVERRIDES = ("time_limit_minutes", "workers")
+"""Settings a resume may change: how long this session trains and how many processes
+evaluate (seeded games score the same with any worker count). Every other flag given
+with ``--resume`` must equal the run's own ``args.json`` value."""
+
+A = TypeVar("A")
+
+_STEP = re.compile(r"^(?:curve_(\d+)|.+_(\d+)_steps)\.zip$")
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+@dataclass(frozen=True)
+class Resume:
+    """Where a resumed run continues: its folder, the checkpoint, and the overrides given."""
+
+    run_dir: Path
+    checkpoint: Path
+    overrides: dict[str, tuple[Any, Any]]
+    """``field -> (the run's value, this session's value)`` for each of :data:`OVERRIDES` changed."""
 
 
-def _default(args: Any, name: str) -> Any:
-    return next(f.default for f in dataclasses.fields(args) if f.name == name)
+def checkpoint_step(path: Path) -> int | None:
+    """The timestep count in a checkpoint's name (``curve_N.zip``, ``NAME_N_steps.zip``), else ``None``."""
+    match = _STEP.match(path.name)
+    return None if match is None else int(match.group(1) or match.group(2))
 
 
-def check_args(args: Any, specs: Callable[[str], list[str]], vec_envs: Sequence[str]) -> None:
-    """Raise :class:`ConfigError` naming the first bad ``--flag`` of a recipe's ``Args``.
-
-    Checks ranges, names, the agent specs (each built once, so a bad checkpoint
-    fails here) and the checkpoint to resume from; creates nothing.
-    """
-    values = dataclasses.asdict(args)
-    for name in _AT_LEAST_ONE:
-        if name in values and (not isinstance(values[name], int) or values[name] < 1):
-            raise ConfigError(f"{_flag(name)} must be an integer >= 1, got {values[name]!r}")
-    for name in ("select_best",):
-        if name in values and values[name] < 0:
-            raise ConfigError(f"{_flag(name)} must be >= 0, got {values[name]}")
-    if not MIN_PLAYERS <= args.num_players <= MAX_PLAYERS:
-        raise ConfigError(f"--num-players must be in [{MIN_PLAYERS}, {MAX_PLAYERS}], got {args.num_players}")
-    if args.reward not in REWARD_MODES:
-        raise ConfigError(f"--reward must be one of {REWARD_MODES}, got {args.reward!r}")
-    if "vec_env" in values and args.vec_env not in vec_envs:  # shared_ppo.py has the batched one only
-        raise ConfigError(f"--vec-env must be one of {tuple(vec_envs)}, got {args.vec_env!r}")
-    if args.seed < 0:
-        raise ConfigError(f"--seed must be >= 0, got {args.seed}")
-    _check_real(args, "learning_rate", 0.0, math.inf, low_open=True)
-    _check_real(args, "final_lr_fraction", 0.0, 1.0)
-    _check_real(args, "gamma", 0.0, 1.0, low_open=True)
-    _check_real(args, "gae_lambda", 0.0, 1.0)
-    _check_real(args, "ent_coef", 0.0, math.inf)
-    _check_real(args, "time_limit_minutes", 0.0, math.inf)
-    if "gate_win_rate" in values:  # above 1 closes the gate: a legitimate "never admit"
-        _check_real(args, "gate_win_rate", 0.0, math.inf)
-    # SB3 envs: --n-envs, or every seat of every game with parameter sharing (shared_ppo.py).
-    envs = values["n_envs"] if "n_envs" in values else args.num_games * args.num_players
-    rollout = args.n_steps * envs
-    if not 2 <= args.batch_size <= rollout:
-        raise ConfigError(
-            f"--batch-size must be in [2, n_steps * envs = {rollout}] (PPO needs 2 samples), "
-            f"got {args.batch_size}"
-        )
-    if not args.name or args.name in (".", "..") or any(c in args.name for c in "/\\"):
-        raise ConfigError(f"--name must be a plain folder name, got {args.name!r}")
-    if not args.runs_dir:
-        raise ConfigError("--runs-dir must not be empty")
-    rules = getattr(args, "rules", "standard")
-    if rules not in PRESETS:
-        raise ConfigError(f"--rules must be one of {sorted(PRESETS)}, got {rules!r}")
-    if "vec_env" not in values and PRESETS[rules].ruleset not in BATCHED_RULESETS:
-        raise ConfigError(
-            f"--rules {rules}: this recipe trains on the batched engine, which plays the rulesets "
-            f"{BATCHED_RULESETS}; use training/train_ppo.py or training/selfplay.py for {rules!r}"
-        )
-    num_actions = _num_actions(args.num_players, rules)
-    for name in _SPEC_FIELDS:
-        if name in values:
-            agents = specs(values[name])
-            if not agents:
-                raise ConfigError(f"{_flag(name)} names no agent: {values[name]!r}")
-            for spec in dict.fromkeys(agents):
-                try:
-                    make(spec, num_players=args.num_players, num_actions=num_actions)
-                except ConfigError as exc:
-                    raise ConfigError(f"{_flag(name)}: {exc}") from exc
-    if args.resume:
-        check_checkpoint(args.resume, args.num_players, num_actions)
+def finished(run: Path) -> bool:
+    """A run is finished once its final model and its evaluation report are written."""
+    return (run / "final_model.zip").is_file() and (run / "evaluation.json").is_file()
 
 
-def _check_real(args: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:
-    value = getattr(args, name)
-    ok = (
-        isinstance(value, (int, float))
-        and math.isfinite(value)
-        and (low < value if low_open else low <= value)
-    )
-    if not ok or value > high:
-        bounds = f"{'(' if low_open else '['}{low}, {high}{']' if math.isfinite(high) else ')'}"
-        raise ConfigError(f"{_flag(name)} must be in {bounds}, got {value!r}")
-
-
-def _num_actions(num_players: int, rules: str = "standard") -> int:
-    from hoity_env.engine.game import Game
-
-    return Game(rules, num_players).num_actions
-
-
-def check_checkpoint(path: str, num_players: int, num_actions: int) -> None:
-    """A checkpoint to resume from: an intact MaskablePPO zip for this game, else :class:`ConfigError`."""
-    file = Path(path)
-    if not file.is_file():
-        raise ConfigError(f"--resume: checkpoint file not found: {path}")
+def _intact(path: Path) -> bool:
     try:
-        with zipfile.ZipFile(file) as archive:
-            damaged = archive.testzip()
-            members = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ConfigError(
-            f"--resume: {path} is not an intact checkpoint zip (truncated or corrupt): {exc}"
-        ) from exc
-    if damaged is not None or not {"data", "policy.pth"} <= members:
-        raise ConfigError(f"--resume: {path} is damaged or not a MaskablePPO checkpoint")
-    try:
-        make(f"ppo:{path}", num_players=num_players, num_actions=num_actions)
-    except ConfigError as exc:
-        raise ConfigError(f"--resume: {exc}") from exc
+        check_zip(str(path))
+    except ConfigError:
+        return False
+    return True
 
 
-def resume_folder(args: Any) -> Path | None:
-    """The run folder ``args.resume`` belongs to (it holds ``args.json``), or ``None``.
+def latest_checkpoint(run: Path) -> Path | None:
+    """The checkpoint of ``run/checkpoints/`` with the most timesteps that is an intact zip."""
+    steps = {p: checkpoint_step(p) for p in (run / "checkpoints").glob("*.zip")}
+    found = [(step, p) for p, step in steps.items() if step is not None]
+    # At one step count the curve snapshot and a checkpoint hold the same model: either will do.
+    for _, path in sorted(found, key=lambda sp: (sp[0], sp[1].name), reverse=True):
+        if _intact(path):
+            return path
+    return None
 
-    A checkpoint sits in ``<run>/checkpoints/``, ``<run>/league/`` or ``<run>/`` itself.
-    ``--name``/``--runs-dir`` left at their defaults follow the checkpoint; set to
-    name another folder they are refused, so a resume never writes into another run.
+
+def _run_of(target: Path) -> tuple[Path | None, Path]:
+    """``(run folder or None, checkpoint)`` of a ``--resume`` value; a folder gives its latest checkpoint."""
+    if target.is_dir():
+        if not (target / "args.json").is_file():
+            raise ConfigError(f"--resume: {target} is not a run folder (it holds no args.json)")
+        if finished(target):
+            return target, target / "final_model.zip"
+        checkpoint = latest_checkpoint(target)
+        if checkpoint is None:
+            raise ConfigError(
+                f"--resume: {target} holds no complete checkpoint in checkpoints/ (it was stopped "
+                "before its first one): start it again as a new run"
+            )
+        return target, checkpoint
+    if not target.is_file():
+        raise ConfigError(f"--resume: checkpoint file not found: {target}")
+    here = target.resolve()
+    run = next((d for d in (here.parent, here.parent.parent) if (d / "args.json").is_file()), None)
+    return run, target
+
+
+def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | None]:
+    """The ``Args`` of a resume: the run's ``args.json``, with the flags ``given`` checked against it.
+
+    A checkpoint outside any run folder starts a new run from its weights, with the
+    settings given (``None`` for the resume). Raises :class:`ConfigError` when the
+    run is finished, when an earlier checkpoint than the run's latest is named (its
+    successors would be replaced), or when a flag contradicts the run's settings and
+    is not one of :data:`OVERRIDES`; nothing has been written then.
     """
-    if not args.resume:
-        return None
-    checkpoint = Path(args.resume).resolve()
-    run = next(
-        (d for d in (checkpoint.parent, checkpoint.parent.parent) if (d / "args.json").is_file()), None
-    )
+    run, checkpoint = _run_of(Path(given["resume"]))
     if run is None:
-        return None
-    if args.name != _default(args, "name") and args.name != run.name:
+        return cls(**given), None
+    if finished(run):
         raise ConfigError(
-            f"--resume {args.resume} belongs to run folder {run}; a resume continues there, "
-            f"so --name must be {run.name!r} (or left out), not {args.name!r}"
+            f"--resume: the run in {run} is finished (final_model.zip and evaluation.json are written); "
+            "a finished run is final and nothing in it is replaced: train on as a new run (a checkpoint "
+            "copied out of the folder and --resume'd starts one from its weights)"
         )
-    if args.runs_dir != _default(args, "runs_dir") and Path(args.runs_dir).resolve() != run.parent:
+    step, latest = checkpoint_step(checkpoint), latest_checkpoint(run)
+    latest_step = checkpoint_step(latest) if latest is not None else None
+    if step is not None and latest_step is not None and step < latest_step:
         raise ConfigError(
-            f"--resume {args.resume} belongs to run folder {run}; "
-            f"--runs-dir must be {run.parent} (or left out)"
+            f"--resume {checkpoint}: the run in {run} has a later checkpoint, {latest}; resuming an "
+            f"earlier one would replace what came after it: resume the latest (--resume {run})"
         )
-    return run
+    saved = json.loads((run / "args.json").read_text(encoding="utf-8"))
+    fields = {f.name: f.default for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(saved) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"--resume: {run}/args.json has settings this recipe does not take ({', '.join(unknown)}): "
+            "resume it with the recipe that made it"
+        )
+    values = {name: saved.get(name, default) for name, default in fields.items()}
+    overrides: dict[str, tuple[Any, Any]] = {}
+    for name, value in given.items():
+        if name == "resume" or value == values[name]:
+            continue
+        if name == "name" and value == run.name:
+            continue
+        if name == "runs_dir" and Path(value).resolve() == run.parent.resolve():
+            continue
+        if name in OVERRIDES:
+            overrides[name] = (values[name], value)
+            values[name] = value
+            continue
+        allowed = ", ".join(flag(o) for o in OVERRIDES)
+        raise ConfigError(
+            f"{flag(name)} {value!r}: the run in {run} was made with {flag(name)} {values[name]!r} "
+            f"(its args.json); a resume keeps the run's own settings and may change only {allowed}: "
+            "leave the flag out, or start a new run"
+        )
+    values["resume"] = str(checkpoint)
+    return cls(**values), Resume(run, checkpoint, overrides)
+
+
+def run_directory(runs_dir: str, name: str) -> Path:
+    """The run folder ``runs_dir/name``, or ``name_2``, ``name_3``, … if that one is taken.
+
+    A fresh run never writes into an older run's folder: its curve would be appended
+    to the old one and ``--select-best`` could pick the old run's snapshots.
+    """
+    base = Path(runs_dir) / name
+    run_dir = fresh_folder(base)
+    if run_dir != base:
+        print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
+    return run_dir
+
+
+def start_run(args: Any, resume: Resume | None, *subdirs: str) -> Path:
+    """Check the recipe's ``Args``, then make (or reopen) its run folder.
+
+    Bad arguments (agent specs included) fail before any folder or worker process
+    exists (``arg_checks.check_args``). A fresh run gets :func:`run_directory`'s
+    folder, with ``checkpoints/`` and ``subdirs`` inside, and its ``args.json``; a
+    resume continues in its own folder and leaves ``args.json`` as it was.
+    """
+    check_args(args)
+    run_dir = resume.run_dir if resume else run_directory(args.runs_dir, args.name)
+    for sub in ("checkpoints", *subdirs):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    if resume is None:
+        write_atomically(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=1))
+        return run_dir
+    print(f"resuming {run_dir} from {resume.checkpoint} with the run's own settings (args.json)")
+    for name, (old, new) in resume.overrides.items():
+        print(f"  override {flag(name)}: {new!r} (the run's: {old!r})")
+    return run_dir
 
 
 # ------------------------------------------------------------------ atomic writes
 SAVE_EXCLUDE = ("tensorboard_log",)
-"""Left out of every saved model: the TensorBoard folder is an absolute path when
-``--runs-dir`` is, and a model we publish must carry no path of the machine that made it.
-Resuming sets it again (``common.build_model``)."""
+"""Left out of every saved model: a model we publish must carry no path of the machine
+that made it (the recipes log through their own logger, ``model_setup.run_logger``)."""
 
 
 def save_model(model: Any, path: Path) -> None:
@@ -217,6 +217,29 @@ def copy_file(source: Path, path: Path) -> None:
 
 
 # ------------------------------------------------------------------ resume records
+def trim_csv(path: Path, column: str, timesteps: int) -> list[dict[str, str]]:
+    """Drop the rows of ``path`` whose ``column`` exceeds ``timesteps`` (atomically); returns them."""
+    if not path.is_file():
+        return []
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        fields = list(reader.fieldnames or [])
+        rows = list(reader)
+
+    def late(row: dict[str, str]) -> bool:
+        value = row.get(column) or ""
+        return bool(value) and float(value) > timesteps
+
+    dropped = [r for r in rows if late(r)]
+    if dropped:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(r for r in rows if not late(r))
+        write_atomic(path, lambda fh: fh.write(out.getvalue()))
+    return dropped
+
+
 def curve_timesteps(csv_path: Path) -> set[int]:
     """Timesteps already on the learning curve."""
     if not csv_path.is_file():
@@ -225,64 +248,21 @@ def curve_timesteps(csv_path: Path) -> set[int]:
         return {int(row["timesteps"]) for row in csv.DictReader(fh)}
 
 
-def record_resume(run_dir: Path, args: Any, timesteps: int) -> None:
-    """Append a resume record; curve rows past the checkpoint move into it (they were another future).
+def record_resume(run_dir: Path, args: Any, timesteps: int, resume: Resume) -> None:
+    """Append a resume record; curve and log rows past the checkpoint move into it (another future).
 
-    Without this the resumed run would score those timesteps again: duplicate rows.
+    Without this the resumed run would log those timesteps again: duplicate rows.
     """
-    csv_path = run_dir / "curve.csv"
-    dropped: list[dict[str, str]] = []
-    if csv_path.is_file():
-        with csv_path.open(newline="") as fh:
-            reader = csv.DictReader(fh)
-            fields = list(reader.fieldnames or [])
-            rows = list(reader)
-        kept = [r for r in rows if int(r["timesteps"]) <= timesteps]
-        dropped = [r for r in rows if int(r["timesteps"]) > timesteps]
-        if dropped:
-
-            def write(fh: Any) -> None:
-                writer = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
-                writer.writeheader()
-                writer.writerows(kept)
-
-            write_atomic(csv_path, write)
     record = {
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "checkpoint": args.resume,
+        "checkpoint": str(resume.checkpoint),
         "timesteps": timesteps,
         "args": dataclasses.asdict(args),
-        "curve_rows_after_checkpoint": dropped,
+        "overrides": {name: new for name, (_, new) in resume.overrides.items()},
+        "curve_rows_after_checkpoint": trim_csv(run_dir / "curve.csv", "timesteps", timesteps),
+        "progress_rows_after_checkpoint": trim_csv(
+            run_dir / "progress.csv", "time/total_timesteps", timesteps
+        ),
     }
     with (run_dir / RESUMES).open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
-
-
-def interrupted(model: Any, args: Any, run_dir: Path, script: str) -> NoReturn:
-    """Ctrl-C: save a checkpoint, say how to resume, exit with status 130."""
-    path = run_dir / "checkpoints" / f"{args.name}_{model.num_timesteps}_steps.zip"
-    save_model(model, path)
-    skip = {"resume", "name", "runs_dir"}
-    flags = [
-        f"{_flag(f.name)} {shlex.quote(str(getattr(args, f.name)))}"
-        for f in dataclasses.fields(args)
-        if f.name not in skip and getattr(args, f.name) != f.default and not isinstance(f.default, bool)
-    ]
-    print(
-        f"\ninterrupted at {model.num_timesteps:,} timesteps; saved {path} "
-        f"(curve and args are in {run_dir})\n"
-        f"resume with: python {script} --resume {shlex.quote(str(path))} {' '.join(flags)}".rstrip(),
-        file=sys.stderr,
-        flush=True,
-    )
-    raise SystemExit(130)
-
-
-def run_cli(main: Callable[[], object], prog: str) -> int:
-    """Run a recipe's ``main``; a :class:`ConfigError` becomes one line on stderr and status 2."""
-    try:
-        main()
-    except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    return 0

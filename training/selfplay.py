@@ -19,9 +19,10 @@ each rollout then holds ``G × num_players`` self-play seats beside the ``--n-en
 games against the league pool (batched engine only).  ``--zoo-weights`` draws the
 zoo's members unevenly.
 
-A resumed run continues in the checkpoint's own run folder and finds its league
-again in its ``league/``; ``--total-timesteps`` is a total, and Ctrl-C saves a
-checkpoint and exits with status 130, as in ``train_ppo.py``.
+A resumed run (``--resume RUN_FOLDER``) continues in its own run folder with its own
+settings and finds its league again in its ``league/``; ``--total-timesteps`` is a
+total, a finished run is final, and Ctrl-C or SIGTERM saves a checkpoint and exits
+with status 130 or 143, as in ``train_ppo.py``.
 """
 
 from __future__ import annotations
@@ -36,60 +37,32 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    build_model,
-    learn_and_finish,
-    make_vec_env,
-    parse_args,
-    score_checkpoint,
-    specs,
-    start_run,
-)
-from run_folder import copy_file, run_cli, save_model
+from final_report import score_checkpoint
+from model_setup import build_model, make_vec_env
+from recipe_args import RecipeArgs, parse_args, specs
+from run_folder import copy_file, save_model, start_run
+from run_training import learn_and_finish, run_cli
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import rules_batchable
 from hoity_env.wrappers.sb3_vec_env import HoityLeagueSB3VecEnv
 
 
 @dataclass
-class Args:
-    """Every knob of the recipe (each is a ``--flag``)."""
+class Args(RecipeArgs):
+    """Every knob of the recipe (each is a ``--flag``): the shared ones of ``RecipeArgs`` and these."""
 
     name: str = "selfplay"
-    num_players: int = 4
-    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     zoo: str = "zoo"  # scripted members of the league
     zoo_weights: str = ""  # comma-separated draw weights, one per zoo member (default: 1 each)
-    reward: str = "progress"
-    total_timesteps: int = 500_000
-    time_limit_minutes: float = 0.0
     n_envs: int = 16
     shared_games: int = 0  # >0: also G self-play games, the learner in every seat (batched only)
     vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
-    seed: int = 0
-    learning_rate: float = 3e-4
-    final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
-    n_steps: int = 256
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.01
-    net_width: int = 128
     gate_every: int = 100_000
     gate_games: int = 100
     gate_win_rate: float = 0.35
     max_snapshots: int = 4
     snapshot_weight: int = 2  # a snapshot is drawn this many times as often as one zoo member
-    eval_every: int = 100_000
-    eval_games: int = 100
-    final_eval_games: int = 400
-    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
-    validation_games: int = 400  # per zoo member, on seed + 2, for --select-best
-    checkpoint_every: int = 100_000
-    workers: int = 2
-    resume: str = ""
-    runs_dir: str = "runs"
 
 
 class League(BaseCallback):  # type: ignore[misc]
@@ -139,10 +112,9 @@ class League(BaseCallback):  # type: ignore[misc]
         admitted = mean >= a.gate_win_rate
         self.history.append({"timesteps": self.num_timesteps, "mean_win_rate": mean, "admitted": admitted})
         self.logger.record("league/mean_win_rate", mean)
-        print(
+        self.logger.log(
             f"[gate @ {self.num_timesteps:,}] mean win rate vs league {mean:.3f} "
-            f"({'admitted' if admitted else 'not admitted'}; gate {a.gate_win_rate})",
-            flush=True,
+            f"({'admitted' if admitted else 'not admitted'}; gate {a.gate_win_rate})"
         )
         if admitted:
             snapshot = self.league_dir / f"snapshot_{self.num_timesteps}.zip"
@@ -162,7 +134,7 @@ def zoo_weights(args: Args) -> list[int]:
     except ValueError:
         weights = []
     if len(weights) != len(zoo) or min(weights) < 0 or sum(weights) < 1:
-        raise ValueError(
+        raise ConfigError(
             f"--zoo-weights needs {len(zoo)} comma-separated integers >= 0 (one per zoo member, "
             f"not all 0), got {args.zoo_weights!r}"
         )
@@ -184,18 +156,18 @@ def league_env(args: Args) -> VecEnv:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with the league, evaluate against the zoo, write the run folder."""
-    args = parse_args(Args, argv, __doc__.splitlines()[0])
+    args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
     if args.shared_games < 0:
-        raise ValueError(f"--shared-games must be >= 0, got {args.shared_games}")
+        raise ConfigError(f"--shared-games must be >= 0, got {args.shared_games}")
     if args.shared_games and (args.vec_env != "batched" or not rules_batchable(args.rules)):
-        raise ValueError("--shared-games needs --vec-env batched and a batched ruleset (standard)")
+        raise ConfigError("--shared-games needs --vec-env batched and a batched ruleset (standard)")
     zoo_weights(args)  # bad weights fail before the run folder exists
-    run_dir = start_run(args, "league")
+    run_dir = start_run(args, resume, "league")
     league_dir = run_dir / "league"
     torch.set_num_threads(1)
 
     env = league_env(args)
-    model = build_model(args, env, run_dir)
+    model = build_model(args, env, run_dir, resume)
     league = League(args, league_dir, env)
     final, scores, table = learn_and_finish(
         model,
@@ -204,7 +176,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         run_dir,
         specs(args.zoo),
         script="training/selfplay.py",
-        tb_log_name="selfplay",
         callbacks=[league],
         meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
     )

@@ -8,7 +8,8 @@ then scored against the scripted zoo like the other recipes (docs/design.md §4)
 
 Writes under ``runs/<name>/`` as ``train_ppo.py`` does (TensorBoard ``tb/``,
 ``checkpoints/``, ``final_model.zip``, ``evaluation.json``/``.md``,
-``curve.csv`` and ``learning_curve.png``).
+``curve.csv`` and ``learning_curve.png``), and resumes, finishes and stops on a
+signal as ``train_ppo.py`` does (``--resume RUN_FOLDER``).
 
     python training/shared_ppo.py                                 # a small run
     python training/shared_ppo.py --num-games 64 --total-timesteps 5000000
@@ -24,62 +25,39 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    build_model,
-    learn_and_finish,
-    parse_args,
-    specs,
-    start_run,
-)
-from run_folder import run_cli
+from model_setup import build_model
+from recipe_args import RecipeArgs, parse_args, specs
+from run_folder import start_run
+from run_training import learn_and_finish, run_cli
 
 from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
 
 
 @dataclass
-class Args:
-    """Every knob of the recipe (each is a ``--flag``)."""
+class Args(RecipeArgs):
+    """Every knob of the recipe (each is a ``--flag``): the shared ones of ``RecipeArgs`` and these."""
 
     name: str = "shared"
-    num_players: int = 4
-    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
     num_games: int = 16  # games in the batch; SB3 sees num_games * num_players envs
-    reward: str = "progress"  # win_loss, rank or progress (win_loss plus track-progress shaping)
     total_timesteps: int = 500_000  # agent-steps summed over every seat
-    time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
-    seed: int = 0
-    learning_rate: float = 3e-4
-    final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
-    n_steps: int = 256
     batch_size: int = 1024
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.01
-    net_width: int = 128
     eval_opponents: str = "zoo"  # comma-separated specs for the learning curve and final report
     eval_every: int = 200_000
-    eval_games: int = 100
-    final_eval_games: int = 400
-    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
-    validation_games: int = 400  # per opponent, on seed + 2, for --select-best
     checkpoint_every: int = 200_000
     workers: int = 1
-    resume: str = ""
-    runs_dir: str = "runs"
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with parameter sharing, evaluate against the zoo, write the run folder."""
-    args = parse_args(Args, argv, __doc__.splitlines()[0])
+    args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
     opponents = specs(args.eval_opponents)
-    run_dir = start_run(args)
+    run_dir = start_run(args, resume)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
 
     env = HoitySharedSB3VecEnv(
         num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
     )
-    model = build_model(args, env, run_dir)
+    model = build_model(args, env, run_dir, resume)
     final, scores, table = learn_and_finish(
         model,
         env,
@@ -87,7 +65,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         run_dir,
         opponents,
         script="training/shared_ppo.py",
-        tb_log_name="shared",
         meta=lambda: {"parameter_sharing": True},
     )
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")

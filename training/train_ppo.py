@@ -20,11 +20,13 @@ steps (the models on the learning curve) and ``<name>_<N>_steps.zip`` every
 ``--checkpoint-every`` steps where no curve snapshot was saved; any of them resumes.
 Saved models carry no TensorBoard path (no path of this machine).
 
-Resuming continues the timestep count, the TensorBoard run and the curve, in the
-run folder the checkpoint belongs to (its ``args.json`` is kept; each resume is
-appended to ``resumes.jsonl``).  ``--total-timesteps`` is a total: a run resumed
-at 200,000 steps with ``--total-timesteps 250000`` trains 50,000 more.  Ctrl-C
-saves a checkpoint, prints the command that resumes it and exits with status 130.
+``--resume RUN_FOLDER`` (its latest complete checkpoint) or ``--resume CHECKPOINT``
+continues in that run folder with the run's own settings (its ``args.json``; a flag
+that contradicts them is refused, ``--time-limit-minutes`` and ``--workers`` may
+change); the timestep count, TensorBoard and the curve continue, and each resume is
+appended to ``resumes.jsonl``.  A finished run is final: resuming it is refused.
+Ctrl-C and SIGTERM save a checkpoint, print the command that resumes the run and
+exit with status 130 and 143; after a kill -9, ``--resume RUN_FOLDER``.
 """
 
 from __future__ import annotations
@@ -37,56 +39,28 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (
-    build_model,
-    learn_and_finish,
-    make_vec_env,
-    parse_args,
-    specs,
-    start_run,
-)
-from run_folder import run_cli
+from model_setup import build_model, make_vec_env
+from recipe_args import RecipeArgs, parse_args, specs
+from run_folder import start_run
+from run_training import learn_and_finish, run_cli
 
 
 @dataclass
-class Args:
-    """Every knob of the recipe (each is a ``--flag``)."""
+class Args(RecipeArgs):
+    """Every knob of the recipe (each is a ``--flag``): the shared ones of ``RecipeArgs`` and these."""
 
     name: str = "ppo"
-    num_players: int = 4
-    rules: str = "standard"  # "original": the published 1990 rules (one-game envs, see the README)
-    opponents: str = "zoo"  # comma-separated specs drawn per seat each episode; "zoo" = common.ZOO
-    reward: str = "progress"  # win_loss plus track-progress shaping (see the README)
     total_timesteps: int = 250_000
-    time_limit_minutes: float = 0.0  # stop earlier when this much wall time has passed (0 = off)
+    opponents: str = "zoo"  # comma-separated specs drawn per seat each episode; "zoo" = the scripted zoo
     n_envs: int = 16
     vec_env: str = "batched"  # batched engine + batched bots; or "subproc"/"dummy" (one-game envs)
-    seed: int = 0
-    learning_rate: float = 3e-4
-    final_lr_fraction: float = 1.0  # <1: decay the rate linearly to this fraction over total_timesteps
-    n_steps: int = 256
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    ent_coef: float = 0.01
-    net_width: int = 128
-    eval_every: int = 100_000
-    eval_games: int = 100
-    final_eval_games: int = 400
-    select_best: int = 0  # >0: final model = best of the last k curve snapshots + the last model
-    validation_games: int = 400  # per opponent, on seed + 2, for --select-best
     eval_opponents: str = "zoo"
-    checkpoint_every: int = 100_000
-    workers: int = 2
-    resume: str = ""
-    runs_dir: str = "runs"
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
-    args = parse_args(Args, argv, __doc__.splitlines()[0])
-    run_dir = start_run(args)
+    args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
+    run_dir = start_run(args, resume)
     torch.set_num_threads(1)  # many small matrices: threads only add overhead here
 
     env = make_vec_env(
@@ -97,15 +71,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         opponent_pool=specs(args.opponents),
         reward=args.reward,
     )
-    model = build_model(args, env, run_dir)
+    model = build_model(args, env, run_dir, resume)
     final, scores, table = learn_and_finish(
-        model,
-        env,
-        args,
-        run_dir,
-        specs(args.eval_opponents),
-        script="training/train_ppo.py",
-        tb_log_name="ppo",
+        model, env, args, run_dir, specs(args.eval_opponents), script="training/train_ppo.py"
     )
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}

@@ -5,6 +5,9 @@
 * ``random``: uniform over legal actions;
 * ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
   docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
+* ``champion``, ``reference`` (and ``champion-greedy``, ``reference-greedy``): our trained
+  policies, shipped in the package as numpy weights and played without torch, by sampling
+  (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
@@ -24,6 +27,7 @@ from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
+from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
@@ -45,11 +49,13 @@ SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
 
 AGENT_NAMES = tuple(SCRIPTED)
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
+SPEC_FORMS = f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
+"""Every form of agent spec, for help texts and errors."""
 
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> SeededAgent | PolicyAgent | RLlibAgent:
+) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
@@ -57,6 +63,12 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
+    for prefix in (*POLICY_PREFIXES, "rllib:"):
+        if spec.startswith(prefix) and not spec[len(prefix) :].strip():
+            raise ConfigError(
+                f"agent spec {spec!r} names no checkpoint: write {prefix}PATH "
+                f"(e.g. {prefix}runs/ppo/final_model.zip)"
+            )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
             return PolicyAgent(
@@ -68,11 +80,10 @@ def make(
             )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
+    if spec in NAMED_AGENTS:
+        return make_named(spec, seed, num_players=num_players, num_actions=num_actions)
     if spec not in SCRIPTED:
-        raise ConfigError(
-            f"unknown agent {spec!r}; choose one of {', '.join(AGENT_NAMES)} or "
-            "ppo:PATH / ppo-sample:PATH / rllib:PATH"
-        )
+        raise ConfigError(f"unknown agent {spec!r}; choose one of {SPEC_FORMS}")
     return SCRIPTED[spec](seed)
 
 
@@ -89,7 +100,9 @@ def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actio
 
 __all__ = [
     "AGENT_NAMES",
+    "NAMED_AGENTS",
     "SCRIPTED",
+    "SPEC_FORMS",
     "Agent",
     "AgentInputError",
     "BatchAgent",
@@ -98,6 +111,7 @@ __all__ = [
     "DetectiveAgent",
     "ExpertAgent",
     "ExpertV1Agent",
+    "NumpyPolicyAgent",
     "ObservationView",
     "PolicyAgent",
     "RandomAgent",

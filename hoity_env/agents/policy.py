@@ -4,11 +4,14 @@ Checkpoints and scripted bots are interchangeable everywhere (harness, CLI, the
 single-agent wrapper), one seat at a time (``act``) or a batch with one forward
 pass (``act_batch``).  Loading needs the ``train`` extra (sb3-contrib, torch);
 everything that can go wrong with a checkpoint raises a clear ``ValueError``.
+:class:`DistributionAgent` is the part shared with the torch-free named agents
+(:mod:`hoity_env.agents.named`): checks, greedy choice and seeded sampling.
 """
 
 from __future__ import annotations
 
 import zipfile
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -19,32 +22,23 @@ from hoity_env.agents.view import num_players_of
 from hoity_env.engine.errors import ConfigError
 
 
-class PolicyAgent:
-    """Plays a ``MaskablePPO`` policy with masks, deterministically or by sampling."""
+class DistributionAgent(ABC):
+    """Plays a policy given as action probabilities: greedily or by sampling, with masks.
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        deterministic: bool = True,
-        seed: int | None = None,
-        num_players: int | None = None,
-        num_actions: int | None = None,
-    ) -> None:
-        self.path = Path(path)
+    Subclasses compute :meth:`action_probabilities`; this base checks the batch and
+    chooses.  Both saved-policy agents share it (``ppo:PATH`` checkpoints through torch,
+    the named agents through numpy), so the same probabilities and the same seed give
+    the same actions whichever one plays.
+    """
+
+    name: str
+    deterministic: bool
+    obs_dim: int
+    num_actions: int
+
+    def __init__(self, *, deterministic: bool, seed: int | None) -> None:
         self.deterministic = deterministic
-        self.name = f"{'ppo' if deterministic else 'ppo-sample'}:{self.path}"
         self.rng = np.random.default_rng(seed)
-        self.model = _load(self.path)
-        obs_shape = getattr(self.model.observation_space, "shape", None)
-        n_act = getattr(self.model.action_space, "n", None)
-        if obs_shape is None or len(obs_shape) != 1 or n_act is None:
-            raise ConfigError(
-                f"checkpoint {self.path} is not a hoity_env policy (flat Box obs, Discrete actions)"
-            )
-        self.obs_dim = int(obs_shape[0])
-        self.num_actions = int(n_act)
-        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the agent's own generator (used only when sampling; torch's global RNG is never touched)."""
@@ -73,6 +67,48 @@ class PolicyAgent:
             return best
         return ensure_legal(sample_index(probs, self.rng.random((obs.shape[0],))), masks)
 
+    @abstractmethod
+    def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
+
+
+def renormalized(probs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``probs`` (float64) zeroed off the mask and summing to 1 per row; a row without finite
+    positive mass (a corrupt policy) becomes uniform over its legal actions."""
+    probs = np.where(masks, probs, 0.0)
+    total = probs.sum(axis=1, keepdims=True)
+    broken = ~np.isfinite(total) | (total <= 0)
+    uniform = masks / masks.sum(axis=1, keepdims=True)
+    out: np.ndarray = np.where(broken, uniform, probs / np.where(broken, 1.0, total))
+    return out
+
+
+class PolicyAgent(DistributionAgent):
+    """Plays a ``MaskablePPO`` policy with masks, deterministically or by sampling."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        deterministic: bool = True,
+        seed: int | None = None,
+        num_players: int | None = None,
+        num_actions: int | None = None,
+    ) -> None:
+        super().__init__(deterministic=deterministic, seed=seed)
+        self.path = Path(path)
+        self.name = f"{'ppo' if deterministic else 'ppo-sample'}:{self.path}"
+        self.model = load_checkpoint(self.path)
+        obs_shape = getattr(self.model.observation_space, "shape", None)
+        n_act = getattr(self.model.action_space, "n", None)
+        if obs_shape is None or len(obs_shape) != 1 or n_act is None:
+            raise ConfigError(
+                f"checkpoint {self.path} is not a hoity_env policy (flat Box obs, Discrete actions)"
+            )
+        self.obs_dim = int(obs_shape[0])
+        self.num_actions = int(n_act)
+        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
+
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
         import torch
@@ -82,12 +118,7 @@ class PolicyAgent:
         with torch.no_grad():
             dist = policy.get_distribution(obs_tensor, action_masks=masks)
             probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
-        probs = np.where(masks, probs, 0.0)
-        total = probs.sum(axis=1, keepdims=True)
-        broken = ~np.isfinite(total) | (total <= 0)  # a corrupt policy: uniform over the legal actions
-        uniform = masks / masks.sum(axis=1, keepdims=True)
-        out: np.ndarray = np.where(broken, uniform, probs / np.where(broken, 1.0, total))
-        return out
+        return renormalized(probs, masks)
 
 
 def check_sizes(
@@ -109,7 +140,13 @@ def check_sizes(
     return players
 
 
-def _load(path: Path) -> Any:
+TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
+"""How to install what loading (or training) a MaskablePPO checkpoint needs."""
+
+
+def load_checkpoint(path: Path) -> Any:
+    """The ``MaskablePPO`` model saved at ``path`` (on the CPU); a missing, damaged or foreign file
+    raises :class:`~hoity_env.engine.errors.ConfigError`, as does a missing ``train`` extra."""
     if not path.is_file():
         raise ConfigError(f"checkpoint file not found: {path}")
     if not zipfile.is_zipfile(path):
@@ -117,10 +154,7 @@ def _load(path: Path) -> Any:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ConfigError(
-            "loading a checkpoint needs the train extra: "
-            "pip install torch==2.13.0 && pip install -e '.[train]'"
-        ) from exc
+        raise ConfigError(f"loading a checkpoint needs the train extra: {TRAIN_EXTRA}") from exc
     try:
         return MaskablePPO.load(str(path), device="cpu")
     except Exception as exc:  # SB3 raises many kinds on a damaged archive

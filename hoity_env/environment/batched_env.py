@@ -49,7 +49,7 @@ from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
-from hoity_env.environment.batched_observation import BatchObserver
+from hoity_env.environment.batched_observation import make_batch_observer
 from hoity_env.environment.parallel_env import ILLEGAL_ACTION_MODES
 from hoity_env.environment.rewards import (
     REWARD_MODES,
@@ -100,7 +100,9 @@ class BatchedHoityEnv:
         ):
             raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {max_cycles!r}")
         self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
-        self.observer = BatchObserver(self.batched)
+        self._table = self.batched.rules.ruleset == "standard"
+        """Masks are rows of the engine's mask table (standard); else whole masks are kept (original)."""
+        self.observer = make_batch_observer(self.batched)
         self.num_envs = num_envs
         self.num_players = self.batched.num_players
         self.rules = self.batched.rules
@@ -118,6 +120,7 @@ class BatchedHoityEnv:
         self._rngs: list[np.random.Generator] = []
         self._cycles = np.zeros(num_envs, dtype=np.int64)
         self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
+        self._masks: np.ndarray = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
         self._warned_illegal = False
 
     # ---------------------------------------------------------------- layout
@@ -196,9 +199,13 @@ class BatchedHoityEnv:
             self._cycles[ended] = 0
             fresh = state.select(ended, with_rngs=False)
             obs[ended] = self.observer.replace_games(ended, fresh)
-            rows = self.batched.mask_rows(fresh)
-            self._rows[ended] = rows
-            masks[ended] = self.batched.mask_table[rows]
+            if self._table:
+                rows = self.batched.mask_rows(fresh)
+                self._rows[ended] = rows
+                masks[ended] = self.batched.mask_table[rows]
+            else:
+                masks[ended] = self.batched.action_masks(fresh)
+                self._masks[ended] = masks[ended]
         infos["phase"] = state.phase.copy()
         return obs, masks, rewards32, terminated, truncated, infos
 
@@ -218,11 +225,14 @@ class BatchedHoityEnv:
             raise IllegalActionError(
                 f"action {int(arr[g, p])} for player_{p} of game {g} is out of range [0, {self.num_actions})"
             )
-        joint, illegal = self.batched.fallback(self._rows, arr)
+        if self._table:
+            joint, illegal = self.batched.fallback(self._rows, arr)
+        else:
+            joint, illegal = self.batched.fallback_masks(self._masks, arr)
         if illegal.any():
             g, p = (int(v) for v in np.argwhere(illegal)[0])
             if self.illegal_action == "raise":
-                allowed = np.flatnonzero(self.batched.mask_table[self._rows[g, p]]).tolist()
+                allowed = np.flatnonzero(self._current_masks()[g, p]).tolist()
                 raise IllegalActionError(
                     f"action {int(arr[g, p])} is illegal for player_{p} of game {g}; "
                     f"legal actions: {allowed} ({int(illegal.sum())} illegal actions in this step)"
@@ -249,8 +259,17 @@ class BatchedHoityEnv:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Observations and masks of every game; ``final`` games get location-step masks."""
         obs = self.observer.observations(state, reuse=reuse)
+        if not self._table:
+            self._masks = self.batched.action_masks(state, location=final)
+            return obs, self._masks.copy()
         self._rows = self.batched.mask_rows(state, location=final)
         return obs, self.batched.mask_table[self._rows]
+
+    def _current_masks(self) -> np.ndarray:
+        """``[B, n, A]`` masks of the current step (a fresh array)."""
+        if not self._table:
+            return self._masks.copy()  # type: ignore[no-any-return]
+        return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
 
     # --------------------------------------------------------------- extras
     def state(self) -> np.ndarray:
@@ -260,12 +279,14 @@ class BatchedHoityEnv:
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """``[B, n]`` uniformly random legal actions for the current step (a random policy)."""
         self.game_state  # noqa: B018  # raises before reset
+        if not self._table:
+            return self.batched.random_from_masks(self._masks, rng)
         return self.batched.random_actions(self._rows, rng)
 
     def action_masks(self) -> np.ndarray:
         """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""
         self.game_state  # noqa: B018  # raises before reset
-        return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
+        return self._current_masks()
 
     def close(self) -> None:
         """Nothing to release."""

@@ -12,6 +12,8 @@ bit for bit.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from hoity_env.engine.actions import BID0, EXHIBIT, Phase
@@ -19,6 +21,9 @@ from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.environment import batched_encode_numba
 from hoity_env.environment.observation import G_DIM, O_DIM, P_DIM, P_SL, StandardObserver
+
+if TYPE_CHECKING:
+    from hoity_env.environment.batched_observation_original import OriginalBatchObserver
 
 _ACTION = int(Phase.ACTION)
 _SEAT = P_DIM + O_DIM
@@ -171,4 +176,14 @@ class BatchObserver:
         return self.source(state).copy()  # type: ignore[no-any-return]
 
 
-__all__ = ["BatchObserver"]
+def make_batch_observer(batched: BatchedGame) -> BatchObserver | OriginalBatchObserver:
+    """The batch observer of ``batched``'s ruleset: :class:`BatchObserver` (standard) or
+    :class:`~hoity_env.environment.batched_observation_original.OriginalBatchObserver`."""
+    if batched.rules.ruleset == "original":
+        from hoity_env.environment.batched_observation_original import OriginalBatchObserver
+
+        return OriginalBatchObserver(batched)  # type: ignore[arg-type]
+    return BatchObserver(batched)
+
+
+__all__ = ["BatchObserver", "make_batch_observer"]

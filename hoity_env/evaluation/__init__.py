@@ -6,10 +6,14 @@
   position and mean game length, plus win rates by seat;
 * :func:`tournament` rates a pool in a round robin (a Plackett-Luce fit over all games);
 * :func:`head_to_head` fills a matrix: each agent against copies of each other;
-* :func:`hoity_env.evaluation.exploit.exploitability` trains a best response against an
-  agent for a fixed budget and scores it (approximate exploitability, an estimate from below);
-* results are dataclasses with JSON, CSV, Markdown and PNG forms;
-* ``hoity-eval`` (:mod:`hoity_env.evaluation.cli`) is the command line over it all.
+* how the games are played is one :class:`MatchSettings` (players, games, seed, rules,
+  workers, engine, backend, address, progress, records), or its fields as keywords;
+* results are dataclasses with JSON, CSV, Markdown and PNG forms (:mod:`hoity_env.evaluation.reports`);
+* ``hoity-eval`` (:mod:`hoity_env.eval_cli`) is the command line over it all.
+
+This package only plays games.  Measuring strength by training best responses
+(exploitability, the ladder) is :mod:`hoity_env.strength`, one layer up: nothing
+here imports it, nor ``training/``.
 
 Same seed, same results, whatever ``workers=`` is, and on either backend (``backend="ray"``
 plays the same chunks as Ray tasks: :mod:`hoity_env.evaluation.ray_backend`).
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from hoity_env.evaluation.harness import evaluate, evaluate_tables, play_tables
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed, play_game
-from hoity_env.evaluation.report import (
+from hoity_env.evaluation.reports import (
     AgentStats,
     EvaluationResult,
     HeadToHeadResult,
@@ -28,6 +32,7 @@ from hoity_env.evaluation.report import (
     SeatStats,
     TournamentResult,
 )
+from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.stats import Z95, competition_ranks, wilson_interval
 from hoity_env.evaluation.tournament import RATING_MODEL, head_to_head, round_robin_tables, tournament
 
@@ -38,6 +43,7 @@ __all__ = [
     "EvaluationResult",
     "GameRecord",
     "HeadToHeadResult",
+    "MatchSettings",
     "PairStats",
     "Rating",
     "SeatStats",

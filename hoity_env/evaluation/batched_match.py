@@ -35,7 +35,7 @@ from hoity_env.agents.batch import act_batch
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.config import RulesConfig
 from hoity_env.environment.batched_env import MAX_SEED
-from hoity_env.environment.batched_observation import BatchObserver
+from hoity_env.environment.batched_observation import make_batch_observer
 from hoity_env.evaluation.match import GameRecord, deal_seed
 from hoity_env.evaluation.stats import competition_ranks
 
@@ -73,7 +73,7 @@ def play_deals_batched(
     """
     k = num_players
     batched = BatchedGame(rules, k)
-    observer = BatchObserver(batched)
+    observer = make_batch_observer(batched)
     deals_per_chunk = max(1, batch_games // k)
     out: list[GameRecord] = []
     for lo in range(start, stop, deals_per_chunk):
@@ -89,15 +89,14 @@ def play_deals_batched(
         games = np.arange(len(deals))
         while not state.done.all():
             live = ~state.done
-            rows = batched.mask_rows(state)
-            masks = batched.mask_table[rows]
+            masks = batched.action_masks(state)  # both rulesets (original masks have no table)
             obs = observer.observations(state)
             joint = np.zeros((len(deals), k), dtype=np.int64)
             g = games[live]
             for i, agent in enumerate(entries):
                 seat = seat_of[g, i]
                 joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat], checked=True)
-            batched.step(state, batched.fallback(rows, joint)[0], validate=False)
+            batched.step(state, batched.fallback_masks(masks, joint)[0], validate=False)
         keys = batched.rank_keys(state)
         for j in range(len(deals)):
             order = [(s - int(rotations[j])) % k for s in range(k)]  # entry sitting in each seat

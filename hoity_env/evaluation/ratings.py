@@ -37,6 +37,7 @@ interval.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,9 +45,8 @@ import numpy as np
 
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.stats import Z95, mean
-from hoity_env.evaluation.summary import distinct
 
-__all__ = ["ELO_SCALE", "RATING_MODEL", "FittedRating", "fit_ratings", "stages"]
+__all__ = ["ELO_SCALE", "RATING_MODEL", "ChoiceCounts", "FittedRating", "fit_ratings", "mean_ranks", "stages"]
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Rating points per unit of ``log γ``."""
@@ -78,7 +78,7 @@ def mean_ranks(record: GameRecord, members: Sequence[str]) -> dict[str, float]:
     """
     return {
         m: mean([float(r) for r, a in zip(record.ranks, record.agents, strict=True) if a == m])
-        for m in distinct(record.agents)
+        for m in dict.fromkeys(record.agents)
         if m in members
     }
 
@@ -104,28 +104,43 @@ def stages(record: GameRecord, members: Sequence[str]) -> list[tuple[frozenset[s
     return out
 
 
-def _aggregate(
-    pool: Sequence[str], records: Sequence[GameRecord]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sufficient statistics: wins per member, and each distinct remaining set with its choice count.
+class ChoiceCounts:
+    """The sufficient statistics of the fit, summed game by game: the games themselves are not kept.
 
-    Sorting the remaining sets makes every floating-point sum below independent
-    of the order of ``records``.
+    ``wins[m]``: how often ``m`` was chosen; ``sets[remaining]``: how many choices were
+    made from each set of remaining members.  Their size depends on the pool, not on
+    the number of games, and adding them up in any order gives the same counts.
     """
-    index = {name: i for i, name in enumerate(pool)}
-    wins = np.zeros(len(pool))
-    counts: dict[tuple[int, ...], int] = {}
-    for rec in records:
-        for chosen, remaining in stages(rec, pool):
-            for m in chosen:
-                wins[index[m]] += 1
-            key = tuple(sorted(index[m] for m in remaining))
-            counts[key] = counts.get(key, 0) + len(chosen)
-    keys = sorted(counts)
-    sets = np.zeros((len(keys), len(pool)))
-    for row, key in enumerate(keys):
-        sets[row, list(key)] = 1.0
-    return wins, sets, np.array([counts[k] for k in keys], dtype=float)
+
+    def __init__(self) -> None:
+        self.wins: Counter[str] = Counter()
+        self.sets: Counter[frozenset[str]] = Counter()
+
+    def add(self, record: GameRecord, members: Sequence[str] | None = None) -> None:
+        """Count the choices of one game among ``members`` (default: every agent at its table)."""
+        for chosen, remaining in stages(record, record.agents if members is None else members):
+            self.wins.update(chosen)
+            self.sets[remaining] += len(chosen)
+
+    def merge(self, other: ChoiceCounts) -> None:
+        """Add ``other``'s counts to these."""
+        self.wins.update(other.wins)
+        self.sets.update(other.sets)
+
+    def arrays(self, pool: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Wins per member, and each distinct remaining set (as a 0/1 row) with its choice count.
+
+        Sorting the remaining sets makes every floating-point sum of the fit
+        independent of the order the games were counted in.
+        """
+        index = {name: i for i, name in enumerate(pool)}
+        wins = np.array([float(self.wins[name]) for name in pool]) if pool else np.zeros(0)
+        counts = {tuple(sorted(index[m] for m in key)): n for key, n in self.sets.items()}
+        keys = sorted(counts)
+        sets = np.zeros((len(keys), len(pool)))
+        for row, key in enumerate(keys):
+            sets[row, list(key)] = 1.0
+        return wins, sets, np.array([counts[k] for k in keys], dtype=float)
 
 
 def _fit_log_strengths(wins: np.ndarray, sets: np.ndarray, chosen: np.ndarray) -> np.ndarray:
@@ -154,10 +169,19 @@ def _information(theta: np.ndarray, sets: np.ndarray, chosen: np.ndarray) -> np.
     return info
 
 
-def fit_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, FittedRating]:
-    """Ratings of every member of ``pool`` from all ``records`` at once (order-independent)."""
+def fit_ratings(pool: Sequence[str], games: Sequence[GameRecord] | ChoiceCounts) -> dict[str, FittedRating]:
+    """Ratings of every member of ``pool`` from all ``games`` at once (order-independent).
+
+    ``games``: the records, or their :class:`ChoiceCounts` (every agent counted must be in ``pool``).
+    """
     members = list(pool)
-    wins, sets, chosen = _aggregate(members, records)
+    if isinstance(games, ChoiceCounts):
+        counts = games
+    else:
+        counts = ChoiceCounts()
+        for record in games:
+            counts.add(record, members)
+    wins, sets, chosen = counts.arrays(members)
     theta = _fit_log_strengths(wins, sets, chosen)
     covariance = np.linalg.inv(_information(theta, sets, chosen))
     m = len(members)

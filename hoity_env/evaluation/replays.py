@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.harness import Rules, _agents, check_specs
+from hoity_env.evaluation.chunks import agents_for
+from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.match import agent_seeds, check_seed, deal_seed, play_game
+from hoity_env.evaluation.settings import Rules
 from hoity_env.replays.recorder import RecordingEnv
 
 __all__ = ["save_replays"]
@@ -48,7 +50,7 @@ def save_replays(
             agent_names=names,
             meta={"source": "hoity-eval", "seed": seed, "deal": d, "rotation": r, "agent_seeds": seeds},
         )
-        entries = _agents(specs, env)
+        entries = agents_for(specs, env)
         record = play_game(
             env,
             [entries[e] for e in order],

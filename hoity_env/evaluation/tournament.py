@@ -25,15 +25,21 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.harness import Rules, evaluate_tables, rules_name
-from hoity_env.evaluation.match import GameRecord, check_seed
-from hoity_env.evaluation.ratings import RATING_MODEL, FittedRating, fit_ratings
-from hoity_env.evaluation.report import HeadToHeadResult, PairStats, Rating, TournamentResult
-from hoity_env.evaluation.summary import agent_stats
+from hoity_env.evaluation.harness import summarize, tallies
+from hoity_env.evaluation.match import GameRecord
+from hoity_env.evaluation.ratings import RATING_MODEL, ChoiceCounts, FittedRating, fit_ratings
+from hoity_env.evaluation.reports.results import HeadToHeadResult, TournamentResult
+from hoity_env.evaluation.reports.rows import PairStats, Rating
+from hoity_env.evaluation.settings import MatchSettings, match_settings
+from hoity_env.evaluation.tally import Tally
 
 __all__ = ["RATING_MODEL", "head_to_head", "rate_games", "round_robin_tables", "tournament"]
+
+POOL_GAMES = 200
+"""Games per table of a tournament or head-to-head matrix called without ``games``."""
 
 
 def _check_pool(pool: Sequence[str]) -> list[str]:
@@ -65,119 +71,78 @@ def round_robin_tables(pool: Sequence[str], num_players: int) -> list[tuple[str,
     return tables
 
 
-def rate_games(pool: Sequence[str], records: Sequence[GameRecord]) -> dict[str, FittedRating]:
-    """Plackett-Luce ratings of ``pool`` fitted on all ``records`` at once (their order does not matter)."""
-    return fit_ratings(list(pool), records)
+def rate_games(pool: Sequence[str], games: Sequence[GameRecord] | ChoiceCounts) -> dict[str, FittedRating]:
+    """Plackett-Luce ratings of ``pool`` fitted on all games at once (their order does not matter).
+
+    ``games``: the records, or their counts as a tally keeps them.
+    """
+    return fit_ratings(list(pool), games)
 
 
 def tournament(
-    pool: Sequence[str],
-    num_players: int = 4,
-    games: int = 200,
-    seed: int = 0,
-    workers: int = 1,
-    rules: Rules = "standard",
-    progress: bool = True,
-    engine: str = "auto",
-    backend: str = "local",
-    address: str | None = None,
+    pool: Sequence[str], settings: MatchSettings | None = None, **options: Any
 ) -> TournamentResult:
-    """Round robin over ``pool``, at least ``games`` games per table, rated with Plackett-Luce."""
-    seed = check_seed(seed)
-    tables = round_robin_tables(pool, num_players)
-    results = evaluate_tables(
-        tables,
-        num_players=num_players,
-        games=games,
-        seed=seed,
-        workers=workers,
-        rules=rules,
-        progress=progress,
-        engine=engine,
-        backend=backend,
-        address=address,
-    )
-    every = [rec for result in results for rec in result.records]
-    ratings = rate_games(pool, every)
-    pooled = {s.agent: s for s in agent_stats(every, order=list(pool))}
+    """Round robin over ``pool``, at least ``games`` games per table, rated with Plackett-Luce.
+
+    ``settings`` (or its fields as keywords, as for :func:`~hoity_env.evaluation.evaluate`;
+    ``games`` defaults to 200 here) say how the games are played.
+    """
+    chosen = match_settings(settings, options, "tournament", games=POOL_GAMES)
+    tables = round_robin_tables(pool, chosen.num_players)
+    per_table = tallies(tables, chosen)
+    pooled = Tally.pooled(per_table)
+    ratings = rate_games(pool, pooled.choices)
+    stats = {s.agent: s for s in pooled.agent_stats(order=list(pool))}
     rows = tuple(
         Rating(
             agent=name,
             rating=ratings[name].rating,
             rating_low=ratings[name].low,
             rating_high=ratings[name].high,
-            games=pooled[name].games,
-            wins=pooled[name].wins,
-            win_rate=pooled[name].win_rate,
-            ci_low=pooled[name].ci_low,
-            ci_high=pooled[name].ci_high,
-            mean_rank=pooled[name].mean_rank,
+            games=stats[name].games,
+            wins=stats[name].wins,
+            win_rate=stats[name].win_rate,
+            ci_low=stats[name].ci_low,
+            ci_high=stats[name].ci_high,
+            mean_rank=stats[name].mean_rank,
         )
         for name in pool
     )
     return TournamentResult(
         pool=tuple(pool),
-        num_players=num_players,
-        rules=rules_name(rules),
-        seed=seed,
+        num_players=chosen.num_players,
+        rules=chosen.rules_name,
+        seed=chosen.seed,
         rating_model=RATING_MODEL,
         ratings=rows,
-        tables=results,
+        tables=tuple(summarize(t, tally, chosen) for t, tally in zip(tables, per_table, strict=True)),
     )
 
 
 def head_to_head(
-    pool: Sequence[str],
-    num_players: int = 4,
-    games: int = 200,
-    seed: int = 0,
-    workers: int = 1,
-    rules: Rules = "standard",
-    progress: bool = True,
-    engine: str = "auto",
-    backend: str = "local",
-    address: str | None = None,
+    pool: Sequence[str], settings: MatchSettings | None = None, **options: Any
 ) -> HeadToHeadResult:
     """For each ordered pair (A, B): A against ``num_players - 1`` copies of B, A's win rate.
 
     "Even" is ``1/num_players``; every pair replays the same deals with rotation.
+    ``settings`` as for :func:`tournament`.
     """
-    seed = check_seed(seed)
+    chosen = match_settings(settings, options, "head_to_head", games=POOL_GAMES)
     members = _check_pool(pool)
     pairs = [(a, b) for a in members for b in members if a != b]
-    tables = [(a, *([b] * (num_players - 1))) for a, b in pairs]
-    results = evaluate_tables(
-        tables,
-        num_players=num_players,
-        games=games,
-        seed=seed,
-        workers=workers,
-        rules=rules,
-        progress=progress,
-        engine=engine,
-        backend=backend,
-        address=address,
+    tables = [(a, *([b] * (chosen.num_players - 1))) for a, b in pairs]
+    results = tuple(
+        summarize(t, tally, chosen) for t, tally in zip(tables, tallies(tables, chosen), strict=True)
     )
     stats = []
     for (a, b), result in zip(pairs, results, strict=True):
         s = next(row for row in result.agent_stats if row.agent == a)
-        stats.append(
-            PairStats(
-                agent=a,
-                opponent=b,
-                games=s.games,
-                wins=s.wins,
-                win_rate=s.win_rate,
-                ci_low=s.ci_low,
-                ci_high=s.ci_high,
-                mean_rank=s.mean_rank,
-            )
-        )
+        stats.append(PairStats(a, b, s.games, s.wins, s.win_rate, s.ci_low, s.ci_high, s.mean_rank))
     return HeadToHeadResult(
         pool=tuple(members),
-        num_players=num_players,
-        rules=rules_name(rules),
-        seed=seed,
+        num_players=chosen.num_players,
+        rules=chosen.rules_name,
+        seed=chosen.seed,
         pairs=tuple(stats),
         tables=results,
     )

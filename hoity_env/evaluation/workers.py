@@ -11,7 +11,10 @@ Tasks are pulled lazily from an iterable and at most ``window`` of them are in
 flight or waiting to be yielded, so a huge run never builds its whole task
 list; results come back in task order whatever order workers finish in.
 Workers ignore Ctrl-C: the parent handles it and stops them.  A worker whose
-parent dies sees its pipe close and exits, so workers are never orphaned.
+parent dies (``kill -9``, an out-of-memory kill) exits at once, even in the middle
+of a task: a watchdog thread in each worker waits on the parent's sentinel (a pipe
+the operating system closes when the parent ends) and ends the process when it
+fires, so workers are never orphaned and never finish a chunk no one will read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -30,6 +34,8 @@ R = TypeVar("R")
 
 _JOIN_S = 5.0
 """How long a stopped worker gets to exit before it is killed."""
+ORPHAN_EXIT = 3
+"""A worker's exit status when it ends because its parent died."""
 
 
 class WorkerDied(RuntimeError):
@@ -44,9 +50,28 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def exit_with_parent() -> None:
+    """In a child process: end it at once when its parent dies (a daemon thread watching the parent).
+
+    ``multiprocessing.parent_process()`` holds a sentinel that becomes ready when the
+    parent exits, however it exits; waiting on it costs nothing while the games run.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a multiprocessing child: nothing to watch
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        wait([sentinel])
+        os._exit(ORPHAN_EXIT)  # no cleanup to run: the task's results have no reader any more
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
 def _serve(conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[], None] | None) -> None:
     """Worker loop: receive a task, send back ``("ok", result)`` or ``("error", exc, text)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    exit_with_parent()
     if initializer is not None:
         initializer()
     while True:

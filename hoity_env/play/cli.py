@@ -4,8 +4,9 @@ Usage::
 
     hoity-play --opponents expert,thief,random --seat 0 --seed 7 --save game.jsonl
 
-``--opponents`` takes one agent spec per other seat (scripted names or
-``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as ``hoity-eval`` reads them), so
+``--opponents`` takes one agent spec per other seat (scripted names, the shipped
+``champion`` / ``reference``, or ``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as
+``hoity-eval`` reads them), so
 2-6 players.  The game is saved as a replay with ``--save`` when it ends or when
 you quit (``q``, Ctrl-D or Ctrl-C); ``hoity-replay FILE`` checks and shows it.
 """
@@ -17,11 +18,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES, make
-from hoity_env.cli_args import parse
+from hoity_env.agents import SPEC_FORMS, make
+from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, parse, specs
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.cli import _seed, _specs
 from hoity_env.play.session import play
 from hoity_env.replays.recorder import RecordingEnv
 
@@ -35,24 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Play Hoity Toity in the terminal against agents (you see only what your seat may know).",
-        epilog=f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH.",
+        epilog=f"agents: {SPEC_FORMS}. {CHECKPOINT_WARNING}.",
     )
     p.add_argument(
         "--opponents",
-        type=_specs,
+        type=specs,
         metavar="SPECS",
         default=["expert", "expert", "expert"],
         help="one agent spec per other seat, comma-separated, 1-5 of them: NAME, ppo:PATH or "
         "ppo-sample:PATH (default expert,expert,expert)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1 (default 0)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the deal and the agents (default 0)")
-    p.add_argument(
-        "--rules",
-        default="standard",
-        choices=sorted(PRESETS),
-        help=f"rules preset: {' | '.join(sorted(PRESETS))}",
-    )
+    p.add_argument("--seed", type=non_negative, default=0, help="seed of the deal and the agents (default 0)")
+    add_rules(p, sorted(PRESETS))
     p.add_argument(
         "--save", type=Path, default=None, metavar="FILE", help="save the game as a replay (JSON lines)"
     )

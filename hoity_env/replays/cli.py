@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import parse
+from hoity_env.cli_args import fail, parse
 from hoity_env.environment.render import render_text
 from hoity_env.replays.format import ReplayError, ReplayMismatch, read_replay
 from hoity_env.replays.html import write_html
@@ -59,11 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         replay = read_replay(args.file)
         views = rounds(replay)
     except ReplayMismatch as exc:
-        print(f"{PROG}: mismatch: {exc}", file=sys.stderr)
-        return 1
+        return fail(PROG, exc, 1, "mismatch")
     except ReplayError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(PROG, exc)
     if not args.quiet:
         seats = ", ".join(f"player_{p}: {name}" for p, name in enumerate(replay.agents))
         print(f"{replay.num_players} players, {replay.rules.name} rules, seed {replay.seed}; {seats}")

@@ -5,9 +5,14 @@
 * ``exhibitions`` and ``castle``: the vectorised rules the round needs.
 * ``numba_kernels``: the compiled twins of the numpy functions above (the ``fast``
   extra); each kernel names the numpy function it mirrors.
+* ``shared_steps``: the deal and the end of a round, which both rulesets share.
+* ``original_state``, ``original_round``, ``original_game``, ``original_kernels``: the
+  ``original`` ruleset (RULES O-*): its arrays, its round (numpy), its game object
+  (``BatchedGame(rules="original")``) and its numba kernels.
 
 Both paths are held equal to the one-game engines by differential tests
-(``tests/test_batched_engine.py``, ``benchmarks/differential_batched.py``).
+(``tests/test_batched_engine.py``, ``tests/test_batched_original*.py``,
+``benchmarks/differential_batched.py``).
 """
 
 from __future__ import annotations

@@ -33,20 +33,7 @@ def resolve_castles(
     rules = table.rules
     has_show = exhibit.any(axis=1)
     shows = np.flatnonzero(has_show)
-    displayed = np.zeros((0, table.deck.size), dtype=bool)
-    if shows.size:
-        # Every exhibitor shows its best exhibition (C-3): all its cards of the best run's series.
-        g = games[shows]
-        owner = state.owner[g]
-        held_by = np.clip(owner, 0, None).astype(np.intp)
-        rows = np.arange(len(g))[:, None]
-        lo, hi = state.best_lo[g], state.best_hi[g]
-        displayed = (owner >= 0) & exhibit[shows][rows, held_by]
-        displayed &= (table.series >= lo[rows, held_by]) & (table.series < hi[rows, held_by])
-        state.public[g] |= displayed
-        series = np.arange(table.deck.num_series)[None, None, :]
-        shown = exhibit[shows][:, :, None] & (series >= lo[:, :, None]) & (series < hi[:, :, None])
-        state.public_counts[g] = np.where(shown, state.counts[g], state.public_counts[g])
+    displayed = show_exhibitions(state, table, games[shows], exhibit[shows])
 
     # 1. Arrest (S-6.1): a detective meeting any thief catches every thief.
     arrest = np.logical_and(thief.any(axis=1), detective.any(axis=1))
@@ -77,6 +64,29 @@ def resolve_castles(
         state.positions[s, best] += state.best_count[s, best]
 
 
+def show_exhibitions(
+    state: BatchState, table: CardTable, games: np.ndarray, exhibit: np.ndarray
+) -> np.ndarray:
+    """C-3 (both rulesets): every exhibitor of ``games`` (``[G, n]`` ``exhibit``) shows its best
+    exhibition, all its cards of the best run's series, which become public.
+
+    Returns ``[G, N]`` bool: the cards on display.  The best exhibitions must be current.
+    """
+    if not len(games):
+        return np.zeros((0, table.deck.size), dtype=bool)
+    owner = state.owner[games]
+    held_by = np.clip(owner, 0, None).astype(np.intp)
+    rows = np.arange(len(games))[:, None]
+    lo, hi = state.best_lo[games], state.best_hi[games]
+    displayed = (owner >= 0) & exhibit[rows, held_by]
+    displayed &= (table.series >= lo[rows, held_by]) & (table.series < hi[rows, held_by])
+    state.public[games] |= displayed
+    series = np.arange(table.deck.num_series)[None, None, :]
+    shown = exhibit[:, :, None] & (series >= lo[:, :, None]) & (series < hi[:, :, None])
+    state.public_counts[games] = np.where(shown, state.counts[games], state.public_counts[games])
+    return displayed  # type: ignore[no-any-return]
+
+
 def _thefts(
     state: BatchState,
     table: CardTable,
@@ -100,7 +110,7 @@ def _thefts(
     order = np.argsort(np.where(thief, turn, np.iinfo(np.int64).max), axis=1)
     # A thief's hand changes only by its own theft, so every thief's preference over the
     # cards on display is scored once, up front; the turns below only pick among them.
-    preference = _card_preferences(state, table, games, thief, displayed)
+    preference = card_preferences(state, table, games, thief, displayed)
     rows = np.arange(len(games))
     for r in range(n):
         who = order[:, r]
@@ -117,13 +127,7 @@ def _thefts(
         owner = state.owner[g]
         candidates = displayed[sub] & (owner == victim[:, None])
         card = np.where(candidates, preference[sub, taker], -1).argmax(axis=1)
-        state.owner[g, card] = taker
-        state.public[g, card] = True
-        series = table.series[card]
-        state.counts[g, victim, series] -= 1
-        state.public_counts[g, victim, series] -= 1  # every displayed card is public
-        state.counts[g, taker, series] += 1
-        state.public_counts[g, taker, series] += 1
+        steal_displayed(state, table, g, victim, taker, card)
         displayed[sub, card] = False
         candidates[np.arange(len(sub)), card] = False
         shown_count[sub, victim] -= 1
@@ -133,7 +137,22 @@ def _thefts(
     return changed
 
 
-def _card_preferences(
+def steal_displayed(
+    state: BatchState, table: CardTable, games: np.ndarray, victim: np.ndarray, taker: np.ndarray,
+    card: np.ndarray,
+) -> None:  # fmt: skip
+    """One theft per game of ``games`` (both rulesets): ``card`` (on display, so public) passes
+    from ``victim``'s hand to ``taker``'s, the per-series counts following."""
+    state.owner[games, card] = taker
+    state.public[games, card] = True
+    series = table.series[card]
+    state.counts[games, victim, series] -= 1
+    state.public_counts[games, victim, series] -= 1  # every displayed card is public
+    state.counts[games, taker, series] += 1
+    state.public_counts[games, taker, series] += 1
+
+
+def card_preferences(
     state: BatchState, table: CardTable, games: np.ndarray, thief: np.ndarray, displayed: np.ndarray
 ) -> np.ndarray:
     """``[G, n, N]`` int64: how much each thief wants each displayed card (-1 elsewhere).
@@ -166,4 +185,4 @@ def _card_preferences(
     return out
 
 
-__all__ = ["resolve_castles"]
+__all__ = ["card_preferences", "resolve_castles", "show_exhibitions", "steal_displayed"]

@@ -19,8 +19,9 @@ actions and compares every game's state at every step.
 * **No events.** The batched engine records outcomes in the state only; the
   one-game engine is the one to use for event logs, replays and text.
 
-The ``original`` ruleset is not batched yet: asking for it raises
-:class:`ConfigError`.
+``BatchedGame(rules="original")`` builds the original ruleset's twin,
+:class:`~hoity_env.engine.batched.original_game.OriginalBatchedGame` (same interface);
+a ruleset without a batched engine raises :class:`ConfigError`.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, 
 from hoity_env.engine.batched import numba_kernels
 from hoity_env.engine.batched.castle import resolve_castles
 from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.batched.shared_steps import deal_hands, next_rounds
 from hoity_env.engine.batched.state import BatchState, refresh_best_of, refresh_derived
-from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
 from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 
-BATCHED_RULESETS = ("standard",)
+BATCHED_RULESETS = ("standard", "original")
 _LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
 """Phases as plain ints: comparing arrays with an enum member costs an attribute lookup each time."""
 
@@ -48,11 +50,22 @@ _LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
 class BatchedGame:
     """Rules and player count of a batch of games; deals them and steps them all at once."""
 
+    def __new__(
+        cls, rules: str | RulesConfig = "standard", num_players: int = 4, *, accelerator: str = "auto"
+    ) -> BatchedGame:
+        """``BatchedGame(rules="original")`` is an :class:`~hoity_env.engine.batched.original_game.
+        OriginalBatchedGame` (the same interface, the original rules' arrays)."""
+        if cls is BatchedGame and resolve_rules(rules).ruleset == "original":
+            from hoity_env.engine.batched.original_game import OriginalBatchedGame
+
+            return super().__new__(OriginalBatchedGame)
+        return super().__new__(cls)
+
     def __init__(
         self, rules: str | RulesConfig = "standard", num_players: int = 4, *, accelerator: str = "auto"
     ) -> None:
         self.accelerator = numba_kernels.resolve_accelerator(accelerator)
-        """``"numpy"`` or ``"numba"``: which implementation steps the rounds (see :mod:`batched_numba`)."""
+        """``"numpy"`` or ``"numba"``: which implementation steps the rounds (see :mod:`numba_kernels`)."""
         self.game = Game(rules, num_players)
         self.rules: RulesConfig = self.game.rules
         if self.rules.ruleset not in BATCHED_RULESETS:
@@ -63,6 +76,11 @@ class BatchedGame:
         self.num_players = self.game.num_players
         self.layout: ActionLayout = self.game.layout
         self.table = CardTable(self.rules, self.num_players)
+        self._seats = np.arange(self.num_players)
+        self._init_ruleset()
+
+    def _init_ruleset(self) -> None:
+        """The standard ruleset's mask table and row numbers (the original ruleset has none)."""
         ruleset = self.game.ruleset
         assert isinstance(ruleset, StandardRuleset)
         self.mask_table: np.ndarray = ruleset.mask_table(self.rules)
@@ -71,10 +89,12 @@ class BatchedGame:
         self._row_castle = ruleset._ROW_CASTLE
         self._row_single = ruleset._ROW_SINGLE_BID
         self._row_bids = ruleset._ROW_SINGLE_BID + self.rules.starting_money + 1
-        self._seats = np.arange(self.num_players)
         # Per mask row: how many actions are legal and which (padded), for uniform sampling.
         self._legal_count = self.mask_table.sum(axis=1).astype(np.int64)
         self._legal_list = np.argsort(-self.mask_table, axis=1, kind="stable")  # column 0: lowest legal
+
+    _state_class: type[BatchState] = BatchState
+    """The struct of arrays this ruleset's batches are."""
 
     @property
     def num_actions(self) -> int:
@@ -85,7 +105,7 @@ class BatchedGame:
     def deal(self, seeds: Sequence[int] | np.ndarray) -> BatchState:
         """A batch of fresh games, game ``k`` dealt as ``Game.new_state(seeds[k])`` (S-1)."""
         seeds = _seed_list(seeds)
-        state = BatchState.empty(len(seeds), self.num_players, self.table)
+        state = self._state_class.empty(len(seeds), self.num_players, self.table)
         self._deal_into(state, np.arange(len(seeds)), seeds)
         return state
 
@@ -99,46 +119,27 @@ class BatchedGame:
             self._deal_into(state, games, seeds)
 
     def _deal_into(self, state: BatchState, games: np.ndarray, seeds: list[int]) -> None:
-        n, size, per = self.num_players, self.table.deck.size, self.rules.starting_antiques
-        perms = np.empty((len(games), size), dtype=np.int16)
-        for i, seed in enumerate(seeds):  # one shuffle per new game: the one-game engine's stream
-            rng = np.random.Generator(np.random.PCG64(seed))
-            perms[i] = rng.permutation(size)
-            state.rngs[int(games[i])] = rng
-        # Game.new_state pops from the end: seat 0 gets the last `per` cards, then seat 1, …, then the lot.
-        dealt = n * per
-        owner = np.full((len(games), size), -1, dtype=np.int8)
-        hands = perms[:, size - dealt :][:, ::-1].reshape(len(games), n, per)
-        rows = np.arange(len(games))[:, None, None]
-        owner[rows, hands] = self._seats[None, :, None]
-        state.owner[games] = owner
-        state.public[games] = False
-        pile = np.full((len(games), size), -1, dtype=np.int16)
-        pile[:, : size - dealt - 1] = perms[:, : size - dealt - 1]
-        state.pile[games] = pile
-        state.pile_len[games] = size - dealt - 1
-        state.lot[games] = perms[:, size - dealt - 1]
-        state.money[games] = self.rules.starting_money
-        state.positions[games] = 0
-        state.start_player[games] = 0
-        state.round[games] = 0
-        state.phase[games] = _LOCATION
-        state.locations[games] = -1
-        state.last_locations[games] = -1
-        state.last_actions[games] = -1
-        state.tallies[games] = 0
-        state.terminated[games] = False
-        state.truncated[games] = False
-        state.winners[games] = False
+        rest = deal_hands(state, self.table, games, seeds)
+        self._lay_out(state, games, rest)
         if self.accelerator == "numba":
             numba_kernels.refresh_derived(state, self.table, games)
         else:
             refresh_derived(state, self.table, games)
 
+    def _lay_out(self, state: BatchState, games: np.ndarray, rest: np.ndarray) -> None:
+        """S-1 after the deal: the top card of the rest is the lot, the others the draw pile."""
+        size, left = self.table.deck.size, rest.shape[1] - 1
+        pile = np.full((len(games), size), -1, dtype=np.int16)
+        pile[:, :left] = rest[:, :left]
+        state.pile[games] = pile
+        state.pile_len[games] = left
+        state.lot[games] = rest[:, left]
+        state.money[games] = self.rules.starting_money
+
     # ------------------------------------------------------------ conversions
     def from_states(self, states: Sequence[GameState]) -> BatchState:
         """A batch holding copies of one-game states (hand-made positions, restored games)."""
-        return BatchState.from_states(states, self.table)
+        return self._state_class.from_states(states, self.table)
 
     def to_states(self, state: BatchState, index: Sequence[int] | None = None) -> list[GameState]:
         """One-game states of the batch's games (all, or those in ``index``)."""
@@ -194,6 +195,35 @@ class BatchedGame:
         """``[B, n, N]`` int8 legal-action masks (never an empty row, C-6)."""
         return self.mask_table[self.mask_rows(state)]  # type: ignore[no-any-return]
 
+    def action_masks(self, state: BatchState, *, location: np.ndarray | None = None) -> np.ndarray:
+        """``[B, n, N]`` int8 masks, location-step masks for finished games and where ``location``
+        (``[B]`` bool) is set: what an env hands out (both rulesets; see :meth:`mask_rows`)."""
+        return self.mask_table[self.mask_rows(state, location=location)]  # type: ignore[no-any-return]
+
+    @staticmethod
+    def fallback_masks(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions, illegal)`` as :meth:`fallback`, from ``[B, n, N]`` masks (both rulesets):
+        each masked-out or out-of-range action becomes the lowest legal action of its mask."""
+        actions = np.asarray(actions)
+        clipped = np.clip(actions, 0, masks.shape[-1] - 1).astype(np.intp)
+        legal = np.take_along_axis(masks, clipped[..., None], axis=-1)[..., 0] == 1
+        illegal = ~legal | (actions != clipped)
+        if not illegal.any():
+            return clipped, illegal
+        return np.where(illegal, masks.argmax(axis=-1), clipped), illegal
+
+    def random_from_masks(self, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Uniformly random legal actions of ``[B, n, N]`` masks (both rulesets), from ``rng``:
+        seat ``(b, p)`` plays its ``floor(u * legal count)``-th legal action, ``u`` one draw."""
+        u = rng.random(masks.shape[:-1])
+        if self.accelerator == "numba":
+            return numba_kernels.pick_legal(masks, u)
+        count = masks.sum(axis=-1, dtype=np.int64)
+        pick = (u * count).astype(np.int64)
+        # The pick-th legal action: the first index whose running count of legal actions exceeds it.
+        running = np.cumsum(masks, axis=-1, dtype=np.int64)
+        return (running <= pick[..., None]).sum(axis=-1)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------- step
     def step(self, state: BatchState, actions: np.ndarray, *, validate: bool = True) -> np.ndarray:
         """Apply one simultaneous step to every game that is not over; returns ``[B]`` "played".
@@ -224,15 +254,19 @@ class BatchedGame:
         locating = live & (state.phase == _LOCATION)
         acting = live & (state.phase == _ACTION)
         if acting.any():
-            if self.accelerator == "numba":
-                numba_kernels.resolve_rounds(state, self.table, np.flatnonzero(acting), actions)
-            else:
-                self._resolve_rounds(state, np.flatnonzero(acting), actions)
+            self._resolve_acting(state, np.flatnonzero(acting), actions)
         if locating.any():
             moving = np.flatnonzero(locating)
             state.locations[moving] = actions[moving]
             state.phase[moving] = _ACTION
         return live  # type: ignore[no-any-return]
+
+    def _resolve_acting(self, state: BatchState, games: np.ndarray, actions: np.ndarray) -> None:
+        """The action steps of ``games`` by the chosen accelerator."""
+        if self.accelerator == "numba":
+            numba_kernels.resolve_rounds(state, self.table, games, actions)
+        else:
+            self._resolve_rounds(state, games, actions)
 
     def _resolve_rounds(self, state: BatchState, g: np.ndarray, actions: np.ndarray) -> None:
         """C-4.2-4 for games ``g``: tallies, Auction House, Castle, end check, next start player."""
@@ -255,12 +289,7 @@ class BatchedGame:
         resolve_castles(state, self.table, g, exhibit, thief, castle & (acts == DETECTIVE), changed)
         which, players = np.nonzero(changed)
         refresh_best_of(state, self.table, g[which], players)
-        state.last_locations[g] = locs
-        state.last_actions[g] = acts
-        state.locations[g] = -1
-        state.phase[g] = _LOCATION
-        state.round[g] += 1
-        state.start_player[g] = (state.start_player[g] + 1) % self.num_players
+        next_rounds(state, g, locs, acts)
         self._check_end(state, g)
 
     def _resolve_auctions(
@@ -315,11 +344,15 @@ class BatchedGame:
         ended = positions.max(axis=1) >= self.rules.finish
         if ended.any():
             e = g[ended]
+            self._before_declaring(state, e)
             rank = self._rank(state.positions[e], state.best_count[e], state.best_oldest[e])
             state.winners[e] = rank == rank.max(axis=1, keepdims=True)
             state.terminated[e] = True
         late = ~ended & (state.round[g] >= self.rules.max_rounds)
         state.truncated[g[late]] = True
+
+    def _before_declaring(self, state: BatchState, games: np.ndarray) -> None:
+        """Hook between a pawn reaching the finish and the winners (the original final exhibition)."""
 
     def rank_keys(self, state: BatchState) -> np.ndarray:
         """``[B, n]`` int64 end-of-game order (S-7: position, then best exhibition); larger is better."""

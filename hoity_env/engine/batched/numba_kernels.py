@@ -117,6 +117,39 @@ def _oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: 
 
 
 @jit  # type: ignore[misc]
+def _steal(
+    gi: int, card: int, victim: int, taker: int, owner: Any, public: Any, counts: Any, public_counts: Any,
+    series: Any,
+) -> None:  # fmt: skip
+    """``steal_displayed`` for one game: the displayed ``card`` passes from ``victim`` to ``taker``."""
+    s = series[card]
+    owner[gi, card] = taker
+    public[gi, card] = True
+    counts[gi, victim, s] -= 1
+    public_counts[gi, victim, s] -= 1
+    counts[gi, taker, s] += 1
+    public_counts[gi, taker, s] += 1
+
+
+@jit  # type: ignore[misc]
+def _card_preference(
+    counts: Any, oldest: Any, card: int, year: Any, series: Any, min_size: int, span: int, newest: int,
+    trial: Any, trial_old: Any,
+) -> int:  # fmt: skip
+    """How much a thief whose hand is summarised by ``counts``/``oldest`` wants ``card`` (S-6.2,
+    O-6.2): its best exhibition's packed key with the card added, then the older card; one entry
+    of ``card_preferences``.  ``trial``/``trial_old`` are scratch arrays of the series' length."""
+    for s in range(counts.shape[0]):
+        trial[s] = counts[s]
+        trial_old[s] = oldest[s]
+    s = series[card]
+    trial[s] += 1
+    trial_old[s] = min(trial_old[s], year[card])
+    size, old, _, _ = _best_run(trial, trial_old, min_size)
+    return _key(size, old, span, newest) * span + (newest - year[card])  # type: ignore[no-any-return]
+
+
+@jit  # type: ignore[misc]
 def _refresh_best_one(
     gi: int, p: int, owner: Any, counts: Any, best_count: Any, best_oldest: Any, best_lo: Any,
     best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
@@ -305,14 +338,9 @@ def _resolve_rounds(
                 for c in range(deck_size):
                     if not displayed[c]:
                         continue
-                    for s in range(num_series):
-                        trial[s] = counts[gi, p, s]
-                        trial_old[s] = oldest[s]
-                    s = series[c]
-                    trial[s] += 1
-                    trial_old[s] = min(trial_old[s], year[c])
-                    size, old, _, _ = _best_run(trial, trial_old, min_size)
-                    preference[p, c] = _key(size, old, span, newest) * span + (newest - year[c])
+                    preference[p, c] = _card_preference(
+                        counts[gi, p], oldest, c, year, series, min_size, span, newest, trial, trial_old
+                    )
             for p in range(n):
                 shown_count[p] = best_count[gi, p] if exhibit[p] else 0
                 shown_oldest[p] = best_oldest[gi, p]
@@ -347,13 +375,7 @@ def _resolve_rounds(
                 for c in range(deck_size):
                     if displayed[c] and owner[gi, c] == victim and preference[taker, c] > card_pref:
                         card_pref, card = preference[taker, c], c
-                s = series[card]
-                owner[gi, card] = taker
-                public[gi, card] = True
-                counts[gi, victim, s] -= 1
-                public_counts[gi, victim, s] -= 1
-                counts[gi, taker, s] += 1
-                public_counts[gi, taker, s] += 1
+                _steal(gi, card, victim, taker, owner, public, counts, public_counts, series)
                 displayed[card] = False
                 shown_count[victim] -= 1
                 left_oldest = _NO_YEAR
@@ -454,6 +476,31 @@ def mask_rows(game: Any, state: BatchState, force: np.ndarray | None) -> np.ndar
     return out
 
 
+@jit  # type: ignore[misc]
+def _pick_legal(masks: Any, u: Any, out: Any) -> None:
+    """``BatchedGame.random_from_masks``: the ``floor(u * count)``-th legal action of each mask."""
+    b, n, size = masks.shape
+    for g in range(b):
+        for p in range(n):
+            count = 0
+            for a in range(size):
+                count += masks[g, p, a]
+            pick = np.int64(u[g, p] * count)
+            for a in range(size):
+                if masks[g, p, a]:
+                    if pick == 0:
+                        out[g, p] = a
+                        break
+                    pick -= 1
+
+
+def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The compiled ``random_from_masks`` given its draws ``u`` (``[B, n]``)."""
+    out = np.zeros(u.shape, dtype=np.int64)
+    _pick_legal(masks, u, out)
+    return out
+
+
 def resolve_rounds(state: BatchState, table: CardTable, games: np.ndarray, actions: np.ndarray) -> None:
     """The compiled action step for games ``games`` (``actions`` is the whole ``[B, n]`` array)."""
     rules = table.rules
@@ -484,6 +531,7 @@ __all__ = [
     "HAVE_NUMBA",
     "jit",
     "mask_rows",
+    "pick_legal",
     "refresh_derived",
     "resolve_accelerator",
     "resolve_rounds",

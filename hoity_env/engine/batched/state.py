@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -113,7 +113,7 @@ class BatchState:
         """Independent deep copy."""
         kw = {f.name: getattr(self, f.name) for f in fields(self)}
         out = {k: (copy.deepcopy(v) if k == "rngs" else v.copy()) for k, v in kw.items()}
-        return BatchState(**out)
+        return type(self)(**out)
 
     def select(self, index: np.ndarray | Sequence[int], *, with_rngs: bool = True) -> BatchState:
         """A new batch made of the games ``index`` (copies).
@@ -129,7 +129,7 @@ class BatchState:
                 kw[f.name] = [copy.deepcopy(v[i]) for i in idx] if with_rngs else []
             else:
                 kw[f.name] = v[idx].copy()
-        return BatchState(**kw)
+        return type(self)(**kw)
 
     def assign(self, index: np.ndarray | Sequence[int], other: BatchState) -> None:
         """Overwrite games ``index`` with the games of ``other`` (same length as ``index``)."""
@@ -150,7 +150,7 @@ class BatchState:
         which = range(self.batch_size) if index is None else index
         out = []
         for b in which:
-            state = GameState(rules, n, copy.deepcopy(self.rngs[b]))
+            state = self._blank_state(rules, n, copy.deepcopy(self.rngs[b]))
             owner, public = self.owner[b], self.public[b]
             for p in range(n):
                 for c in np.flatnonzero(owner == p).tolist():
@@ -169,8 +169,22 @@ class BatchState:
             state.terminated = bool(self.terminated[b])
             state.truncated = bool(self.truncated[b])
             state.winners = np.flatnonzero(self.winners[b]).tolist()
+            self._fill_state(state, b)
             out.append(state)
         return out
+
+    def _blank_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
+        """The one-game state :meth:`to_states` fills (a ruleset with fields of its own overrides it)."""
+        return GameState(rules, num_players, rng)
+
+    def _fill_state(self, state: GameState, b: int) -> None:
+        """Hook: copy a ruleset's own fields of game ``b`` into ``state`` (none here)."""
+
+    def _read_state(self, b: int, state: GameState) -> None:
+        """Hook: copy a ruleset's own fields of ``state`` into game ``b`` (none here)."""
+
+    _STATE_CLASS: ClassVar[type[GameState]] = GameState
+    """The one-game state class :meth:`from_states` accepts."""
 
     @classmethod
     def from_states(cls, states: Sequence[GameState], table: CardTable) -> BatchState:
@@ -179,6 +193,10 @@ class BatchState:
             raise StateError("from_states needs at least one game")
         n = table.num_players
         for i, s in enumerate(states):
+            if not isinstance(s, cls._STATE_CLASS):
+                raise StateError(
+                    f"game {i} is a {type(s).__name__}; this batch holds {cls._STATE_CLASS.__name__} games"
+                )
             if s.num_players != n or s.rules != table.rules:
                 raise StateError(
                     f"game {i} is for {s.num_players} players with rules {s.rules.name!r}; the batch is "
@@ -205,15 +223,21 @@ class BatchState:
             out.truncated[b] = s.truncated
             out.winners[b, s.winners] = True
             out.rngs[b] = copy.deepcopy(s.rng)
+            out._read_state(b, s)
         refresh_derived(out, table)
         return out
 
     @classmethod
     def empty(cls, batch_size: int, num_players: int, table: CardTable) -> BatchState:
         """A batch of ``batch_size`` blank games (every card in no hand); fill it, then refresh."""
+        return cls(**cls._empty_fields(batch_size, num_players, table))
+
+    @classmethod
+    def _empty_fields(cls, batch_size: int, num_players: int, table: CardTable) -> dict[str, Any]:
+        """The arrays of :meth:`empty` by field name (a subclass adds its own fields)."""
         b, n, size, s = batch_size, num_players, table.deck.size, table.deck.num_series
         money = table.rules.starting_money
-        return cls(
+        return dict(
             owner=np.full((b, size), NO_OWNER, dtype=np.int8),
             public=np.zeros((b, size), dtype=bool),
             pile=np.full((b, size), -1, dtype=np.int16),

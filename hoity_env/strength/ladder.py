@@ -12,7 +12,7 @@
   match-up would pull the rating toward the last ones).  An
   agent holding several seats of a game enters it once, with its mean rank, in both.
 * **Approximate exploitability** at one fixed budget: a MaskablePPO best response
-  trained against copies of each agent (:mod:`hoity_env.evaluation.exploit`), its
+  trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
   win rate an estimate from below at that budget.
 
 Best responses are the expensive part (minutes each), so the ladder **resumes**: a
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,24 +34,25 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.exploit import (
-    ExploitEntry,
-    ExploitResult,
-    caveat,
-    check_targets,
-    exploitability_of,
-    learner_settings,
-    run_folder_name,
-)
-from hoity_env.evaluation.harness import deals_for
-from hoity_env.evaluation.markdown import interval, rate, table
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import mean_ranks
-from hoity_env.evaluation.report import HeadToHeadResult, PairStats, _Serializable, rows_to_csv
+from hoity_env.evaluation.reports.markdown import interval, rate, table
+from hoity_env.evaluation.reports.plots import plot_matrix
+from hoity_env.evaluation.reports.rows import PairStats
+from hoity_env.evaluation.reports.serialize import TableResult
+from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
 from hoity_env.evaluation.tournament import head_to_head, rate_games
 from hoity_env.files import fresh_folder
+from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
+from hoity_env.strength.response import BestResponse, caveat, check_targets, run_folder_name
+from hoity_env.strength.results import ExploitEntry, ExploitResult
 
-__all__ = ["LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
+__all__ = ["LADDER_GAMES", "LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
+
+logger = logging.getLogger(__name__)
+
+LADDER_GAMES = 400
+"""Head-to-head games per ordered pair when ``games`` is not given."""
 
 _OPENSKILL_HINT = (
     "the ladder's OpenSkill rating needs the openskill package, part of the train extra: "
@@ -78,8 +79,11 @@ class LadderRow:
 
 
 @dataclasses.dataclass(frozen=True)
-class LadderResult(_Serializable):
+class LadderResult(TableResult):
     """The ladder of :func:`ladder` (JSON round trip; the games themselves are not kept)."""
+
+    ROWS = "rows"
+    ROW = LadderRow
 
     agents: tuple[str, ...]
     num_players: int
@@ -100,14 +104,10 @@ class LadderResult(_Serializable):
 
     def pair(self, agent: str, opponent: str) -> PairStats:
         """``agent`` against copies of ``opponent``."""
-        return self._matrix().pair(agent, opponent)
-
-    def _matrix(self) -> HeadToHeadResult:
-        return HeadToHeadResult(self.agents, self.num_players, self.rules, self.seed, self.pairs, ())
-
-    def to_csv(self) -> str:
-        """One row per agent."""
-        return rows_to_csv(self.rows, LadderRow)
+        for p in self.pairs:
+            if p.agent == agent and p.opponent == opponent:
+                return p
+        raise KeyError(f"no pair ({agent!r}, {opponent!r}) in this ladder")
 
     def to_markdown(self) -> str:
         """The ladder (best Plackett-Luce rating first), then the head-to-head matrix."""
@@ -157,9 +157,7 @@ class LadderResult(_Serializable):
 
     def plot_png(self, path: str | Path) -> None:
         """Heat map of the head-to-head matrix."""
-        from hoity_env.evaluation.plots import plot_matrix
-
-        plot_matrix(path, self._matrix())
+        plot_matrix(path, self.agents, self.pairs, self.num_players, self.seed)
 
 
 def _openskill_model() -> Any:
@@ -231,88 +229,58 @@ def find_exploit(
 
 def ladder(
     agents: Sequence[str],
+    settings: MatchSettings | None = None,
+    response: BestResponse | None = None,
     *,
-    budget: int,
-    num_players: int = 4,
-    games: int = 400,
-    exploit_games: int = 1000,
-    seed: int = 0,
-    curve_points: int = 4,
-    curve_games: int = 200,
-    runs_dir: str | Path = "runs/ladder",
-    workers: int = 1,
-    rules: str = "standard",
-    progress: bool = True,
-    ppo: dict[str, Any] | None = None,
+    exploit_games: int = EXPLOIT_GAMES,
+    **options: Any,
 ) -> LadderResult:
     """Head to head, ratings and exploitability of ``agents`` (see the module docstring).
 
     Args:
         agents: distinct agent specs (at least 2).
-        budget: best-response learner steps per agent (one budget for all).
-        games: head-to-head games per ordered pair.
+        settings: the head-to-head games (``games`` per ordered pair, default 400).
+        response: each best response's training (one ``budget`` for all; ``runs_dir``,
+            default ``runs/ladder``: finished ones with the same settings are reused).
         exploit_games: games of each best response's final evaluation.
-        runs_dir: where the best responses live (``runs_dir/<agent>``); finished ones with
-            the same settings are reused.
-        ppo: overrides of the best responder's :data:`~hoity_env.evaluation.exploit.PPO_SETTINGS`.
+        options: the fields of ``settings`` and ``response`` as keywords, e.g.
+            ``ladder(agents, budget=200_000, games=100)``.
 
     Bad arguments raise :class:`ConfigError` before anything is played or trained.
     """
+    match = settings_from(MatchSettings, settings, options, games=LADDER_GAMES)
+    training = settings_from(BestResponse, response, options, runs_dir=Path("runs/ladder"))
+    refuse_unknown(options, "ladder")
     members = list(agents)
     if len(members) < 2 or len(set(members)) != len(members):
         raise ConfigError(f"a ladder needs at least 2 distinct agents, got {members}")
-    check_targets(members, budget, num_players, rules, exploit_games, curve_points)
-    settings = learner_settings(ppo)
+    on_exploit = match.replace(games=exploit_games)
+    check_targets(members, on_exploit)
     _openskill_model()  # a missing openskill fails here, before any best response is trained
-    runs = Path(runs_dir)
-    rounded = deals_for(exploit_games, num_players) * num_players
     entries = []
     for spec in members:
         found = find_exploit(
-            runs,
+            training.runs_dir,
             spec,
-            budget=budget,
-            num_players=num_players,
-            rules=rules,
-            games=rounded,
-            seed=seed,
-            settings=settings,
+            budget=training.budget,
+            num_players=match.num_players,
+            rules=match.rules_name,
+            games=on_exploit.deals * match.num_players,
+            seed=match.seed,
+            settings=training.learner,
         )
         if found is not None:
-            if progress:
-                print(f"[ladder] {spec}: best response found in {found.run_dir}", file=sys.stderr, flush=True)
+            logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
             entries.append(found)
             continue
-        entries.append(
-            exploitability_of(
-                spec,
-                budget=budget,
-                num_players=num_players,
-                rules=rules,
-                games=exploit_games,
-                seed=seed,
-                curve_points=curve_points,
-                curve_games=curve_games,
-                run_dir=fresh_folder(runs / run_folder_name(spec)),
-                workers=workers,
-                progress=progress,
-                settings=settings,
-            )
-        )
-    matrix = head_to_head(
-        members,
-        num_players=num_players,
-        games=games,
-        seed=seed,
-        workers=workers,
-        rules=rules,
-        progress=progress,
-    )
+        folder = fresh_folder(training.runs_dir / run_folder_name(spec))
+        entries.append(exploitability_of(spec, on_exploit, training, folder))
+    matrix = head_to_head(members, match.replace(records=True))
     records = [r for t in matrix.tables for r in t.records]
     fitted = rate_games(members, records)
     # The harness plays pair by pair; an online rating fed long runs of one match-up drifts
     # toward the last runs, so OpenSkill sees the games in an order shuffled by the seed.
-    order = np.random.default_rng(seed).permutation(len(records))
+    order = np.random.default_rng(match.seed).permutation(len(records))
     skill = openskill_ratings(members, [records[i] for i in order])
     rows = []
     for spec, entry in zip(members, entries, strict=True):
@@ -335,12 +303,12 @@ def ladder(
         )
     return LadderResult(
         agents=tuple(members),
-        num_players=num_players,
-        rules=rules,
-        seed=seed,
+        num_players=match.num_players,
+        rules=match.rules_name,
+        seed=match.seed,
         games_per_pair=matrix.pairs[0].games,
-        budget=budget,
-        fair_share=1.0 / num_players,
+        budget=training.budget,
+        fair_share=1.0 / match.num_players,
         rows=tuple(rows),
         pairs=matrix.pairs,
         exploit=tuple(entries),

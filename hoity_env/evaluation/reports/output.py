@@ -1,25 +1,37 @@
-"""Where ``hoity-eval --out`` writes: checked before any game is played, written atomically.
+"""Where ``hoity-eval --out`` writes: taken before any game is played, written atomically.
 
 An evaluation can take hours, so a destination that cannot take its results
 (an existing file, a folder without write permission, earlier results that
-would be overwritten) is refused up front, not after the games.  The four
-result files are first written under temporary names in the destination and
-then renamed into place; if anything fails, whatever this call wrote (and the
-folder, if it made it) is removed, so a failed write leaves no partial results.
+would be overwritten) is refused up front, not after the games.  :func:`claim`
+then takes the folder for this run (a lock file, ``.hoity-eval.lock``, held with
+``flock`` until the run ends, so the operating system lets it go even after a
+``kill -9``): a second run with the same ``--out`` is refused at once, before it
+plays anything.  The four result files are first written under temporary names in
+the destination and then renamed into place; if anything fails, whatever this call
+wrote (and the folders the run made) is removed, so a failed write leaves no
+partial results.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import temporary_beside
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: the lock file alone (created exclusively) is the lock
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["LOCK_FILE", "RESULT_FILES", "check_destination", "claim", "write_results"]
+
 RESULT_FILES = ("result.json", "result.csv", "result.md", "result.png")
+LOCK_FILE = ".hoity-eval.lock"
 
 
 class _Writable(Protocol):
@@ -51,6 +63,56 @@ def check_destination(out: Path) -> None:
         raise ConfigError(f"cannot write results to {out}: it cannot be created, {parent} is not writable")
 
 
+@contextlib.contextmanager
+def claim(out: Path) -> Iterator[None]:
+    """Take ``out`` for this run (checked, created, locked); on the way out let it go.
+
+    A :class:`ConfigError` if it cannot take the results or another run holds it.
+    Folders made here are removed again if the run leaves nothing in them.
+    """
+    check_destination(out)
+    made = _make_folders(out)
+    lock = out / LOCK_FILE
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | (0 if fcntl else os.O_EXCL), 0o644)
+    except FileExistsError:
+        _remove_empty(made)
+        raise ConfigError(_taken(out, lock)) from None
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise ConfigError(_taken(out, lock)) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)  # while still held: no other run can have taken it
+    finally:
+        os.close(fd)
+        _remove_empty(made)
+
+
+def _taken(out: Path, lock: Path) -> str:
+    try:
+        pid = lock.read_text(encoding="utf-8").strip() or "?"
+    except OSError:
+        pid = "?"
+    return (
+        f"cannot write results to {out}: another hoity-eval run (pid {pid}) is writing there; "
+        "wait for it or choose another folder"
+    )
+
+
+def _remove_empty(made: list[Path]) -> None:
+    """Remove the folders this run made, innermost first, where nothing was left in them."""
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
 def write_results(result: _Writable, out: Path) -> list[Path]:
     """Write ``result.{json,csv,md,png}`` into ``out`` (created if needed), all or nothing."""
     check_destination(out)
@@ -77,9 +139,7 @@ def write_results(result: _Writable, out: Path) -> list[Path]:
         for path in [*temporary, *placed]:
             with contextlib.suppress(OSError):
                 path.unlink()
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+        _remove_empty(made)
         raise
     return final
 

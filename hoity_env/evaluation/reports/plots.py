@@ -9,23 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import IO, Protocol
 
-if TYPE_CHECKING:
-    from hoity_env.evaluation.report import HeadToHeadResult
+from hoity_env.evaluation.reports.rows import PairStats
 
-__all__ = ["plot_matrix", "plot_win_rates"]
+__all__ = ["Curve", "plot_curves", "plot_matrix", "plot_win_rates"]
 
 
-class _RateRow(Protocol):
-    @property
-    def agent(self) -> str: ...
+class _Rated(Protocol):
+    """A win rate with its 95% interval."""
+
     @property
     def win_rate(self) -> float: ...
     @property
     def ci_low(self) -> float: ...
     @property
     def ci_high(self) -> float: ...
+
+
+class _RateRow(_Rated, Protocol):
+    @property
+    def agent(self) -> str: ...
 
 
 def plot_win_rates(path: str | Path, rows: Sequence[_RateRow], baseline: float, title: str) -> None:
@@ -53,21 +57,24 @@ def plot_win_rates(path: str | Path, rows: Sequence[_RateRow], baseline: float, 
     fig.savefig(str(path), format="png")
 
 
-def plot_matrix(path: str | Path, result: HeadToHeadResult) -> None:
+def plot_matrix(
+    path: str | Path, pool: Sequence[str], pairs: Sequence[PairStats], num_players: int, seed: int
+) -> None:
     """Heat map: row agent's win rate against copies of the column agent, centred on 1/n."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
 
-    pool = list(result.pool)
+    pool = list(pool)
+    by = {(p.agent, p.opponent): p for p in pairs}
     n = len(pool)
-    even = 1.0 / result.num_players
+    even = 1.0 / num_players
     grid = [[float("nan")] * n for _ in range(n)]
     labels = [[""] * n for _ in range(n)]
     for i, a in enumerate(pool):
         for j, b in enumerate(pool):
             if a != b:
-                p = result.pair(a, b)
+                p = by[a, b]
                 grid[i][j] = p.win_rate
                 labels[i][j] = f"{p.win_rate:.2f}\n[{p.ci_low:.2f}, {p.ci_high:.2f}]"
     size = 1.3 * n + 2.0
@@ -83,9 +90,40 @@ def plot_matrix(path: str | Path, result: HeadToHeadResult) -> None:
             ax.text(j, i, labels[i][j] or "—", ha="center", va="center", fontsize=7, color=colour)
     ax.set_xticks(range(n), pool, rotation=30)
     ax.set_yticks(range(n), pool)
-    ax.set_xlabel(f"opponent ({result.num_players - 1} copies)")
+    ax.set_xlabel(f"opponent ({num_players - 1} copies)")
     ax.set_ylabel("agent")
-    ax.set_title(f"head to head win rate (even = {even:.3f}), seed {result.seed}", fontsize=10)
+    ax.set_title(f"head to head win rate (even = {even:.3f}), seed {seed}", fontsize=10)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
     fig.savefig(str(path), format="png")
+
+
+class _CurveRow(_Rated, Protocol):
+    @property
+    def timesteps(self) -> int: ...
+
+
+Curve = tuple[str, Sequence[_CurveRow]]
+"""A learning curve to draw: its legend label and its points."""
+
+
+def plot_curves(path: str | Path | IO[bytes], curves: Sequence[Curve], baseline: float, title: str) -> None:
+    """Win rate against learner steps, one line per curve with its 95% band, dashed ``baseline``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 4), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for label, points in curves:
+        xs = [p.timesteps for p in points]
+        ax.plot(xs, [p.win_rate for p in points], marker="o", label=label)
+        ax.fill_between(xs, [p.ci_low for p in points], [p.ci_high for p in points], alpha=0.15)
+    ax.axhline(baseline, linestyle="--", color="grey", label="fair share")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("best-response win rate (95% interval)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)

@@ -1,0 +1,70 @@
+"""Smoke test of an installed hoity_env wheel (run by .ci/package_check.sh in a fresh venv, no torch).
+
+Argument: the wheel file, to check what it ships.  Fails (non-zero exit, traceback) on anything wrong.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def run(*cmd: str) -> str:
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, f"{cmd}: exit {out.returncode}\n{out.stdout}\n{out.stderr}"
+    return out.stdout
+
+
+def main() -> None:
+    wheel = Path(sys.argv[1])
+    names = zipfile.ZipFile(wheel).namelist()
+    for shipped in (
+        "hoity_env/py.typed",
+        "hoity_env/agents/models/champion.npz",
+        "hoity_env/agents/models/reference.npz",
+    ):
+        assert shipped in names, f"{wheel.name} lacks {shipped}"
+    print(f"{wheel.name}: {wheel.stat().st_size} bytes, {len(names)} files")
+    assert importlib.util.find_spec("torch") is None, "the core install must not bring torch"
+
+    # Gymnasium first, hoity_env never imported by us: the id names the module to import.
+    import gymnasium
+
+    env = gymnasium.make("hoity_env:hoity/HoityToityVsBots-v0")
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape, obs.shape
+    import hoity_env  # registering again (the import hook) must be harmless
+
+    assert not Path(hoity_env.__file__).resolve().is_relative_to(CHECKOUT), hoity_env.__file__
+    assert gymnasium.make("hoity/HoityToityVsBots-v0").spec.id == "hoity/HoityToityVsBots-v0"
+
+    from hoity_env.agents import make
+
+    par = hoity_env.parallel_env(num_players=4, illegal_action="raise")
+    agents = [
+        make(spec, seed=i, num_players=4) for i, spec in enumerate(["champion", "random", "random", "expert"])
+    ]
+    obs, _ = par.reset(seed=1)
+    while par.agents:
+        acts = {
+            a: ag.act(obs[a]["observation"], obs[a]["action_mask"])
+            for a, ag in zip(par.possible_agents, agents, strict=True)
+        }
+        obs = par.step(acts)[0]
+    print(f"a game with the champion: winners {par.game_state.winners}")
+    assert "torch" not in sys.modules
+
+    table = run("hoity-eval", "--agents", "champion,random,random,random", "--games", "40")
+    assert "champion" in table, table
+    print(table)
+    assert "--opponents" in run("hoity-play", "--help")
+    print("installed wheel: OK")
+
+
+if __name__ == "__main__":
+    main()

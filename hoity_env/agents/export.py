@@ -1,0 +1,154 @@
+"""Export a ``MaskablePPO`` checkpoint's policy to the plain-numpy ``.npz`` format (needs the train extra).
+
+Only what acting needs is kept: the actor MLP and the action head of SB3's
+``MlpPolicy`` (the value network, optimizer state and ``ortho_init`` play no
+part in choosing actions).  A checkpoint whose policy is anything else (a
+custom features extractor, an unknown activation) is refused, so an export is
+never silently wrong.  The command line::
+
+    python -m hoity_env.agents.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
+    python -m hoity_env.agents.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
+
+must run where the checkpoint's paths resolve (``--shipped``: the repository's root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, save_policy
+from hoity_env.agents.named import MODELS
+from hoity_env.agents.policy import check_sizes, load_checkpoint
+from hoity_env.engine.errors import ConfigError
+
+__all__ = ["export_checkpoint", "main", "policy_layers", "shipped_path"]
+
+LOG = logging.getLogger(__name__)
+
+_ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu"}
+
+
+def shipped_path(model: str) -> Path:
+    """Where the package keeps the shipped model ``model`` (in this checkout)."""
+    return Path(__file__).parent / "models" / f"{model}.npz"
+
+
+def policy_layers(model: Any) -> tuple[list[np.ndarray], list[np.ndarray], str]:
+    """The actor's ``(weights, biases, activation)`` of a loaded ``MaskablePPO`` model, float32."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = model.policy
+    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+        raise ConfigError(f"only a flat features extractor exports, not {type(policy.features_extractor)}")
+    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    linear = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    others = {type(m).__name__ for m in modules if not isinstance(m, torch.nn.Linear)}
+    kinds = [isinstance(m, torch.nn.Linear) for m in modules]
+    alternating = kinds == [True, False] * (len(linear) - 1) + [True]
+    if not alternating or len(others) > 1 or not others <= set(_ACTIVATION_NAMES):
+        raise ConfigError(
+            f"the policy net must alternate Linear and one of {', '.join(_ACTIVATION_NAMES)}, "
+            f"got {[type(m).__name__ for m in modules]}"
+        )
+    activation = _ACTIVATION_NAMES[others.pop()] if others else next(iter(ACTIVATIONS))
+    weights = [m.weight.detach().cpu().numpy().astype(np.float32) for m in linear]
+    biases = [m.bias.detach().cpu().numpy().astype(np.float32) for m in linear]
+    return weights, biases, activation
+
+
+def export_checkpoint(
+    checkpoint: str | Path,
+    out: str | Path,
+    *,
+    name: str | None = None,
+    rules: str | None = None,
+    training_args: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``checkpoint``'s policy to ``out`` (atomically); returns ``out``.
+
+    ``training_args`` default to the ``args.json`` beside the checkpoint (the
+    training recipes write one) and ``rules`` to their ``rules`` (else
+    ``standard``, the only preset before there were two).  The metadata records
+    the checkpoint's path as given (never an absolute path: it names the machine)
+    and its sha256.
+    """
+    checkpoint = Path(checkpoint)
+    model = load_checkpoint(checkpoint)
+    weights, biases, activation = policy_layers(model)
+    if training_args is None:
+        beside = checkpoint.parent / "args.json"
+        training_args = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
+    obs_dim, num_actions = int(weights[0].shape[1]), int(weights[-1].shape[0])
+    metadata = {
+        "format": FORMAT,
+        "name": name or checkpoint.stem,
+        "obs_dim": obs_dim,
+        "num_actions": num_actions,
+        "num_players": check_sizes(checkpoint, obs_dim, num_actions, None, None),
+        "rules": rules or training_args.get("rules", "standard"),
+        "activation": activation,
+        "hidden": [int(w.shape[0]) for w in weights[:-1]],
+        "source": {
+            "checkpoint": checkpoint.as_posix() if not checkpoint.is_absolute() else checkpoint.name,
+            "sha256": hashlib.sha256(checkpoint.read_bytes()).hexdigest(),
+            "algorithm": "sb3_contrib.MaskablePPO",
+        },
+        "training_args": training_args,
+    }
+    return save_policy(out, weights, biases, metadata)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
+    p = argparse.ArgumentParser(
+        prog="python -m hoity_env.agents.export",
+        description="Export a MaskablePPO checkpoint's policy to numpy weights (.npz), which play "
+        "without torch.",
+    )
+    p.add_argument("checkpoint", nargs="?", type=Path, help="the MaskablePPO .zip to export")
+    p.add_argument("out", nargs="?", type=Path, help="the .npz to write (replaced atomically)")
+    p.add_argument(
+        "--name", default=None, help="the policy's name in the metadata (default: the file's stem)"
+    )
+    p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
+    p.add_argument(
+        "--shipped",
+        action="store_true",
+        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints in docs/reference/",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.shipped == (args.checkpoint is not None):
+        parser.error("give CHECKPOINT OUT, or --shipped alone")
+    if not args.shipped and args.out is None:
+        parser.error("OUT is required with CHECKPOINT")
+    jobs = (
+        [(Path(src), shipped_path(model), model) for model, src in MODELS.items()]
+        if args.shipped
+        else [(args.checkpoint, args.out, args.name)]
+    )
+    try:
+        for checkpoint, out, name in jobs:
+            export_checkpoint(checkpoint, out, name=name, rules=args.rules)
+            print(f"{checkpoint} -> {out} ({out.stat().st_size} bytes)")
+    except (ConfigError, OSError) as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""Measuring strength by training: approximate exploitability and the ladder (docs/design.md §5).
+
+* :func:`exploitability` trains a MaskablePPO best response against copies of an
+  agent for a fixed budget and scores it (an estimate from below at that budget);
+* :func:`ladder` measures a list of agents three ways: head to head, two ratings,
+  and exploitability, reusing finished best responses;
+* :class:`BestResponse` says how each best response is trained; how its
+  evaluation games are played is a :class:`hoity_env.evaluation.MatchSettings`.
+
+One layer above :mod:`hoity_env.evaluation` (which only plays games): this package
+imports it, never the reverse, and never ``training/``.  Training needs the
+``train`` extra; importing this package does not.
+"""
+
+from __future__ import annotations
+
+from hoity_env.strength.exploit import exploitability
+from hoity_env.strength.ladder import LadderResult, LadderRow, ladder
+from hoity_env.strength.response import PPO_SETTINGS, BestResponse
+from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult
+
+__all__ = [
+    "PPO_SETTINGS",
+    "BestResponse",
+    "CurvePoint",
+    "ExploitEntry",
+    "ExploitResult",
+    "LadderResult",
+    "LadderRow",
+    "exploitability",
+    "ladder",
+]

@@ -1,0 +1,45 @@
+"""What the built distributions must hold (CI builds and installs them: .ci/package_check.sh).
+
+These are the cheap, static halves of that check: the package data names every shipped
+model, the metadata points at no placeholder page, and CI runs the packaging script.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_package_data_ships_every_named_model() -> None:
+    from hoity_env.agents.named import MODELS
+
+    globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
+    package = ROOT / "hoity_env"
+    shipped = sorted(p.relative_to(package).as_posix() for p in (package / "agents" / "models").iterdir())
+    assert shipped == sorted(f"agents/models/{m}.npz" for m in MODELS)
+    assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in shipped), (shipped, globs)
+
+
+def test_metadata_points_at_no_placeholder() -> None:
+    urls = PYPROJECT["project"].get("urls", {})
+    assert not [u for u in urls.values() if "example.invalid" in u or "example.com" in u]
+    assert "example.invalid" not in (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+
+
+def test_ci_runs_the_packaging_check_after_the_tests() -> None:
+    lines = [
+        line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line[:1] != "#"
+    ]
+    pytest_line = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    check = [i for i, line in enumerate(lines) if line.endswith(".ci/package_check.sh")]
+    assert check and check[0] > pytest_line
+    assert (ROOT / ".ci" / "package_check.sh").stat().st_mode & 0o111  # executable
+    dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
+    assert {d.split(">")[0] for d in dev} >= {"build", "twine"}

@@ -1,0 +1,171 @@
+"""The recipes' callbacks: SB3's checkpoint and evaluation callbacks on the run's timestep schedule.
+
+SB3 counts ``save_freq`` and ``eval_freq`` in callback calls, which restart at 0 on
+every ``learn`` and step ``n_envs`` timesteps at a time; a run that resumes in place
+needs its checkpoints and curve points at the same timesteps as an uninterrupted
+one, so both subclasses below fire when ``num_timesteps`` reaches the next multiple
+of their period (:func:`next_multiple`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from curve_plot import append_curve, plot_curve
+from final_report import score_checkpoint
+from run_folder import curve_timesteps, save_model
+from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+from hoity_env.evaluation import AgentStats
+
+
+def next_multiple(timesteps: int, every: int) -> int:
+    """The first multiple of ``every`` after ``timesteps``."""
+    return (timesteps // every + 1) * every
+
+
+class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
+    """sb3-contrib's ``MaskableEvalCallback`` with the duplicate-format evaluation of the curve.
+
+    Every ``every`` timesteps it saves ``checkpoints/curve_<N>.zip``, scores it against
+    ``num_players - 1`` copies of each of ``opponents`` in the harness
+    (``final_report.score_checkpoint``: seeded deals, seats rotated, worker processes),
+    adds the point to ``curve.csv`` and ``learning_curve.png``, and records
+    ``eval/win_rate_vs_<name>`` and ``eval/mean_reward`` (the mean win rate) in SB3's
+    logger, dumped at that timestep as ``EvalCallback`` does. ``last_mean_reward``,
+    ``best_mean_reward``, ``callback_on_new_best`` and ``callback_after_eval`` keep
+    their SB3 meaning with the mean win rate as the reward. The games are the
+    harness's own, so SB3's ``eval_env`` (a required argument) holds the training env
+    and is never stepped here.
+    """
+
+    def __init__(
+        self,
+        env: VecEnv,
+        run_dir: Path,
+        every: int,
+        opponents: Sequence[str],
+        score: Callable[[Path, str], dict[str, AgentStats]],
+        num_players: int,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(env, eval_freq=every, n_eval_episodes=0, verbose=0, **kwargs)
+        self.run_dir, self.opponents, self.score = run_dir, list(opponents), score
+        self.num_players = num_players
+        self.csv_path = run_dir / "curve.csv"
+        self.scored = curve_timesteps(self.csv_path)
+        """Timesteps already on the curve (a resumed run never scores one twice)."""
+        self.next_eval = every
+
+    def _init_callback(self) -> None:
+        # No folders of SB3's to make, no eval env to compare with the training env.
+        if self.callback_on_new_best is not None:
+            self.callback_on_new_best.init_callback(self.model)
+
+    def _on_training_start(self) -> None:
+        super()._on_training_start()
+        n = self.num_timesteps
+        self.next_eval = next_multiple(n, self.eval_freq)
+        if n % self.eval_freq == 0 and n and n not in self.scored:
+            self.next_eval = n  # interrupted during this evaluation: redo it first
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps < self.next_eval:
+            return True
+        self.next_eval += self.eval_freq
+        self.evaluate()
+        return bool(self._on_event())
+
+    def evaluate(self) -> dict[str, AgentStats] | None:
+        """Score the current policy now and extend the curve (once per timestep count)."""
+        n = self.num_timesteps
+        if n in self.scored:
+            return None
+        path = self.run_dir / "checkpoints" / f"curve_{n}.zip"
+        if not path.is_file():  # else: saved before an interrupt cut this evaluation short; kept
+            save_model(self.model, path)
+        self.logger.log(f"[eval @ {n:,}] scoring against {', '.join(self.opponents)} ...")
+        scores = self.score(path, f"[eval @ {n:,}]")
+        append_curve(self.csv_path, n, scores)
+        self.scored.add(n)
+        plot_curve(self.csv_path, self.run_dir / "learning_curve.png", self.num_players)
+        for name, s in scores.items():
+            self.logger.record(f"eval/win_rate_vs_{name}", s.win_rate)
+        mean = sum(s.win_rate for s in scores.values()) / len(scores)
+        self.last_mean_reward = mean
+        self.evaluations_timesteps.append(n)
+        self.logger.record("eval/mean_reward", mean)
+        self.logger.record("time/total_timesteps", n, exclude="tensorboard")
+        self.logger.dump(n)
+        summary = ", ".join(f"{k} {v.win_rate:.2f}" for k, v in scores.items())
+        copies = self.num_players - 1
+        self.logger.log(f"[eval @ {n:,}] win rate vs {copies} copies of: {summary}")
+        if mean > self.best_mean_reward:
+            self.best_mean_reward = mean
+            if self.callback_on_new_best is not None:
+                self.callback_on_new_best.on_step()
+        return scores
+
+
+def curve_callback(env: VecEnv, run_dir: Path, args: Any, opponents: Sequence[str]) -> CurveEvalCallback:
+    """The learning curve of a recipe's ``Args``: ``--eval-every``, ``--eval-games``, seed ``SEED``."""
+
+    def score(path: Path, desc: str) -> dict[str, AgentStats]:
+        return score_checkpoint(
+            path,
+            opponents,
+            games=args.eval_games,
+            seed=args.seed,
+            workers=args.workers,
+            num_players=args.num_players,
+            desc=desc,
+            rules=args.rules,
+        )
+
+    return CurveEvalCallback(env, run_dir, args.eval_every, opponents, score, args.num_players)
+
+
+class RunCheckpoints(CheckpointCallback):  # type: ignore[misc]
+    """SB3's ``CheckpointCallback``: ``<prefix>_<N>_steps.zip`` every ``save_freq`` timesteps, atomically.
+
+    Not where ``curve`` saved this very model: with ``--checkpoint-every`` equal to
+    ``--eval-every`` (the defaults) the learning curve's ``curve_<N>.zip`` is the
+    checkpoint (it resumes the same way), so the same model is not written twice.
+    """
+
+    def __init__(self, every: int, folder: Path, prefix: str, curve: CurveEvalCallback | None = None) -> None:
+        super().__init__(save_freq=every, save_path=str(folder), name_prefix=prefix)
+        self.curve = curve
+        self.next_save = every
+
+    def _on_training_start(self) -> None:
+        self.next_save = next_multiple(self.num_timesteps, self.save_freq)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_save:
+            self.next_save = next_multiple(self.num_timesteps, self.save_freq)
+            if self.curve is None or self.num_timesteps not in self.curve.scored:
+                save_model(self.model, Path(self._checkpoint_path(extension="zip")))
+        return True
+
+
+class TimeLimit(BaseCallback):  # type: ignore[misc]
+    """Stops training once ``minutes`` of wall time have passed since it started (0 = never)."""
+
+    def __init__(self, minutes: float) -> None:
+        super().__init__()
+        self.seconds = minutes * 60
+        self.start = time.time()
+
+    def _on_training_start(self) -> None:
+        self.start = time.time()
+
+    def _on_step(self) -> bool:
+        return not (self.seconds and time.time() - self.start > self.seconds)
