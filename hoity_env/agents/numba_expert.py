@@ -114,7 +114,7 @@ def scratch(n: int, copies: Any) -> Scratch:
         copies, np.empty(NUM_SERIES, dtype=np.int64), np.empty(n), per.copy(), np.empty(n), np.empty(n),
         np.empty(n, dtype=np.bool_), np.empty((n, n)), np.empty(n), per.copy(), np.empty((n, n)),
         np.empty((n, 3), dtype=np.bool_), per.copy(), per.copy(), per.copy(), per.copy(), per.copy(),
-        np.empty((6, n, n)), np.empty((n, 4)), np.empty(n), np.empty(n), np.empty(AMOUNTS, dtype=np.bool_),
+        np.empty((12, n, n)), np.empty((n, 4)), np.empty(n), np.empty(n), np.empty(AMOUNTS, dtype=np.bool_),
         np.empty(AMOUNTS), np.empty(2), np.empty(2), np.empty(AMOUNTS),
     )  # fmt: skip
 
@@ -197,71 +197,82 @@ def role_game_values(
     ``rest[f, i, j]`` is the product over ``k ∉ {i, j}`` of event ``f``'s factor, as the
     exclusive prefix times suffix products of the numpy version (same order).
     """
+    y = rest[6:]  # each player's six factors in each column, then the products beside them
     for j in range(n):
+        for k in range(n):
+            _factors(sigma, beats, k, j, y[:, k, j])
         for f in range(6):
             before = 1.0
             for i in range(n):
                 rest[f, i, j] = before
-                before *= _factor(sigma, beats, f, i, j)
+                before *= y[f, i, j]
             after = 1.0
             for i in range(n - 1, -1, -1):
                 rest[f, i, j] = rest[f, i, j] * after
-                after *= _factor(sigma, beats, f, i, j)
+                after *= y[f, i, j]
     for i in range(players):
-        for a in range(options):
-            oe, ot, od = OPTIONS[a, 0], OPTIONS[a, 1], OPTIONS[a, 2]
-            own = 0.0
-            even = 0.0
-            odd = 0.0
-            for j in range(n):
-                ob = oe * beats[i, j]
-                if i == j:
-                    no_thief, no_det, no_show = rest[0, i, j], rest[1, i, j], rest[2, i, j]
-                    best, best_no_d, best_no_td = rest[3, i, j], rest[4, i, j], rest[5, i, j]
-                else:
-                    no_thief = rest[0, i, j] * (1.0 - ot)
-                    no_det = rest[1, i, j] * (1.0 - od)
-                    no_show = rest[2, i, j] * (1.0 - od - oe)
-                    best = rest[3, i, j] * (1.0 - ob)
-                    best_no_d = rest[4, i, j] * (1.0 - od - ob)
-                    best_no_td = rest[5, i, j] * (1.0 - ot - od - ob)
-                robbed = best_no_d - best_no_td
-                gain_e = worth[j, 0] * (best - robbed) - CARD_VALUE * robbed
-                gain_t = worth[j, 1] * (1.0 - no_det) + CARD_VALUE * (no_det - no_show)
-                gain_d = worth[j, 2] * (1.0 - no_thief)
-                if i == j:
-                    own = oe * gain_e + ot * gain_t + od * gain_d
-                gain = sigma[j, 0] * gain_e + sigma[j, 1] * gain_t + sigma[j, 2] * gain_d
-                term = gain * weights[i, j]
-                if j == 0:
-                    even = term
-                elif j == 1:
-                    odd = term
-                elif j % 2 == 0:
-                    even += term
-                else:
-                    odd += term
-            out[i, a] = own - (even + odd)
+        # The options' roles as literals, so the compiler folds the exact identities (x·1, 1-0).
+        out[i, 0] = _option_value(sigma, worth, beats, weights, n, rest, i, 1.0, 0.0, 0.0)
+        out[i, 1] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 1.0, 0.0)
+        out[i, 2] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 0.0, 1.0)
+        if options > 3:
+            out[i, 3] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 0.0, 0.0)
 
 
 @jit  # type: ignore[misc]
-def _factor(sigma: Any, beats: Any, f: int, k: int, j: int) -> float:
-    """Player ``k``'s factor of event ``f`` in ``j``'s column (1 on the diagonal, as ``y``)."""
+def _option_value(
+    sigma: Any, worth: Any, beats: Any, weights: Any, n: int, rest: Any, i: int, oe: float, ot: float, od: float
+) -> float:  # fmt: skip
+    """Player ``i``'s payoff when it plays roles ``(oe, ot, od)`` (all 0: away): own gain less the
+    rivals' weighted gains, summed in two interleaved partial sums as ``np.einsum`` does."""
+    own = 0.0
+    even = 0.0
+    odd = 0.0
+    for j in range(n):
+        if i == j:
+            no_thief, no_det, no_show = rest[0, i, j], rest[1, i, j], rest[2, i, j]
+            best, best_no_d, best_no_td = rest[3, i, j], rest[4, i, j], rest[5, i, j]
+        else:
+            ob = oe * beats[i, j]
+            no_thief = rest[0, i, j] * (1.0 - ot)
+            no_det = rest[1, i, j] * (1.0 - od)
+            no_show = rest[2, i, j] * (1.0 - od - oe)
+            best = rest[3, i, j] * (1.0 - ob)
+            best_no_d = rest[4, i, j] * (1.0 - od - ob)
+            best_no_td = rest[5, i, j] * (1.0 - ot - od - ob)
+        robbed = best_no_d - best_no_td
+        gain_e = worth[j, 0] * (best - robbed) - CARD_VALUE * robbed
+        gain_t = worth[j, 1] * (1.0 - no_det) + CARD_VALUE * (no_det - no_show)
+        gain_d = worth[j, 2] * (1.0 - no_thief)
+        if i == j:
+            own = oe * gain_e + ot * gain_t + od * gain_d
+        term = (sigma[j, 0] * gain_e + sigma[j, 1] * gain_t + sigma[j, 2] * gain_d) * weights[i, j]
+        if j == 0:
+            even = term
+        elif j == 1:
+            odd = term
+        elif j % 2 == 0:
+            even += term
+        else:
+            odd += term
+    return own - (even + odd)
+
+
+@jit  # type: ignore[misc]
+def _factors(sigma: Any, beats: Any, k: int, j: int, out: Any) -> None:
+    """Player ``k``'s factor of each of the six events in ``j``'s column (1 on the diagonal, as ``y``)."""
     if k == j:
-        return 1.0
+        for f in range(6):
+            out[f] = 1.0
+        return
     e, t, d = sigma[k, 0], sigma[k, 1], sigma[k, 2]
-    if f == 0:
-        return 1.0 - t
-    if f == 1:
-        return 1.0 - d
-    if f == 2:
-        return 1.0 - d - e
     beaten = e * beats[k, j]
-    if f == 3:
-        return 1.0 - beaten
-    if f == 4:
-        return 1.0 - d - beaten
-    return 1.0 - t - d - beaten
+    out[0] = 1.0 - t
+    out[1] = 1.0 - d
+    out[2] = 1.0 - d - e
+    out[3] = 1.0 - beaten
+    out[4] = 1.0 - d - beaten
+    out[5] = 1.0 - t - d - beaten
 
 
 @jit  # type: ignore[misc]
@@ -338,7 +349,9 @@ def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
         there = at_auction[k]
         for b in range(AMOUNTS):
             below = 1.0
-            if not b > money:
+            # Skipped where the bid is not ours to make (its value is -inf) or the rival is surely
+            # elsewhere (the factor is exactly 1 whatever ``below`` is).
+            if not b > money and there != 0.0 and legal[b]:
                 below = 1.0 / (1.0 + np.exp(-1.7 * ((b - 0.5 - centre) / spread)))
             term = 1.0 - there + there * below
             win[b] = term if k == 1 else win[b] * term
