@@ -136,7 +136,9 @@ def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
 
 
 @jit  # type: ignore[misc]
-def exhibitions(o: Any, n: int, copies: Any, known: Any, size: Any, can: Any, beats: Any, spread: Any) -> None:
+def exhibitions(
+    o: Any, n: int, copies: Any, known: Any, size: Any, can: Any, beats: Any, spread: Any
+) -> None:
     """``ExpertAgent.exhibitions`` for one row: sizes, who may exhibit, ``beats[k, j]``."""
     deck = 0
     for s in range(NUM_SERIES):
@@ -221,7 +223,8 @@ def role_game_values(
 
 @jit  # type: ignore[misc]
 def _option_value(
-    sigma: Any, worth: Any, beats: Any, weights: Any, n: int, rest: Any, i: int, oe: float, ot: float, od: float
+    sigma: Any, worth: Any, beats: Any, weights: Any, n: int, rest: Any, i: int,
+    oe: float, ot: float, od: float,
 ) -> float:  # fmt: skip
     """Player ``i``'s payoff when it plays roles ``(oe, ot, od)`` (all 0: away): own gain less the
     rivals' weighted gains, summed in two interleaved partial sums as ``np.einsum`` does."""
@@ -276,7 +279,9 @@ def _factors(sigma: Any, beats: Any, k: int, j: int, out: Any) -> None:
 
 
 @jit  # type: ignore[misc]
-def castle_game(o: Any, n: int, present: Any, own_legal: bool, iterations: int, want_values: bool, s: Any) -> None:
+def castle_game(
+    o: Any, n: int, present: Any, own_legal: bool, iterations: int, want_values: bool, s: Any
+) -> None:
     """``ExpertAgent.castle_game`` + ``solve_role_game`` for one row: our mix into ``s.average[0]``
     and (``want_values``) our option values into ``s.values[0]``."""
     rival_model(o, n, s.castle, s.model, s.trust)
@@ -383,7 +388,7 @@ def softmax_pick(values: Any, count: int, temperature: float, u: float, w: Any) 
         top = max(top, values[k])
     for k in range(count):
         w[k] = np.exp((values[k] - top) / temperature)
-    return sample_index(w, count, u)
+    return sample_index(w, count, u)  # type: ignore[no-any-return]
 
 
 @jit  # type: ignore[misc]

@@ -131,7 +131,7 @@ def lot_gain(c: Any, series: int) -> int:
     c[series] += 1
     after = best_run(c)
     c[series] -= 1
-    return after - before
+    return after - before  # type: ignore[no-any-return]
 
 
 @jit  # type: ignore[misc]
@@ -176,7 +176,7 @@ def sample_index(w: Any, count: int, u: float) -> int:
 @jit  # type: ignore[misc]
 def normal(u1: float, u2: float) -> float:
     """``batch.normal_from_uniforms`` (Box-Muller) for one row."""
-    return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
+    return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)  # type: ignore[no-any-return]
 
 
 @jit  # type: ignore[misc]
@@ -198,8 +198,8 @@ def jittered(m: Any, target: float, spread: float, z: float) -> int:
     amount = np.int64(np.rint(target + z * spread))
     amount = min(max(amount, 1), top)
     if count > 1 and m[BID0 + amount]:
-        return amount
-    return top
+        return amount  # type: ignore[no-any-return]
+    return top  # type: ignore[no-any-return]
 
 
 @jit  # type: ignore[misc]
@@ -362,7 +362,7 @@ def v1_choose(values: Any, count: int, u: Any, greedy: float, temperature: float
     w = np.empty(count)
     for k in range(count):
         w[k] = np.exp((values[k] - values[best]) / temperature)
-    return sample_index(w, count, u[1])
+    return sample_index(w, count, u[1])  # type: ignore[no-any-return]
 
 
 @jit  # type: ignore[misc]
