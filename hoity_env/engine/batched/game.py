@@ -43,6 +43,12 @@ from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 
 BATCHED_RULESETS = ("standard", "original")
+
+# Ruleset name -> the subclass that batches it, for ``BatchedGame(rules=...)`` to build.  The
+# original ruleset's ``OriginalBatchedGame`` registers itself when its module is imported (the
+# package's ``__init__`` does): a registry, not an import, so that the base class does not depend
+# on the subclass built on it.
+BATCHED_GAMES: dict[str, type[BatchedGame]] = {}
 _LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
 """Phases as plain ints: comparing arrays with an enum member costs an attribute lookup each time."""
 
@@ -55,10 +61,8 @@ class BatchedGame:
     ) -> BatchedGame:
         """``BatchedGame(rules="original")`` is an :class:`~hoity_env.engine.batched.original_game.
         OriginalBatchedGame` (the same interface, the original rules' arrays)."""
-        if cls is BatchedGame and resolve_rules(rules).ruleset == "original":
-            from hoity_env.engine.batched.original_game import OriginalBatchedGame
-
-            return super().__new__(OriginalBatchedGame)
+        if cls is BatchedGame:
+            cls = BATCHED_GAMES.get(resolve_rules(rules).ruleset, BatchedGame)
         return super().__new__(cls)
 
     def __init__(
@@ -371,4 +375,4 @@ def _seed_list(seeds: Sequence[int] | np.ndarray) -> list[int]:
     return out
 
 
-__all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame"]
+__all__ = ["BATCHED_GAMES", "BATCHED_RULESETS", "BatchState", "BatchedGame"]
