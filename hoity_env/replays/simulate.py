@@ -69,9 +69,7 @@ def resimulate(
         if len(record.actions) != replay.num_players:
             raise ReplayMismatch(f"{where}: {len(record.actions)} actions for {replay.num_players} players")
         if not all(0 <= a < size for a in record.actions):
-            raise ReplayMismatch(
-                f"{where}: the recorded actions {list(record.actions)} are not all in [0, {size})"
-            )
+            raise ReplayMismatch(f"{where}: the recorded actions are not all in [0, {size})")
         try:
             events = [e.to_dict() for e in game.step(state, record.actions)]
         except (IllegalActionError, ValueError) as exc:
