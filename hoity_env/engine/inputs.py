@@ -31,6 +31,7 @@ __all__ = [
     "check_action_array",
     "check_batch_size",
     "check_finite",
+    "check_open",
     "check_seed",
     "check_seeds",
     "check_slots",
@@ -114,6 +115,12 @@ def check_finite(value: Any, what: str) -> float:
     return float(value)
 
 
+def check_open(closed: bool) -> None:
+    """Refuse a call on an env whose ``close()`` ran (a closed env stays closed)."""
+    if closed:
+        raise IllegalActionError("the env is closed: close() ends an env for good, make a new one")
+
+
 def check_action_array(actions: Any, shape: tuple[int, ...], what: str = "actions") -> np.ndarray:
     """``actions`` as an integer array of ``shape``, or :class:`IllegalActionError`."""
     try:
@@ -123,5 +130,5 @@ def check_action_array(actions: Any, shape: tuple[int, ...], what: str = "action
     if arr.dtype.kind not in "iu":
         raise IllegalActionError(f"{what} must be an integer array of shape {shape}, got dtype {arr.dtype}")
     if arr.shape != shape:
-        raise IllegalActionError(f"{what} must have shape {shape} (games, seats), got {arr.shape}")
+        raise IllegalActionError(f"{what} must have shape {shape}, got {arr.shape}")
     return arr

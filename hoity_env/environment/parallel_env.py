@@ -36,6 +36,7 @@ from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
 from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
+from hoity_env.engine.inputs import check_finite, check_open, check_seed, is_integer
 from hoity_env.engine.rng import rng_from_dict, rng_to_dict
 from hoity_env.engine.state import GameState
 from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
@@ -83,14 +84,13 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if render_mode == "rgb_array":
             check_drawable(self.game.rules)
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
-            raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+        illegal_penalty = check_finite(illegal_penalty, "illegal_penalty")
         _check_max_cycles(max_cycles)
         self.num_players = self.game.num_players
         self.rules = self.game.rules
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = illegal_penalty
         self.max_cycles = max_cycles  # plain attribute: parallel_api_test assigns it
         self.render_mode = render_mode
 
@@ -115,6 +115,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
+        self._closed = False
         self._mask_lists: list[list[int]] = []
         """Each agent's mask this step, as lists (fast legality checks in ``_decode``)."""
 
@@ -141,8 +142,12 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Deal a new game.  ``seed`` seeds the env's generator; each game draws its deal from it."""
+        """Deal a new game.  ``seed`` (a non-negative int) seeds the env's generator; each game
+        draws its deal from it."""
+        check_open(self._closed)
         _check_max_cycles(self.max_cycles)
+        if seed is not None:
+            seed = check_seed(seed)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         game_seed = int(self._np_random.integers(0, 2**63 - 1))
@@ -167,6 +172,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         dict[str, dict[str, Any]],
     ]:
         """Apply every agent's action at once (one location or action step)."""
+        check_open(self._closed)
         state = self._state
         if state is None:
             raise IllegalActionError("call reset() before step()")
@@ -355,7 +361,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         return text
 
     def close(self) -> None:
-        """Nothing to release (rendering opens no window)."""
+        """End the env: later ``reset``/``step`` calls raise (rendering opens no window to release)."""
+        self._closed = True
 
     # ------------------------------------------------------- save / restore
     def get_state(self) -> dict[str, Any]:
@@ -480,7 +487,7 @@ def _as_action_int(agent: str, raw: Any, size: int) -> int:
                 f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
             )
         raw = raw.reshape(()).item()
-    if isinstance(raw, (bool, np.bool_, np.timedelta64)) or not isinstance(raw, (int, np.integer)):
+    if not is_integer(raw):
         raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
     a = int(raw)
     if not 0 <= a < size:

@@ -26,6 +26,7 @@ from hoity_env.agents import Agent
 from hoity_env.agents.batch import act_batch
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.inputs import check_action_array
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
@@ -143,11 +144,7 @@ class BatchedVsBots:
         """The learners' actions (``[N]``) with the bots' choices: one step of every game."""
         if self.env._state is None:
             raise IllegalActionError("call reset() before step()")
-        learner = np.asarray(actions)
-        if learner.shape != (self.num_envs,):
-            raise IllegalActionError(f"actions must have shape ({self.num_envs},), got {learner.shape}")
-        if learner.dtype == np.bool_ or not np.issubdtype(learner.dtype, np.integer):
-            raise IllegalActionError(f"actions must be integers, got dtype {learner.dtype}")
+        learner = check_action_array(actions, (self.num_envs,))
         joint = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
         joint[self._rows, self.seats] = learner
         for agent, indices in _by_object(self.agents):
