@@ -225,6 +225,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         that sent the action, not when the last agent completes the joint action.
         """
         self._check_agent_name(agent)
+        check_open(self._closed)
         state = self._state
         if state is None:
             raise IllegalActionError("call reset() before step()")
