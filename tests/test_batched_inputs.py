@@ -150,11 +150,9 @@ def test_deal_beyond_the_limit_is_a_config_error() -> None:
 def test_step_after_close_raises(name: str) -> None:
     env = ENVS[name]()
     env.reset(seed=0)
-    if name in ("parallel",):
+    if name == "parallel":
         action: Any = dict.fromkeys(env.agents, 0)
-    elif name == "aec":
-        action = 0
-    elif name == "single-agent":
+    elif name in ("aec", "single-agent"):
         action = 0
     else:
         action = np.zeros((2, env.num_players) if name == "batched" else (2,), dtype=np.int64)

@@ -150,7 +150,8 @@ class BatchedHoityEnv:
         if seed is not None:
             seed = check_seed(seed)
         if seed is not None or not self._rngs:
-            self._rngs = [seeding.np_random(None if seed is None else seed + k)[0] for k in range(self.num_envs)]
+            seeds = [None if seed is None else seed + k for k in range(self.num_envs)]
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
         self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
         self._cycles[:] = 0
         obs, masks = self._outputs(self._state)
