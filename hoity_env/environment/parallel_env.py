@@ -33,11 +33,10 @@ from pettingzoo import ParallelEnv
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
-from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.inputs import check_finite, check_open, check_seed, is_integer
-from hoity_env.engine.rng import rng_from_dict, rng_to_dict
+from hoity_env.engine.rng import rng_to_dict
 from hoity_env.engine.state import GameState
 from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
@@ -45,10 +44,10 @@ from hoity_env.environment.observers import make_observer
 from hoity_env.environment.outputs import OutputFormat
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
+from hoity_env.environment.snapshot import ENV_STATE_VERSION, read_snapshot
 
 ILLEGAL_ACTION_MODES = ("fallback", "penalize", "raise")
 RENDER_MODES = ["ansi", "human", "rgb_array"]
-ENV_STATE_VERSION = 1
 
 
 class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
@@ -391,52 +390,12 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         observations and masks are computed from it; only then does the env change.
         Any failure raises :class:`StateError` and leaves the env as it was.
         """
-        if not isinstance(data, dict):
-            raise StateError(f"env state must be a dict, got {type(data).__name__}")
-        version = data.get("version")
-        if type(version) is not int or version != ENV_STATE_VERSION:
-            raise StateError(
-                f"env state field 'version' must be the int {ENV_STATE_VERSION}, got {version!r}"
-            )
-        env = data.get("env")
-        if not isinstance(env, dict):
-            raise StateError("env state is missing field 'env' (a dict)")
-        state = self.game.state_from_dict(data.get("engine"))
-        cycles = env.get("cycles")
-        steps = 2 * state.round + int(state.phase is Phase.ACTION)
-        if type(cycles) is not int or cycles != steps:
-            raise StateError(
-                f"env state field 'cycles' must be the int {steps} (two steps per round played), "
-                f"got {cycles!r}"
-            )
-        over = state.done or (self.max_cycles is not None and cycles >= self.max_cycles)
-        agents = env.get("agents")
-        if agents != ([] if over else list(self.possible_agents)):
-            raise StateError("env state field 'agents' does not match the game's progress")
-        events = env.get("events")
-        if not isinstance(events, list):
-            raise StateError("env state field 'events' must be a list of event dicts")
-        limits = {
-            "num_players": self.num_players,
-            "deck_size": state.deck.size,
-            "money": self.rules.max_price,
-            "space": self.rules.finish - 1 + max(state.deck.size, self.rules.detective_reward),
-            "rounds": state.round,
-        }
-        for k, event in enumerate(events):
-            try:
-                check_event(event, **limits)
-            except StateError as exc:
-                raise StateError(f"env state field 'events[{k}]': {exc}") from exc
-        records = [Event.from_dict(e) for e in events]
-        rng = rng_from_dict(env.get("np_random"), "env.np_random")
-        warned = env.get("warned_illegal", False)
-        if not isinstance(warned, bool):
-            raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
+        snap = read_snapshot(self.game, data, self.max_cycles)
+        state, agents = snap.state, snap.agents
         ruleset = self.game.ruleset
         try:  # the invariants make these safe; a failure here is still the state's fault
             masks = ruleset.legal_masks(state) if agents else ruleset.location_masks(state)
-            render_text(state, records)
+            render_text(state, snap.events)
             # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
             self.observer.observations(state)
         except Exception as exc:  # pragma: no cover - guarded by the invariants
@@ -444,10 +403,10 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._state = state
         self._game_seed = None
         self.agents = list(agents)
-        self._cycles = cycles
-        self._events = records
-        self._np_random = rng
-        self._warned_illegal = warned
+        self._cycles = snap.cycles
+        self._events = snap.events
+        self._np_random = snap.np_random
+        self._warned_illegal = snap.warned_illegal
         self._mask_lists = masks.tolist()
 
     def observe(self, agent: str) -> Any:
