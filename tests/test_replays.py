@@ -306,3 +306,72 @@ def test_hoity_eval_saves_the_games_it_counted(tmp_path: Path, capsys: pytest.Ca
     capsys.readouterr()
     assert eval_main([*args, "--save-replays", "2"]) == 2
     assert "--save-replays needs --out" in capsys.readouterr().err
+
+
+_HOSTILE_VALUES: tuple[Any, ...] = (-1, 0, 10**30, True, None, 1.5, "x", "<!--<script>", [], {}, [[[[]]]])
+
+
+def _edit(lines: list[str], rng: np.random.Generator) -> bytes:
+    """One random edit of a replay file: cut it, drop, repeat or swap lines, change a value, add junk."""
+    kind = int(rng.integers(7))
+    out = list(lines)
+    k = int(rng.integers(len(out)))
+    if kind == 6 and "actions" in out[k]:  # another action in range: a game that diverges
+        obj = json.loads(out[k])
+        obj["actions"][int(rng.integers(len(obj["actions"])))] = int(rng.integers(56))
+        out[k] = json.dumps(obj)
+    elif kind == 0:
+        text = "\n".join(out).encode()
+        return text[: int(rng.integers(len(text)))]
+    if kind == 1:
+        del out[k]
+    elif kind == 2:
+        out.insert(k, out[int(rng.integers(len(out)))])
+    elif kind == 3:
+        j = int(rng.integers(len(out)))
+        out[k], out[j] = out[j], out[k]
+    elif kind == 4:
+        obj = json.loads(out[k])
+        node: Any = obj
+        while isinstance(node, (dict, list)) and node and rng.random() < 0.7:
+            key = (
+                list(node)[int(rng.integers(len(node)))]
+                if isinstance(node, dict)
+                else int(rng.integers(len(node)))
+            )
+            child = node[key]
+            if not isinstance(child, (dict, list)) or not child or rng.random() < 0.3:
+                node[key] = _HOSTILE_VALUES[int(rng.integers(len(_HOSTILE_VALUES)))]
+                break
+            node = child
+        out[k] = json.dumps(obj)
+    elif kind == 5:
+        junk = ["[" * 5000, '{"a": 1, "a": 2}', "NaN", "9" * 5000, "\x00", '{"end": {}}']
+        out.insert(k, junk[int(rng.integers(len(junk)))])
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_fuzzed_replay_files_are_checked_or_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Random edits of real replays: exit 0 (still a valid game), 1 (diverges) or 2 (malformed), one
+    stderr line when not 0, never a traceback; checking changes no file."""
+    rng = np.random.default_rng(21)
+    sources = [_record(n, seed).save_replay(tmp_path / f"src{n}.jsonl") for n, seed in ((2, 1), (5, 2))]
+    texts = [p.read_text().splitlines() for p in sources]
+    seen = {0: 0, 1: 0, 2: 0}
+    path = tmp_path / "fuzzed.jsonl"
+    for case in range(150):
+        data = _edit(texts[case % 2], rng)
+        path.write_bytes(data)
+        capsys.readouterr()
+        status = replay_main([str(path), "--quiet"])
+        err = capsys.readouterr().err
+        seen[status] += 1
+        assert path.read_bytes() == data, f"case {case}: the check changed the file"
+        if status:
+            assert err.count("\n") == 1, (case, err)
+            prefix = "hoity-replay: mismatch:" if status == 1 else "hoity-replay: error:"
+            assert err.startswith(prefix), (case, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fuzzed.jsonl", "src2.jsonl", "src5.jsonl"]
+    assert seen[1] > 5 and seen[2] > 50, seen  # both refusals occur, or the loop tests little
