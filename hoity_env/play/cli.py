@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Play Hoity Toity in the terminal against agents (you see only what your seat may know).",
-        epilog=f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH.",
+        epilog=f"agents: {', '.join(AGENT_NAMES)}, ppo:PATH, ppo-sample:PATH. A ppo: checkpoint "
+        "holds pickles, which run code when loaded: load only checkpoints you trust.",
     )
     p.add_argument(
         "--opponents",
