@@ -142,7 +142,7 @@ def _known_fields(obj: dict[str, Any], allowed: frozenset[str], where: str) -> N
 
 
 def _int_list(obj: dict[str, Any], name: str, where: str, length: int | None = None) -> list[int]:
-    values = _field(obj, name, list, where)
+    values: list[int] = _field(obj, name, list, where)
     if not all(is_integer(v) and v >= 0 for v in values) or (length is not None and len(values) != length):
         size = f"{length} " if length is not None else ""
         raise ReplayError(
@@ -154,7 +154,7 @@ def _int_list(obj: dict[str, Any], name: str, where: str, length: int | None = N
 def _check_header(header: Any, where: str) -> Replay:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ReplayError(f'{where}: not a hoity_env replay (line 1 has no "format": "{FORMAT}")')
-    version = header.get("version")
+    version: Any = header.get("version")
     if not is_integer(version) or version != VERSION:
         if is_integer(version) and version > VERSION:
             raise ReplayError(
