@@ -126,7 +126,7 @@ def make_state(
     d.update(overrides)
     if d["phase"] == "location":
         d["locations"] = overrides.get("locations", [-1] * n)
-    return GameState.from_dict(d)
+    return GameState.from_dict(d, hand_made=True)
 
 
 def play_round(
@@ -224,4 +224,4 @@ def make_original(
     if "register" not in fields:
         held = {v for c in d["checks"] for v in c}
         d["register"] = sorted(v for seat in rules.checks[:n] for v in seat if v not in held)
-    return GameState.from_dict(d)
+    return GameState.from_dict(d, hand_made=True)

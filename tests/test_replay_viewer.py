@@ -15,8 +15,8 @@ from PIL import Image
 from hoity_env.replays import RecordingEnv, write_html
 
 
-def _recorded_game(tmp_path: Path, rules: str = "standard") -> Path:
-    env = RecordingEnv(num_players=4, rules=rules, agent_names=["random"] * 4)
+def _recorded_game(tmp_path: Path, rules: str = "standard", names: list[str] | None = None) -> Path:
+    env = RecordingEnv(num_players=4, rules=rules, agent_names=names or ["random"] * 4)
     obs, _ = env.reset(seed=11)
     rng = np.random.default_rng(11)
     while env.agents:
@@ -85,3 +85,28 @@ def test_the_browser_check_sees_console_errors(tmp_path: Path, browser: Browser)
     browser.open(page)
     assert any("boom" in e for e in browser.errors)
     assert any("missing" in e for e in browser.errors)
+
+
+HOSTILE_LABELS = [
+    "<!--<script>",  # opened a comment-in-script state that swallowed the page's own script
+    "</script><script>window.pwned = 1</script>",
+    "<img src=x onerror='window.pwned = 2'>",
+    "& &amp; \u2028 ]]>",  # (no "-->": it would end the comment state the first label opens)
+]
+
+
+def test_hostile_agent_labels_render_as_text(tmp_path: Path, browser: Browser) -> None:
+    page = _recorded_game(tmp_path, names=HOSTILE_LABELS)
+    browser.open(page)
+    assert browser.evaluate("typeof frames") == "object" and browser.evaluate("frames.length") > 5
+    assert browser.evaluate("document.body.dataset.index") == "0"  # the page's script ran
+    seats = browser.evaluate("document.getElementById('lines').textContent")
+    subtitle = browser.evaluate("document.querySelector('p').textContent")
+    for label in HOSTILE_LABELS:
+        assert label in seats and label in subtitle
+    assert browser.evaluate("typeof window.pwned") == "undefined"  # nothing from the file ran
+    assert browser.evaluate("document.querySelectorAll('script').length") == 2
+    assert browser.evaluate("document.querySelectorAll('img').length") == 1  # the board only
+    browser.press("End", 35)
+    assert "game over" in browser.evaluate("document.getElementById('lines').textContent")
+    assert browser.errors == []

@@ -459,7 +459,7 @@ def test_numpy_integer_actions_keep_state_json_safe() -> None:  # C-6
     game.step(state, np.array([AUCTION, AUCTION, CASTLE, CASTLE]))
     events = game.step(state, np.array([bid(5), bid(3), DETECTIVE, DETECTIVE]))
     json.dumps([e.to_dict() for e in events])
-    assert GameState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
+    assert GameState.from_dict(json.loads(json.dumps(state.to_dict())), hand_made=True) == state
 
 
 # ------------------------------------------------------------------------------------- configuration

@@ -98,6 +98,27 @@ def _at(path: tuple[Any, ...], value: Any) -> Callable[[Snapshot], None]:
     return mutate
 
 
+def _overspent(snap: Snapshot) -> None:
+    """A player who spent one more than all its bids (the issue's money[2] = 10 with no visit)."""
+    engine = snap["engine"]
+    p = min(range(4), key=lambda k: engine["tallies"][k][5])
+    engine["money"][p] = engine["rules"]["starting_money"] - engine["tallies"][p][5] - 1
+
+
+def _float_rng(snap: Snapshot) -> None:
+    inner = snap["engine"]["rng"]["state"]
+    inner["state"] = float(inner["state"])
+
+
+def _even_inc(snap: Snapshot) -> None:
+    snap["engine"]["rng"]["state"]["inc"] -= 1
+
+
+def _float_env_rng(snap: Snapshot) -> None:
+    inner = snap["env"]["np_random"]["state"]
+    inner["state"] = float(inner["state"])
+
+
 IN_PLAY_BREAKS: dict[str, tuple[Callable[[Snapshot], None], str]] = {
     "tally of a billion": (_tally(0, 0, 10**9), "tallies"),
     "visits disagree with rounds": (_tally(1, 1, 0), "tallies"),
@@ -118,6 +139,23 @@ IN_PLAY_BREAKS: dict[str, tuple[Callable[[Snapshot], None], str]] = {
     "event from the future": (_event(kind="auction_closed", round=99), "round"),
     "cycles off the round count": (_at(("env", "cycles"), 1), "cycles"),
     "warned_illegal not a bool": (_at(("env", "warned_illegal"), "yes"), "warned_illegal"),
+    # issue 21, item 7: money the engine could not have reached
+    "money spent beyond the bids": (_overspent, "spent .* but bid only"),
+    "money above the start": (_at(("engine", "money", 0), 51), "money"),
+    # wrong error types, and one unknown-key policy everywhere
+    "rng state an np.int64": (_at(("engine", "rng", "state"), np.int64(1)), "rng"),
+    "rng state a float": (_float_rng, "rng"),
+    "rng inc even": (_even_inc, "rng"),
+    "env rng state a float": (_float_env_rng, "np_random"),
+    "thief_numbers an empty array": (
+        _at(("engine", "rules", "thief_numbers"), np.array([])),
+        "thief_numbers",
+    ),
+    "unknown top-level key": (_at(("extra",), 1), "unknown field"),
+    "unknown engine key": (_at(("engine", "extra"), 1), "unknown field"),
+    "unknown env key": (_at(("env", "extra"), 1), "unknown field"),
+    "unknown rng key": (_at(("engine", "rng", "extra"), 1), "rng"),
+    "unknown env rng key": (_at(("env", "np_random", "extra"), 1), "np_random"),
 }
 
 
@@ -148,6 +186,46 @@ def test_set_state_rejects_impossible_outcomes(case: str) -> None:
         assert snap["engine"]["winners"] != [0, 1, 2, 3]
     mutate(snap)
     _assert_rejected_unchanged(_env_in_play(), snap, match)
+
+
+def test_money_spent_with_no_lot_sold_is_refused() -> None:
+    d = Game("standard", 4).new_state(0).to_dict()
+    d["money"][1] = 49  # nobody has bid, nothing was sold
+    with pytest.raises(StateError, match="money"):
+        GameState.from_dict(d)
+    GameState.from_dict(d, hand_made=True)  # a position set up by hand skips the history checks
+
+
+def test_a_hand_with_more_bought_cards_than_rounds_is_refused() -> None:
+    d = Game("standard", 4).new_state(0).to_dict()
+    d["hands"][0].append(d["lot"])  # a card bought in round 0, before any round was played
+    d["lot"] = d["draw_pile"].pop()
+    with pytest.raises(StateError, match="at most one lot a round"):
+        GameState.from_dict(d)
+
+
+def test_reachable_money_holds_in_played_games() -> None:
+    """Guard for the money checks: every state of real games (both rulesets) passes them."""
+    for rules in ("standard", "original"):
+        for seed in range(3):
+            env = hoity_env.parallel_env(num_players=4, rules=rules)
+            obs, _ = env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            while env.agents:
+                obs = env.step(
+                    {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+                )[0]
+                GameState.from_dict(env.get_state()["engine"])
+
+
+def test_original_register_beyond_the_sales_is_refused() -> None:
+    env = hoity_env.parallel_env(num_players=4, rules="original")
+    env.reset(seed=0)
+    d = env.get_state()["engine"]
+    d["register"].append(d["checks"][0].pop())  # a check paid before any lot was sold
+    d["money"][0] = sum(d["checks"][0])
+    with pytest.raises(StateError, match="register"):
+        GameState.from_dict(d)
 
 
 def test_from_dict_rejects_bool_and_float_versions() -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from hoity_env.agents.batch import BatchAgent, check_batch, one_row
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, num_players_of
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
+from hoity_env.engine.batched.numba_kernels import resolve_accelerator
 
 __all__ = [
     "AUCTION",
@@ -58,14 +59,21 @@ class SeededAgent(ABC):
 
     Subclasses write one rule, :meth:`decide`, over a whole batch; ``act_batch``
     checks the input and draws the uniforms, ``act`` is ``act_batch`` at ``B = 1``.
+
+    ``accelerator`` (``"auto"``, ``"numpy"``, ``"numba"``) says whether a built-in
+    style decides through its compiled twin (:mod:`hoity_env.agents.numba_styles`,
+    the ``fast`` extra; ``"auto"``: when numba is installed).  Both choose the same
+    actions from the same draws; the numpy rule is the reference.
     """
 
     name = "seeded"
     DRAWS: ClassVar[int] = 1
     """Uniforms drawn per row and decision (whether or not a row's branch uses them)."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, *, accelerator: str = "auto") -> None:
         self.rng = np.random.default_rng(seed)
+        self.accelerator = resolve_accelerator(accelerator)
+        """``"numpy"`` or ``"numba"``: which implementation of the rule decides."""
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed (a ``None`` seed keeps the current stream)."""

@@ -46,6 +46,7 @@ import functools
 
 import numpy as np
 
+from hoity_env.agents import numba_expert  # noqa: F401  (registers the expert's compiled twin)
 from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.agents.batch import Bids, sample_index
 from hoity_env.agents.features import best_run, copies_of, lot_gain, near_run, series_counts
@@ -181,6 +182,7 @@ class ExpertAgent(ScriptedAgent):
 
     name = "expert"
     original_style = "expert"
+    KERNEL = "expert"
     """Under the original rules: :func:`hoity_env.agents.original.expert`."""
     MAX_ROUNDS = STANDARD.max_rounds
     ROLE_PRIOR = np.asarray([0.45, 0.2, 0.35])

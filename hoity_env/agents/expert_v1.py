@@ -56,6 +56,7 @@ class ExpertV1Agent(ScriptedAgent):
 
     name = "expert-v1"
     original_style = "expert"
+    KERNEL = "expert-v1"
     """Under the original rules it plays the one original expert rule."""
     PRIOR: ClassVar[dict[int, float]] = {EXHIBIT: 0.3, THIEF: 0.3, DETECTIVE: 0.4}
     PRIOR_WEIGHT = 2.0

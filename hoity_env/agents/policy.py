@@ -84,7 +84,11 @@ def renormalized(probs: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 class PolicyAgent(DistributionAgent):
-    """Plays a ``MaskablePPO`` policy with masks, deterministically or by sampling."""
+    """Plays a ``MaskablePPO`` policy with masks, deterministically or by sampling.
+
+    Security: an SB3 checkpoint holds pickles, and loading one runs any code it contains.
+    Load only checkpoints you made or trust (``ppo:PATH`` specs load through this class).
+    """
 
     def __init__(
         self,

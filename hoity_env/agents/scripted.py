@@ -25,6 +25,7 @@ import numpy as np
 from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, SeededAgent
 from hoity_env.agents.batch import Bids, ensure_legal, normal_from_uniforms, sample_index
 from hoity_env.agents.features import best_run, lot_gain, near_run, series_counts
+from hoity_env.agents.numba_styles import decide_numba
 from hoity_env.agents.original import decide_original
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
 
@@ -77,6 +78,9 @@ class ScriptedAgent(SeededAgent):
 
     original_style: ClassVar[str] = ""
     """The style's rule under the original ruleset (:data:`hoity_env.agents.original.ORIGINAL_STYLES`)."""
+    KERNEL: ClassVar[str] = ""
+    """The compiled twin of this class's standard rules (:data:`hoity_env.agents.numba_styles.KERNELS`);
+    read only from the class that sets it, so a subclass that changes a rule never inherits a twin."""
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
         """Decode the observations, then choose a location, a bid or a role for each row.
@@ -91,6 +95,9 @@ class ScriptedAgent(SeededAgent):
             raise AgentInputError(
                 f"{self.name} needs the standard action layout, got masks of width {masks.shape[1]}"
             )
+        twin = type(self).__dict__.get("KERNEL", "")
+        if twin and self.accelerator == "numba":
+            return decide_numba(twin, view.n, observations, masks, draws)
         # 0 location step, 1 bid, 2 castle role
         step = view.action_step * (2 - masks[:, BID0:].any(axis=1))
         rules = (self._locations, self._bids, self._roles)
@@ -146,6 +153,7 @@ class CollectorAgent(ScriptedAgent):
 
     name = "collector"
     original_style = "collector"
+    KERNEL = "collector"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         counts = series_counts(view)
@@ -176,6 +184,7 @@ class ThiefAgent(ScriptedAgent):
 
     name = "thief"
     original_style = "thief"
+    KERNEL = "thief"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         out: np.ndarray = np.where(may_bid(view, auction_open) & (d.chance < 0.25), AUCTION, CASTLE)
@@ -200,6 +209,7 @@ class DetectiveAgent(ScriptedAgent):
 
     name = "detective"
     original_style = "detective"
+    KERNEL = "detective"
 
     def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
         useful = (lot_gain(view, series_counts(view)) > 0) | ~view.can_exhibit

@@ -230,7 +230,7 @@ def _validate_copies(cfg: RulesConfig, name: str) -> None:
 def _validate(cfg: RulesConfig) -> None:
     if not isinstance(cfg.name, str) or not cfg.name:
         raise ConfigError(f"rules field 'name' must be a non-empty str, got {cfg.name!r}")
-    if cfg.ruleset not in RULESET_NAMES:
+    if not isinstance(cfg.ruleset, str) or cfg.ruleset not in RULESET_NAMES:
         raise ConfigError(f"rules field 'ruleset' must be one of {RULESET_NAMES}, got {cfg.ruleset!r}")
     for name in ("year_base", "year_step", "year_multiplier"):
         _require_int(cfg, name)
@@ -257,9 +257,9 @@ def _validate(cfg: RulesConfig) -> None:
             f"rules field 'min_price' ({cfg.min_price}) exceeds 'starting_money' ({cfg.starting_money}): "
             "a lone bidder could never buy (S-4)"
         )
-    if cfg.tie_break not in TIE_BREAKS:
+    if not isinstance(cfg.tie_break, str) or cfg.tie_break not in TIE_BREAKS:
         raise ConfigError(f"rules field 'tie_break' must be one of {TIE_BREAKS}, got {cfg.tie_break!r}")
-    if cfg.exhibit_choice not in EXHIBIT_CHOICES:
+    if not isinstance(cfg.exhibit_choice, str) or cfg.exhibit_choice not in EXHIBIT_CHOICES:
         raise ConfigError(
             f"rules field 'exhibit_choice' must be one of {EXHIBIT_CHOICES}, got {cfg.exhibit_choice!r}"
         )
@@ -288,7 +288,8 @@ def _validate_original(cfg: RulesConfig) -> None:
     values = [v for seat in cfg.checks for v in _int_tuple(cfg, "checks", seat, CHECKS_PER_SEAT)]
     if len(set(values)) != len(values):
         raise ConfigError("rules field 'checks' repeats a value: the highest check must be unique (O-5)")
-    if cfg.thief_numbers != ():
+    # isinstance first: comparing a NumPy array with () would be an array, not a bool.
+    if not isinstance(cfg.thief_numbers, tuple) or cfg.thief_numbers:
         if not isinstance(cfg.thief_numbers, tuple) or len(cfg.thief_numbers) != MAX_PLAYERS:
             raise ConfigError(
                 f"rules field 'thief_numbers' must be () or one pair per seat (6), got {cfg.thief_numbers!r}"

@@ -11,7 +11,11 @@ these invariants (RULES section in brackets):
 3. Every card id is in exactly one place: the draw pile, the lot or one hand;
    ``public[p]`` lists only cards of ``hands[p]``; the lot is -1 only once the
    draw pile is empty (C-2, S-5).
-4. ``money[p]`` is in [0, ``starting_money``] (S-1: money only shrinks).
+4. ``money[p]`` is in [0, ``starting_money``] (S-1: money only shrinks), and
+   only reachable money passes (:mod:`hoity_env.engine.reachable_money`): a
+   player spent at most what its bids total, the number of lots sold (cards in
+   hands beyond the deal, at most one a round) is between the number of players
+   who spent anything and what their spending and Auction House visits allow.
 5. ``round`` (completed rounds) is below ``max_rounds`` while the game runs, and
    equals it exactly when the game was truncated (S-8).
 6. The location step has no revealed locations; the action step has one per
@@ -28,7 +32,16 @@ these invariants (RULES section in brackets):
 10. ``terminated`` holds exactly when a position reached ``finish`` (S-7), and
     ``winners`` is then exactly the seats that S-7 ranks first (seat order);
     ``terminated`` and ``truncated`` are never both true.
-11. ``rng`` is a valid PCG64 bit-generator state.
+11. ``rng`` is a PCG64 bit-generator state as NumPy writes it: exactly its four
+    keys, ``state``/``inc`` Python ints in [0, 2**128) with ``inc`` odd,
+    ``has_uint32`` 0 or 1, ``uinteger`` in [0, 2**32) (:mod:`hoity_env.engine.rng`).
+12. No field is unknown: a key this version does not write is refused, not
+    dropped (the same policy as ``rules`` and events, and as the env snapshot's
+    own keys).
+
+What is *not* checked, because a state alone does not determine it: which seat
+bought which card, the order of past rounds, and whether the shuffled draw pile
+and the hands could come from one deal of this seed.
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ from hoity_env.engine.cards import Deck, build_deck
 from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.engine.exhibitions import best_exhibition_key
+from hoity_env.engine.reachable_money import check_standard_money
 from hoity_env.engine.rng import rng_from_dict
 
 STATE_VERSION = 1
@@ -50,6 +64,21 @@ TALLY_FIELDS = ("auction", "castle", "exhibit", "thief", "detective", "bid_total
 """Public per-player counters of past choices (what a bluffer watches)."""
 
 _ROLE_TALLY = {EXHIBIT: 2, THIEF: 3, DETECTIVE: 4}
+STATE_KEYS = frozenset(
+    {
+        "version", "rules", "num_players", "draw_pile", "lot", "hands", "public", "money",
+        "positions", "start_player", "round", "phase", "locations", "last_locations",
+        "last_actions", "tallies", "terminated", "truncated", "winners", "rng",
+    }
+)  # fmt: skip
+"""The keys of a standard state dict (a ruleset with fields of its own checks those first)."""
+
+
+def refuse_unknown_keys(data: dict[str, Any], allowed: frozenset[str], where: str) -> None:
+    """:class:`StateError` naming any key of ``data`` outside ``allowed`` (nothing is dropped silently)."""
+    unknown = sorted(str(k) for k in set(data) - allowed)
+    if unknown:
+        raise StateError(f"{where} has unknown field(s) {unknown[:5]}; this version writes {sorted(allowed)}")
 
 
 @dataclass
@@ -85,10 +114,12 @@ def _is_int(value: Any) -> bool:
 class StateReader:
     """Validating reader for :meth:`GameState.from_dict`; every failure names its field."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, *, standard_money: bool = True) -> None:
         if not isinstance(data, dict):
             raise StateError(f"state must be a dict, got {type(data).__name__}")
         self.data = data
+        self.standard_money = standard_money
+        """Check money as the standard ruleset spends it (the original ruleset checks its checks)."""
 
     def get(self, key: str) -> Any:
         if key not in self.data:
@@ -121,6 +152,7 @@ class StateReader:
 
     def read(self) -> StateFields:
         """Check every field and invariant (module docstring); the first failure raises."""
+        refuse_unknown_keys(self.data, STATE_KEYS, "state")
         version = self.get("version")
         if not _is_int(version) or version != STATE_VERSION:
             raise StateError(f"state field 'version' must be the int {STATE_VERSION}, got {version!r}")
@@ -143,6 +175,8 @@ class StateReader:
         last_actions = self.int_list("last_actions", n, -1, BID0 + rules.starting_money)
         self._check_last_round(round_, last_locations, last_actions, rules.starting_money)
         tallies = self._tallies(n, round_, last_locations, last_actions, rules.starting_money)
+        if self.standard_money:
+            check_standard_money(rules, money, hands, tallies, round_)
         # A pawn moves at most once per round, by an exhibition (at most the deck) or a reward.
         furthest = rules.finish - 1 + max(deck.size, rules.detective_reward)
         positions = self.int_list("positions", n, 0, furthest)

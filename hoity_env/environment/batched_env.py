@@ -28,6 +28,9 @@ the same deals, and, for the same actions, the same observations, masks and
 rewards (the differential tests check this).  So game ``k``'s deal does not
 depend on B.
 
+**Limits.** ``num_envs`` is at most :data:`~hoity_env.engine.inputs.MAX_BATCH`
+(a million games); ``illegal_penalty`` must be finite; ``close()`` ends the env.
+
 **Illegal actions** follow ``illegal_action`` as in the parallel env
 (``fallback``: lowest legal index, flagged in ``infos["illegal_action"]``, one
 warning per env; ``penalize``: the same plus ``illegal_penalty``; ``raise``:
@@ -49,6 +52,13 @@ from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.inputs import (
+    check_action_array,
+    check_batch_size,
+    check_finite,
+    check_open,
+    check_seed,
+)
 from hoity_env.environment.batched_observation import make_batch_observer
 from hoity_env.environment.parallel_env import ILLEGAL_ACTION_MODES
 from hoity_env.environment.rewards import (
@@ -87,14 +97,12 @@ class BatchedHoityEnv:
         max_cycles: int | None = None,
         accelerator: str = "auto",
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ConfigError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        num_envs = check_batch_size(num_envs)
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
-            raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+        illegal_penalty = check_finite(illegal_penalty, "illegal_penalty")
         if max_cycles is not None and (
             isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
         ):
@@ -108,7 +116,7 @@ class BatchedHoityEnv:
         self.rules = self.batched.rules
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = illegal_penalty
         self.max_cycles = max_cycles
         self.num_actions = self.batched.num_actions
         self.obs_dim = self.observer.obs_dim
@@ -122,6 +130,7 @@ class BatchedHoityEnv:
         self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
         self._masks: np.ndarray = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
         self._warned_illegal = False
+        self._closed = False
 
     # ---------------------------------------------------------------- layout
     def obs_layout(self) -> dict[str, slice]:
@@ -140,14 +149,12 @@ class BatchedHoityEnv:
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring)."""
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ConfigError(f"seed must be None or an int >= 0, got {seed!r}")
+        check_open(self._closed)
+        if seed is not None:
+            seed = check_seed(seed)
         if seed is not None or not self._rngs:
-            self._rngs = [
-                seeding.np_random(None if seed is None else int(seed) + k)[0] for k in range(self.num_envs)
-            ]
+            seeds = [None if seed is None else seed + k for k in range(self.num_envs)]
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
         self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
         self._cycles[:] = 0
         obs, masks = self._outputs(self._state)
@@ -162,6 +169,7 @@ class BatchedHoityEnv:
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One step of every game (see the module docstring for the outputs)."""
+        check_open(self._closed)
         state = self._state
         if state is None:
             raise IllegalActionError("call reset() before step()")
@@ -211,14 +219,7 @@ class BatchedHoityEnv:
 
     def _decode(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Check the joint actions; apply the illegal-action policy; never mutate the games."""
-        arr = np.asarray(actions)
-        shape = (self.num_envs, self.num_players)
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise IllegalActionError(
-                f"actions must be an integer array of shape {shape}, got dtype {arr.dtype}"
-            )
-        if arr.shape != shape:
-            raise IllegalActionError(f"actions must have shape {shape} (games, seats), got {arr.shape}")
+        arr = check_action_array(actions, (self.num_envs, self.num_players))
         out_of_range = (arr < 0) | (arr >= self.num_actions)
         if out_of_range.any():
             g, p = (int(v) for v in np.argwhere(out_of_range)[0])
@@ -289,7 +290,8 @@ class BatchedHoityEnv:
         return self._current_masks()
 
     def close(self) -> None:
-        """Nothing to release."""
+        """End the env: later ``reset``/``step`` calls raise (there is nothing else to release)."""
+        self._closed = True
 
     def __repr__(self) -> str:
         return (

@@ -160,7 +160,9 @@ class BatchObserver:
             seat = src[:, G_DIM:].reshape(state.batch_size, self.n, _SEAT)
             seat[:, :, _LAST] = (state.locations == 0) & acting[:, None]
             seat[:, :, _LAST + 1] = (state.locations == 1) & acting[:, None]
-        return src[:, self._obs_idx]  # type: ignore[no-any-return]
+        # ``take`` writes a C-ordered [B, n, obs_dim] array (``src[:, idx]`` puts the batch axis
+        # innermost), so the per-seat rows that agents and learners gather next are contiguous.
+        return np.take(src, self._obs_idx, axis=1)
 
     def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
         """Observations ``[len(games), n, obs_dim]`` of ``state`` (the new games now in slots
@@ -169,7 +171,7 @@ class BatchObserver:
         self._encode(state, src)
         if self._buffer is not None and len(games) and int(np.max(games)) < self._buffer.shape[0]:
             self._buffer[games] = src
-        return src[:, self._obs_idx]  # type: ignore[no-any-return]
+        return np.take(src, self._obs_idx, axis=1)
 
     def global_states(self, state: BatchState) -> np.ndarray:
         """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""

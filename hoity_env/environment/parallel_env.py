@@ -33,10 +33,10 @@ from pettingzoo import ParallelEnv
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
-from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
-from hoity_env.engine.rng import rng_from_dict, rng_to_dict
+from hoity_env.engine.inputs import check_finite, check_open, check_seed, is_integer
+from hoity_env.engine.rng import rng_to_dict
 from hoity_env.engine.state import GameState
 from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
@@ -44,10 +44,10 @@ from hoity_env.environment.observers import make_observer
 from hoity_env.environment.outputs import OutputFormat
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
+from hoity_env.environment.snapshot import ENV_STATE_VERSION, read_snapshot
 
 ILLEGAL_ACTION_MODES = ("fallback", "penalize", "raise")
 RENDER_MODES = ["ansi", "human", "rgb_array"]
-ENV_STATE_VERSION = 1
 
 
 class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
@@ -83,14 +83,13 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise ConfigError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if render_mode == "rgb_array":
             check_drawable(self.game.rules)
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)):
-            raise ConfigError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+        illegal_penalty = check_finite(illegal_penalty, "illegal_penalty")
         _check_max_cycles(max_cycles)
         self.num_players = self.game.num_players
         self.rules = self.game.rules
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = illegal_penalty
         self.max_cycles = max_cycles  # plain attribute: parallel_api_test assigns it
         self.render_mode = render_mode
 
@@ -115,6 +114,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
+        self._closed = False
         self._mask_lists: list[list[int]] = []
         """Each agent's mask this step, as lists (fast legality checks in ``_decode``)."""
 
@@ -141,8 +141,12 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Deal a new game.  ``seed`` seeds the env's generator; each game draws its deal from it."""
+        """Deal a new game.  ``seed`` (a non-negative int) seeds the env's generator; each game
+        draws its deal from it."""
+        check_open(self._closed)
         _check_max_cycles(self.max_cycles)
+        if seed is not None:
+            seed = check_seed(seed)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         game_seed = int(self._np_random.integers(0, 2**63 - 1))
@@ -167,6 +171,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         dict[str, dict[str, Any]],
     ]:
         """Apply every agent's action at once (one location or action step)."""
+        check_open(self._closed)
         state = self._state
         if state is None:
             raise IllegalActionError("call reset() before step()")
@@ -219,6 +224,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         that sent the action, not when the last agent completes the joint action.
         """
         self._check_agent_name(agent)
+        check_open(self._closed)
         state = self._state
         if state is None:
             raise IllegalActionError("call reset() before step()")
@@ -355,7 +361,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         return text
 
     def close(self) -> None:
-        """Nothing to release (rendering opens no window)."""
+        """End the env: later ``reset``/``step`` calls raise (rendering opens no window to release)."""
+        self._closed = True
 
     # ------------------------------------------------------- save / restore
     def get_state(self) -> dict[str, Any]:
@@ -383,52 +390,12 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         observations and masks are computed from it; only then does the env change.
         Any failure raises :class:`StateError` and leaves the env as it was.
         """
-        if not isinstance(data, dict):
-            raise StateError(f"env state must be a dict, got {type(data).__name__}")
-        version = data.get("version")
-        if type(version) is not int or version != ENV_STATE_VERSION:
-            raise StateError(
-                f"env state field 'version' must be the int {ENV_STATE_VERSION}, got {version!r}"
-            )
-        env = data.get("env")
-        if not isinstance(env, dict):
-            raise StateError("env state is missing field 'env' (a dict)")
-        state = self.game.state_from_dict(data.get("engine"))
-        cycles = env.get("cycles")
-        steps = 2 * state.round + int(state.phase is Phase.ACTION)
-        if type(cycles) is not int or cycles != steps:
-            raise StateError(
-                f"env state field 'cycles' must be the int {steps} (two steps per round played), "
-                f"got {cycles!r}"
-            )
-        over = state.done or (self.max_cycles is not None and cycles >= self.max_cycles)
-        agents = env.get("agents")
-        if agents != ([] if over else list(self.possible_agents)):
-            raise StateError("env state field 'agents' does not match the game's progress")
-        events = env.get("events")
-        if not isinstance(events, list):
-            raise StateError("env state field 'events' must be a list of event dicts")
-        limits = {
-            "num_players": self.num_players,
-            "deck_size": state.deck.size,
-            "money": self.rules.max_price,
-            "space": self.rules.finish - 1 + max(state.deck.size, self.rules.detective_reward),
-            "rounds": state.round,
-        }
-        for k, event in enumerate(events):
-            try:
-                check_event(event, **limits)
-            except StateError as exc:
-                raise StateError(f"env state field 'events[{k}]': {exc}") from exc
-        records = [Event.from_dict(e) for e in events]
-        rng = rng_from_dict(env.get("np_random"), "env.np_random")
-        warned = env.get("warned_illegal", False)
-        if not isinstance(warned, bool):
-            raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
+        snap = read_snapshot(self.game, data, self.max_cycles)
+        state, agents = snap.state, snap.agents
         ruleset = self.game.ruleset
         try:  # the invariants make these safe; a failure here is still the state's fault
             masks = ruleset.legal_masks(state) if agents else ruleset.location_masks(state)
-            render_text(state, records)
+            render_text(state, snap.events)
             # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
             self.observer.observations(state)
         except Exception as exc:  # pragma: no cover - guarded by the invariants
@@ -436,10 +403,10 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._state = state
         self._game_seed = None
         self.agents = list(agents)
-        self._cycles = cycles
-        self._events = records
-        self._np_random = rng
-        self._warned_illegal = warned
+        self._cycles = snap.cycles
+        self._events = snap.events
+        self._np_random = snap.np_random
+        self._warned_illegal = snap.warned_illegal
         self._mask_lists = masks.tolist()
 
     def observe(self, agent: str) -> Any:
@@ -480,7 +447,7 @@ def _as_action_int(agent: str, raw: Any, size: int) -> int:
                 f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
             )
         raw = raw.reshape(()).item()
-    if isinstance(raw, (bool, np.bool_, np.timedelta64)) or not isinstance(raw, (int, np.integer)):
+    if not is_integer(raw):
         raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
     a = int(raw)
     if not 0 <= a < size:

@@ -2,7 +2,8 @@
 
 * :class:`RecordingEnv`: the parallel env that records what it plays;
 * :func:`read_replay` / :meth:`Replay.save`: the file (header, one line per step, end);
-* :func:`resimulate` / :func:`rounds`: replay from the seed and actions with the rules
+  :func:`open_replay` streams it, checking one line at a time;
+* :func:`resimulate` / :func:`rounds` / :func:`iter_rounds`: replay from the seed and actions with the rules
   engine, checking every event;
 * :func:`write_html`: the self-contained HTML viewer.
 """
@@ -16,11 +17,12 @@ from hoity_env.replays.format import (
     ReplayError,
     ReplayMismatch,
     StepRecord,
+    open_replay,
     read_replay,
 )
 from hoity_env.replays.html import replay_html, write_html
 from hoity_env.replays.recorder import RecordingEnv
-from hoity_env.replays.simulate import RoundView, resimulate, rounds
+from hoity_env.replays.simulate import RoundView, iter_rounds, resimulate, rounds
 
 __all__ = [
     "FORMAT",
@@ -31,6 +33,8 @@ __all__ = [
     "ReplayMismatch",
     "RoundView",
     "StepRecord",
+    "iter_rounds",
+    "open_replay",
     "read_replay",
     "replay_html",
     "resimulate",

@@ -15,33 +15,47 @@ actions the rules applied (after the env's fallback for masked-out actions).
 Events are the engine's own dicts.  A header names its ruleset, so a second
 ruleset reads and writes the same format; the reader refuses versions it does
 not know with a message saying which it reads.
+
+Reading streams: :func:`open_replay` checks the header and returns an iterator
+that parses and checks one line at a time (:mod:`hoity_env.replays.jsonlines`
+bounds each line), so a malformed line is reported as soon as it is reached and
+memory does not grow with the file; :func:`read_replay` collects the steps into
+a :class:`Replay`.  Every field is checked for type and range (``true`` is no
+version, a seed is a non-negative int, one agent label per seat, a step's round
+and phase follow from its number); unknown fields are refused (``meta`` is the
+place for free-form data).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.inputs import is_integer
 from hoity_env.files import write_atomically
+from hoity_env.replays.errors import ReplayError, ReplayMismatch
+from hoity_env.replays.jsonlines import json_lines
 
-__all__ = ["FORMAT", "VERSION", "Replay", "ReplayError", "ReplayMismatch", "StepRecord", "read_replay"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "Replay",
+    "ReplayError",
+    "ReplayMismatch",
+    "StepRecord",
+    "open_replay",
+    "read_replay",
+]
 
 FORMAT = "hoity_env-replay"
 VERSION = 1
 """The format version this hoity_env writes and reads."""
 END_REASONS = ("terminated", "truncated", "max_cycles", "quit")
-
-
-class ReplayError(ValueError):
-    """A replay file that cannot be read, or whose re-simulation differs from its record."""
-
-
-class ReplayMismatch(ReplayError):
-    """A readable replay whose re-simulation differs from its record (the message names the round)."""
 
 
 @dataclass(frozen=True)
@@ -102,97 +116,156 @@ class Replay:
         return write_atomically(path, self.to_text())
 
 
-def _field(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+HEADER_FIELDS = frozenset({"format", "version", "ruleset", "rules", "num_players", "seed", "agents", "meta"})
+STEP_FIELDS = frozenset({"step", "round", "phase", "actions", "events"})
+END_FIELDS = frozenset({"reason", "rounds", "winners", "positions"})
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a hostile file must not make a huge message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _field(obj: dict[str, Any], name: str, kind: type, where: str) -> Any:
     value = obj.get(name)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ReplayError(f"{where}: field {name!r} is missing or not a {getattr(kind, '__name__', kind)}")
+    ok = is_integer(value) if kind is int else isinstance(value, kind)
+    if not ok:
+        raise ReplayError(f"{where}: field {name!r} is missing or not a {kind.__name__}, got {_short(value)}")
     return value
+
+
+def _known_fields(obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise ReplayError(f"{where}: unknown field(s) {_short(unknown)}; a line has only {sorted(allowed)}")
+
+
+def _int_list(obj: dict[str, Any], name: str, where: str, length: int | None = None) -> list[int]:
+    values: list[int] = _field(obj, name, list, where)
+    if not all(is_integer(v) and v >= 0 for v in values) or (length is not None and len(values) != length):
+        size = f"{length} " if length is not None else ""
+        raise ReplayError(
+            f"{where}: field {name!r} must be a list of {size}non-negative ints, got {_short(values)}"
+        )
+    return values
 
 
 def _check_header(header: Any, where: str) -> Replay:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ReplayError(f'{where}: not a hoity_env replay (line 1 has no "format": "{FORMAT}")')
-    version = header.get("version")
-    if version != VERSION:
-        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+    version: Any = header.get("version")
+    if not is_integer(version) or version != VERSION:
+        if is_integer(version) and version > VERSION:
             raise ReplayError(
                 f"{where}: replay format version {version} is newer than this hoity_env reads "
                 f"(version {VERSION}); upgrade hoity_env to read it"
             )
         raise ReplayError(
-            f"{where}: replay format version {version!r} is not supported; this hoity_env reads "
+            f"{where}: replay format version {_short(version)} is not supported; this hoity_env reads "
             f"version {VERSION} only"
         )
+    _known_fields(header, HEADER_FIELDS, where)
     try:
         rules = RulesConfig.from_dict(_field(header, "rules", dict, where))
+        num_players = validate_num_players(header.get("num_players"))
     except ConfigError as exc:
-        raise ReplayError(f"{where}: bad rules: {exc}") from exc
+        raise ReplayError(f"{where}: bad rules or num_players: {exc}") from exc
     ruleset = header.get("ruleset")
     if ruleset != rules.ruleset:
-        raise ReplayError(f"{where}: header ruleset {ruleset!r} differs from its rules ({rules.ruleset!r})")
+        raise ReplayError(
+            f"{where}: header ruleset {_short(ruleset)} differs from its rules ({rules.ruleset!r})"
+        )
+    seed = _field(header, "seed", int, where)
+    if seed < 0:
+        raise ReplayError(f"{where}: field 'seed' must be a non-negative int (an engine seed), got {seed}")
     agents = _field(header, "agents", list, where)
+    if len(agents) != num_players or not all(isinstance(a, str) for a in agents):
+        raise ReplayError(f"{where}: field 'agents' must be {num_players} labels (strings), one per seat")
     meta = header.get("meta", {})
     if not isinstance(meta, dict):
         raise ReplayError(f"{where}: field 'meta' must be an object")
-    return Replay(
-        rules=rules,
-        num_players=_field(header, "num_players", int, where),
-        seed=_field(header, "seed", int, where),
-        agents=tuple(str(a) for a in agents),
-        meta=meta,
-    )
+    return Replay(rules=rules, num_players=num_players, seed=seed, agents=tuple(agents), meta=meta)
 
 
-def _step(obj: dict[str, Any], where: str) -> StepRecord:
-    actions = _field(obj, "actions", list, where)
-    events = _field(obj, "events", list, where)
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-        raise ReplayError(f"{where}: actions must be integers")
-    if not all(isinstance(e, dict) for e in events):
-        raise ReplayError(f"{where}: events must be objects")
+def _step(obj: dict[str, Any], where: str, num_players: int, expected: int) -> StepRecord:
+    _known_fields(obj, STEP_FIELDS, where)
+    step = _field(obj, "step", int, where)
+    if step != expected:
+        raise ReplayError(f"{where}: expected step {expected}, got {step}")
     phase = obj.get("phase")
     if phase not in ("location", "action"):
-        raise ReplayError(f"{where}: phase must be 'location' or 'action', got {phase!r}")
-    return StepRecord(
-        step=_field(obj, "step", int, where),
-        round=_field(obj, "round", int, where),
-        phase=phase,
-        actions=tuple(actions),
-        events=tuple(events),
-    )
+        raise ReplayError(f"{where}: phase must be 'location' or 'action', got {_short(phase)}")
+    # A round is a location step then an action step: the number says which round and step.
+    rnd = _field(obj, "round", int, where)
+    if (rnd, phase) != (step // 2, ("location", "action")[step % 2]):
+        raise ReplayError(
+            f"{where}: step {step} is round {step // 2 + 1}'s {('location', 'action')[step % 2]} step"
+        )
+    actions = _field(obj, "actions", list, where)
+    if not all(is_integer(a) for a in actions):
+        raise ReplayError(f"{where}: actions must be integers")
+    if len(actions) != num_players:
+        raise ReplayError(f"{where}: {len(actions)} actions for {num_players} players")
+    events = _field(obj, "events", list, where)
+    if not all(isinstance(e, dict) for e in events):
+        raise ReplayError(f"{where}: events must be objects")
+    return StepRecord(step=step, round=rnd, phase=phase, actions=tuple(actions), events=tuple(events))
 
 
-def read_replay(path: str | Path) -> Replay:
-    """Read a replay file; a malformed file or an unknown version raises :class:`ReplayError`."""
+def _end(obj: dict[str, Any], where: str, num_players: int) -> dict[str, Any]:
+    end = obj["end"]
+    if len(obj) != 1 or not isinstance(end, dict) or end.get("reason") not in END_REASONS:
+        raise ReplayError(
+            f"{where}: 'end' must be the line's only field, an object with a reason in {END_REASONS}"
+        )
+    _known_fields(end, END_FIELDS, where)
+    for name in ("rounds", "winners", "positions"):
+        if name in end or end["reason"] != "quit":
+            if name == "rounds":
+                _field(end, name, int, where)
+            else:
+                _int_list(end, name, where, num_players if name == "positions" else None)
+    return end
+
+
+def open_replay(path: str | Path) -> tuple[Replay, Iterator[StepRecord]]:
+    """The checked header of a replay file (its :class:`Replay` without steps) and an iterator of its steps.
+
+    The iterator reads, parses and checks one line at a time; it sets ``replay.end`` when it
+    reaches the end line.  Anything malformed raises :class:`ReplayError` naming the line.
+    """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"cannot read {path}: {exc}") from exc
-    lines = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not lines:
+    lines = json_lines(path)
+    first = next(lines, None)
+    if first is None:
         raise ReplayError(f"{path}: empty file, not a hoity_env replay")
-    objects = []
-    for k, line in lines:
-        try:
-            objects.append((k, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise ReplayError(f"{path}:{k}: not JSON ({exc.msg})") from None
-    replay = _check_header(objects[0][1], f"{path}:1")
-    for k, obj in objects[1:]:
+    replay = _check_header(first[1], f"{path}:{first[0]}")
+    return replay, _steps(replay, lines, path)
+
+
+def _steps(replay: Replay, lines: Iterator[tuple[int, Any]], path: Path) -> Iterator[StepRecord]:
+    count = 0
+    most = 2 * replay.rules.max_rounds  # a game never has more steps than its round limit allows
+    for k, obj in lines:
         where = f"{path}:{k}"
         if replay.end is not None:
             raise ReplayError(f"{where}: a line after the 'end' line")
         if not isinstance(obj, dict):
             raise ReplayError(f"{where}: expected a JSON object")
         if "end" in obj:
-            end = obj["end"]
-            if not isinstance(end, dict) or end.get("reason") not in END_REASONS:
-                raise ReplayError(f"{where}: 'end' must be an object with a reason in {END_REASONS}")
-            replay.end = end
+            replay.end = _end(obj, where, replay.num_players)
             continue
-        step = _step(obj, where)
-        if step.step != len(replay.steps):
-            raise ReplayError(f"{where}: expected step {len(replay.steps)}, got {step.step}")
-        replay.steps.append(step)
+        if count >= most:
+            raise ReplayError(
+                f"{where}: more than {most} steps, the most max_rounds={replay.rules.max_rounds} allows"
+            )
+        yield _step(obj, where, replay.num_players, count)
+        count += 1
+
+
+def read_replay(path: str | Path) -> Replay:
+    """Read a whole replay file; a malformed file or an unknown version raises :class:`ReplayError`."""
+    replay, steps = open_replay(path)
+    replay.steps.extend(steps)
     return replay

@@ -5,6 +5,11 @@ Each round's board is the same picture as ``render_mode="rgb_array"``
 round's reveals and events in words beside it.  The page loads nothing from the
 network (no scripts, fonts or images from elsewhere) and works from a file://
 address; the arrow keys, Home/End and four buttons move between rounds.
+
+Every string that comes from a replay (agent labels above all: a file can say
+anything) reaches the page as text: the title and subtitle are HTML-escaped, the
+frames are JSON with ``<``, ``>`` and ``&`` escaped (:func:`script_safe_json`), and
+the page's script puts them in with ``textContent``, never as markup.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from hoity_env.files import write_atomically
 from hoity_env.replays.format import Replay
 from hoity_env.replays.simulate import RoundView, rounds
 
-__all__ = ["replay_html", "write_html"]
+__all__ = ["replay_html", "script_safe_json", "write_html"]
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -109,11 +114,23 @@ def _frame(view: RoundView, replay: Replay) -> dict[str, object]:
     return {"title": title, "lines": lines, "image": _png_uri(view)}
 
 
+def script_safe_json(value: object) -> str:
+    """``value`` as JSON that cannot leave, or change the parsing of, the ``<script>`` holding it.
+
+    Inside a script element the HTML parser looks for ``</script``, and ``<!--`` followed
+    by ``<script`` switches it to a state where even that end tag is skipped (a label
+    ``"<!--<script>"`` used to swallow the page's own script).  ``<``, ``>`` and ``&`` only
+    occur inside JSON strings, where ``\\u003c``, ``\\u003e`` and ``\\u0026`` mean the same
+    characters, so escaping all three leaves the data identical for ``JSON.parse``.
+    """
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def replay_html(replay: Replay, views: Sequence[RoundView] | None = None) -> str:
     """The viewer page for a replay, from ``views`` (default: ``rounds(replay)``, which checks it)."""
     frames = [_frame(view, replay) for view in (rounds(replay) if views is None else views)]
-    # "</" must not end the data script early; JSON allows the escaped slash.
-    data = json.dumps(frames, separators=(",", ":")).replace("</", "<\\/")
+    data = script_safe_json(frames)
     end = replay.end["reason"] if replay.end else "not finished"
     subtitle = (
         f"{replay.num_players} players, {replay.rules.name} rules, seed {replay.seed}; "

@@ -26,6 +26,7 @@ from hoity_env.agents import Agent
 from hoity_env.agents.batch import act_batch
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.inputs import check_action_array, check_open, check_seed
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
@@ -91,6 +92,7 @@ class BatchedVsBots:
         self._obs = np.zeros((num_envs, n, self.env.obs_dim), dtype=np.float32)
         self._masks = np.zeros((num_envs, n, self.env.num_actions), dtype=np.int8)
         self._rows = np.arange(num_envs)
+        self._closed = False
 
     # ----------------------------------------------------------------- setup
     def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
@@ -122,9 +124,17 @@ class BatchedVsBots:
             offset == 0, -1, np.take_along_axis(chosen, np.maximum(offset - 1, 0), axis=1)
         )
 
+    def close(self) -> None:
+        """End the env: later ``reset``/``step`` calls raise."""
+        self._closed = True
+        self.env.close()
+
     # -------------------------------------------------------------------- API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """New games in every slot: ``(observations [N, D], masks [N, A], infos)`` of the learners."""
+        check_open(self._closed)
+        if seed is not None:
+            seed = check_seed(seed)
         self.rng = np.random.default_rng(seed)
         for agent in self._fixed if self._fixed is not None else self._pool:
             agent.reset(int(self.rng.integers(2**62)))
@@ -141,13 +151,10 @@ class BatchedVsBots:
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learners' actions (``[N]``) with the bots' choices: one step of every game."""
+        check_open(self._closed)
         if self.env._state is None:
             raise IllegalActionError("call reset() before step()")
-        learner = np.asarray(actions)
-        if learner.shape != (self.num_envs,):
-            raise IllegalActionError(f"actions must have shape ({self.num_envs},), got {learner.shape}")
-        if learner.dtype == np.bool_ or not np.issubdtype(learner.dtype, np.integer):
-            raise IllegalActionError(f"actions must be integers, got dtype {learner.dtype}")
+        learner = check_action_array(actions, (self.num_envs,))
         joint = np.zeros((self.num_envs, self.num_players), dtype=np.int64)
         joint[self._rows, self.seats] = learner
         for agent, indices in _by_object(self.agents):

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from hoity_env.agents import Agent
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.inputs import check_seed
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
@@ -114,6 +115,8 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal a new game, place the learner and (re)seed the opponents."""
+        if seed is not None:
+            seed = check_seed(seed)  # ours, not gymnasium's error: a ValueError like every input error
         super().reset(seed=seed)
         rng = self.np_random
         n = self.num_players
@@ -155,4 +158,5 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         return self.env.render()
 
     def close(self) -> None:
+        """Close the parallel env: later ``reset``/``step`` calls raise."""
         self.env.close()

@@ -39,10 +39,17 @@ from hoity_env.engine.batched.state import BatchState, refresh_best_of, refresh_
 from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
+from hoity_env.engine.inputs import check_action_array, check_seeds, check_slots
 from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 
 BATCHED_RULESETS = ("standard", "original")
+
+# Ruleset name -> the subclass that batches it, for ``BatchedGame(rules=...)`` to build.  The
+# original ruleset's ``OriginalBatchedGame`` registers itself when its module is imported (the
+# package's ``__init__`` does): a registry, not an import, so that the base class does not depend
+# on the subclass built on it.
+BATCHED_GAMES: dict[str, type[BatchedGame]] = {}
 _LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
 """Phases as plain ints: comparing arrays with an enum member costs an attribute lookup each time."""
 
@@ -55,10 +62,8 @@ class BatchedGame:
     ) -> BatchedGame:
         """``BatchedGame(rules="original")`` is an :class:`~hoity_env.engine.batched.original_game.
         OriginalBatchedGame` (the same interface, the original rules' arrays)."""
-        if cls is BatchedGame and resolve_rules(rules).ruleset == "original":
-            from hoity_env.engine.batched.original_game import OriginalBatchedGame
-
-            return super().__new__(OriginalBatchedGame)
+        if cls is BatchedGame:
+            cls = BATCHED_GAMES.get(resolve_rules(rules).ruleset, BatchedGame)
         return super().__new__(cls)
 
     def __init__(
@@ -104,17 +109,18 @@ class BatchedGame:
     # ------------------------------------------------------------------ deals
     def deal(self, seeds: Sequence[int] | np.ndarray) -> BatchState:
         """A batch of fresh games, game ``k`` dealt as ``Game.new_state(seeds[k])`` (S-1)."""
-        seeds = _seed_list(seeds)
+        seeds = check_seeds(seeds)
         state = self._state_class.empty(len(seeds), self.num_players, self.table)
         self._deal_into(state, np.arange(len(seeds)), seeds)
         return state
 
     def reset_games(self, state: BatchState, games: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
-        """Deal new games into the slots ``games`` (one seed each), in place."""
-        games = np.asarray(games, dtype=np.intp)
-        seeds = _seed_list(seeds)
-        if len(seeds) != len(games):
-            raise ValueError(f"reset_games: {len(games)} games but {len(seeds)} seeds")
+        """Deal new games into the slots ``games`` (one seed each), in place.
+
+        Slots and seeds are checked first (:mod:`hoity_env.engine.inputs`): a bad list raises
+        :class:`ConfigError` and changes no game.
+        """
+        games, seeds = _checked_resets(state, games, seeds)
         if len(games):
             self._deal_into(state, games, seeds)
 
@@ -232,12 +238,8 @@ class BatchedGame:
         Each game takes the step its phase says.  With ``validate`` every action of every
         live game is checked against :meth:`legal_masks` first.
         """
-        actions = np.asarray(actions)
         b, n = state.money.shape
-        if actions.shape != (b, n) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({b}, {n}), got {actions.dtype} {actions.shape}"
-            )
+        actions = check_action_array(actions, (b, n))
         live = ~state.done
         if validate:
             clipped = np.clip(actions, 0, self.num_actions - 1)
@@ -364,11 +366,13 @@ class BatchedGame:
         return positions.astype(np.int64) * scale + self.table.key(best_count, best_oldest)  # type: ignore[no-any-return]
 
 
-def _seed_list(seeds: Sequence[int] | np.ndarray) -> list[int]:
-    out = [int(s) for s in np.asarray(seeds).reshape(-1).tolist()]
-    if any(s < 0 for s in out):
-        raise ValueError("game seeds must be non-negative integers")
-    return out
+def _checked_resets(state: BatchState, games: object, seeds: object) -> tuple[np.ndarray, list[int]]:
+    """``reset_games``' slots and seeds, checked together before any game changes."""
+    slots = check_slots(games, len(state.rngs))
+    checked = check_seeds(seeds)
+    if len(checked) != len(slots):
+        raise ConfigError(f"reset_games: {len(slots)} games but {len(checked)} seeds")
+    return slots, checked
 
 
-__all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame"]
+__all__ = ["BATCHED_GAMES", "BATCHED_RULESETS", "BatchState", "BatchedGame"]

@@ -30,7 +30,7 @@ from hoity_env.engine.actions import (
     Phase,
 )
 from hoity_env.engine.batched import original_kernels
-from hoity_env.engine.batched.game import BatchedGame
+from hoity_env.engine.batched.game import BATCHED_GAMES, BatchedGame
 from hoity_env.engine.batched.original_round import final_exhibitions, resolve_original_rounds
 from hoity_env.engine.batched.original_state import OriginalBatchState, OriginalTable, lay_out_piles
 from hoity_env.engine.batched.state import BatchState
@@ -125,5 +125,7 @@ def original_masks(
     masks[:, :, O_CHECK0:] = checks.reshape(b, n, NUM_LOTS * rules.max_check)
     return masks
 
+
+BATCHED_GAMES["original"] = OriginalBatchedGame
 
 __all__ = ["OriginalBatchedGame", "original_masks"]

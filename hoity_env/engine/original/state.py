@@ -36,6 +36,7 @@ from hoity_env.engine.actions import (
 )
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import StateError
+from hoity_env.engine.reachable_money import check_original_money
 from hoity_env.engine.state import STATE_CLASSES, GameState, card_text
 from hoity_env.engine.state_io import TALLY_FIELDS, StateReader
 
@@ -121,11 +122,17 @@ class OriginalState(GameState):
         return d
 
     @classmethod
-    def from_dict(cls, data: Any) -> OriginalState:
-        """Rebuild and validate (:class:`OriginalStateReader`); failures raise :class:`StateError`."""
+    def from_dict(cls, data: Any, *, hand_made: bool = False) -> OriginalState:
+        """Rebuild and validate (:class:`OriginalStateReader`); failures raise :class:`StateError`.
+
+        ``hand_made`` as for :meth:`GameState.from_dict` (skips the register's history checks).
+        """
         reader = OriginalStateReader(data)
         extra = reader.read_original()
-        fields = StateReader(reader.standard_view(extra)).read()
+        fields = StateReader(reader.standard_view(extra), standard_money=False).read()
+        if not hand_made:
+            totals = [t[5] for t in data["tallies"]]
+            check_original_money(fields.rules, fields.hands, extra["register"], totals, fields.round)
         state = cls.__new__(cls)
         state._install(fields)
         # The standard reader saw proxies for these; install the real ones.
@@ -246,7 +253,7 @@ class OriginalStateReader(StateReader):
         track, outcome: O-8 ranks like S-7) apply as they are.
         """
         data = dict(self.data)
-        for key in ("piles", "lots", "checks", "register", "jail"):
+        for key in ORIGINAL_KEYS:
             data.pop(key, None)
         if data.get("lot") != -1 or data.get("draw_pile") != []:
             raise StateError(
@@ -295,6 +302,9 @@ class OriginalStateReader(StateReader):
         data["tallies"] = tallies
         return data
 
+
+ORIGINAL_KEYS = ("piles", "lots", "checks", "register", "jail")
+"""The original ruleset's own state keys (the standard reader checks the rest, unknown ones included)."""
 
 _CASTLE_PROXY = {O_EXHIBIT: EXHIBIT, O_THIEF_LOW: THIEF, O_THIEF_HIGH: THIEF, O_DETECTIVE: DETECTIVE}
 

@@ -1,0 +1,91 @@
+"""Reading an env snapshot (``HoityParallelEnv.get_state``'s dict) back, checking every field first.
+
+``set_state`` must change nothing when a snapshot is bad, so the whole dict is
+read and checked here, into a :class:`Snapshot` of ready values, before the env
+touches anything: the engine state by ``GameState.from_dict``'s invariants
+(:mod:`hoity_env.engine.state_io`), then the env's own fields against it.
+Unknown keys are refused at every level (the snapshot, ``env``, the engine
+state, the generator states), as they are in ``rules`` and in events: a key this
+version does not write is a snapshot of something else, not something to drop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hoity_env.engine.actions import Phase
+from hoity_env.engine.errors import StateError
+from hoity_env.engine.event_schema import check_event
+from hoity_env.engine.events import Event
+from hoity_env.engine.game import Game
+from hoity_env.engine.rng import rng_from_dict
+from hoity_env.engine.state import GameState
+from hoity_env.engine.state_io import refuse_unknown_keys
+
+__all__ = ["ENV_STATE_VERSION", "SNAPSHOT_KEYS", "Snapshot", "read_snapshot"]
+
+ENV_STATE_VERSION = 1
+SNAPSHOT_KEYS = frozenset({"version", "engine", "env"})
+ENV_KEYS = frozenset({"agents", "cycles", "events", "np_random", "warned_illegal"})
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The checked contents of one env snapshot, ready to install."""
+
+    state: GameState
+    agents: list[str]
+    cycles: int
+    events: list[Event]
+    np_random: np.random.Generator
+    warned_illegal: bool
+
+
+def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:
+    """Check ``data`` against ``game`` and ``max_cycles``; any failure raises :class:`StateError`."""
+    if not isinstance(data, dict):
+        raise StateError(f"env state must be a dict, got {type(data).__name__}")
+    version = data.get("version")
+    if type(version) is not int or version != ENV_STATE_VERSION:
+        raise StateError(f"env state field 'version' must be the int {ENV_STATE_VERSION}, got {version!r}")
+    refuse_unknown_keys(data, SNAPSHOT_KEYS, "env state")
+    env = data.get("env")
+    if not isinstance(env, dict):
+        raise StateError("env state is missing field 'env' (a dict)")
+    refuse_unknown_keys(env, ENV_KEYS, "env state field 'env'")
+    state = game.state_from_dict(data.get("engine"))
+    cycles = env.get("cycles")
+    steps = 2 * state.round + int(state.phase is Phase.ACTION)
+    if type(cycles) is not int or cycles != steps:
+        raise StateError(
+            f"env state field 'cycles' must be the int {steps} (two steps per round played), got {cycles!r}"
+        )
+    over = state.done or (max_cycles is not None and cycles >= max_cycles)
+    agents = env.get("agents")
+    if agents != ([] if over else [f"player_{i}" for i in range(game.num_players)]):
+        raise StateError("env state field 'agents' does not match the game's progress")
+    events = env.get("events")
+    if not isinstance(events, list):
+        raise StateError("env state field 'events' must be a list of event dicts")
+    rules = game.rules
+    limits = {
+        "num_players": game.num_players,
+        "deck_size": state.deck.size,
+        "money": rules.max_price,
+        "space": rules.finish - 1 + max(state.deck.size, rules.detective_reward),
+        "rounds": state.round,
+    }
+    for k, event in enumerate(events):
+        try:
+            check_event(event, **limits)
+        except StateError as exc:
+            raise StateError(f"env state field 'events[{k}]': {exc}") from exc
+    records = [Event.from_dict(e) for e in events]
+    rng = rng_from_dict(env.get("np_random"), "env.np_random")
+    warned = env.get("warned_illegal", False)
+    if not isinstance(warned, bool):
+        raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
+    return Snapshot(state, list(agents), cycles, records, rng, warned)

@@ -1,0 +1,108 @@
+"""The scripted styles' compiled twins (``accelerator="numba"``) decide exactly as their numpy rules.
+
+Differential tests on observations of real seeded games, 2–6 players, both rulesets
+(original rows go to the numpy original rules either way: the test pins that
+dispatch too), each batch decided by both implementations with the same uniforms:
+several random draw sets plus the extreme draws 0 and just below 1, which sit on
+every branch's boundary.  Also: the twin is only used by the class that declares
+it, and asking for numba without numba installed is a clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batched_agents import collect_rows
+
+from hoity_env.agents import AGENT_NAMES, SCRIPTED, CollectorAgent
+from hoity_env.agents.base import BID0, THIEF
+from hoity_env.agents.view import BatchObservationView
+from hoity_env.engine.batched import numba_kernels
+from hoity_env.engine.errors import ConfigError
+
+pytest.importorskip("numba")
+
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+Rows = dict[tuple[str, int], tuple[np.ndarray, np.ndarray]]
+
+
+@pytest.fixture(scope="module")
+def game_rows() -> Rows:
+    out: Rows = {}
+    for n in PLAYER_COUNTS:
+        out["standard", n] = collect_rows(n, 700, seed=1000 + n)
+        out["original", n] = collect_rows(n, 150, seed=2000 + n, rules="original")
+    return out
+
+
+def _draw_sets(rows: int, k: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    edge = np.nextafter(1.0, 0.0)
+    return [rng.random((rows, k)) for _ in range(4)] + [np.zeros((rows, k)), np.full((rows, k), edge)]
+
+
+def test_rows_cover_every_standard_step(game_rows: Rows) -> None:
+    # Guards the differential test: it sees location steps, bids and castle roles at every count.
+    for n in PLAYER_COUNTS:
+        obs, masks = game_rows["standard", n]
+        view = BatchObservationView(obs)
+        bidding = view.action_step & masks[:, BID0:].any(axis=1)
+        assert (~view.action_step).sum() > 100 and bidding.sum() > 30, n
+        assert (view.action_step & ~bidding).sum() > 100, n
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_twin_decides_as_the_numpy_rule(name: str, game_rows: Rows) -> None:
+    reference, twin = SCRIPTED[name](0), SCRIPTED[name](0)
+    reference.accelerator, twin.accelerator = "numpy", "numba"
+    checked = 0
+    for (rules, n), (obs, masks) in game_rows.items():
+        bools = masks.astype(bool)
+        for s, draws in enumerate(_draw_sets(len(obs), reference.DRAWS, seed=n)):
+            expected = reference.decide(obs, bools, draws)
+            got = twin.decide(obs, bools, draws)
+            assert got.dtype == np.int64
+            bad = np.flatnonzero(expected != got)
+            assert not bad.size, f"{name}, {rules}, {n} players, draw set {s}: rows {bad[:5].tolist()} differ"
+            checked += len(obs)
+    assert checked > 20_000
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_twin_decides_a_mixed_batch_row_by_row(name: str, game_rows: Rows) -> None:
+    # Shuffled rows of every step, and single rows, give each row the decision it gets in its batch.
+    obs, masks = game_rows["standard", 4]
+    order = np.random.default_rng(3).permutation(len(obs))
+    obs, bools = obs[order], masks[order].astype(bool)
+    twin = SCRIPTED[name](0, accelerator="numba")
+    draws = np.random.default_rng(4).random((len(obs), twin.DRAWS))
+    batch = twin.decide(obs, bools, draws)
+    singles = [int(twin.decide(obs[i : i + 1], bools[i : i + 1], draws[i : i + 1])[0]) for i in range(60)]
+    assert batch[:60].tolist() == singles
+
+
+def test_a_subclass_that_changes_a_rule_keeps_its_rule(game_rows: Rows) -> None:
+    class Shy(CollectorAgent):
+        name = "shy"
+
+        def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: object) -> np.ndarray:
+            return np.full(len(view), THIEF)
+
+    obs, masks = game_rows["standard", 4]
+    bools = masks.astype(bool)
+    roles = BatchObservationView(obs).action_step & ~bools[:, BID0:].any(axis=1)
+    shy = Shy(0, accelerator="numba")
+    out = shy.decide(obs, bools, np.random.default_rng(0).random((len(obs), 4)))
+    assert (out[roles] == THIEF).all()
+    # The built-in collector's twin, with chance 0, never steals: the subclass's rule did decide.
+    plain = SCRIPTED["collector"](0, accelerator="numba")
+    assert (plain.decide(obs[roles], bools[roles], np.zeros((int(roles.sum()), 4))) != THIEF).all()
+
+
+def test_numba_without_numba_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(numba_kernels, "HAVE_NUMBA", False)
+    with pytest.raises(ConfigError, match="numba"):
+        SCRIPTED["expert"](0, accelerator="numba")
+    assert SCRIPTED["expert"](0).accelerator == "numpy"  # auto falls back to the reference
+    with pytest.raises(ConfigError, match="accelerator"):
+        SCRIPTED["thief"](0, accelerator="gpu")
