@@ -109,6 +109,9 @@ def test_quit_saves_the_game_so_far(tmp_path: Path) -> None:
     )
     assert code == 0, out
     assert "you left the game" in out and f"replay saved to {save}" in out
+    # the opponents fill the seats after yours, wrapping around, and the seating is shown first
+    seating = "seats: player_0 thief, player_1 collector, player_2 detective, player_3 random, player_4 (you)"
+    assert seating in out
     replay = read_replay(save)
     assert replay.end is not None and replay.end["reason"] == "quit"
     assert len(replay.steps) == 3 and replay.num_players == 5

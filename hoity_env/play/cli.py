@@ -6,8 +6,10 @@ Usage::
 
 ``--opponents`` takes one agent spec per other seat (scripted names, the shipped
 ``champion`` / ``reference``, or ``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as
-``hoity-eval`` reads them), so
-2-6 players.  The game is saved as a replay with ``--save`` when it ends or when
+``hoity-eval`` reads them), so 2-6 players.  They sit in the seats after yours, in
+order, wrapping around: ``--seat 2`` with four opponents puts the first in seat 3, the
+second in seat 4, the third in seat 0 and the fourth in seat 1; the seating is printed
+before the game starts.  The game is saved as a replay with ``--save`` when it ends or when
 you quit (``q``, Ctrl-D or Ctrl-C); ``hoity-replay FILE`` checks and shows it.
 """
 
@@ -43,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPECS",
         default=["expert", "expert", "expert"],
         help="one agent spec per other seat, comma-separated, 1-5 of them: NAME, ppo:PATH or "
-        "ppo-sample:PATH (default expert,expert,expert)",
+        "ppo-sample:PATH; they fill the seats after yours in order, wrapping around "
+        "(default expert,expert,expert)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 to players-1 (default 0)")
     p.add_argument("--seed", type=non_negative, default=0, help="seed of the deal and the agents (default 0)")
@@ -80,6 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    print(
+        "seats: "
+        + ", ".join(f"player_{p} {'(you)' if p == args.seat else name}" for p, name in enumerate(names))
+    )
     play(env, args.seat, opponents, seed=args.seed)
     if args.save is not None:
         try:
