@@ -50,10 +50,10 @@ button {{ font-size: 16px; margin-right: .3em; }}
 <h1>{title}</h1>
 <p>{subtitle}</p>
 <p>
-<button id="first" title="Home">&#x23ee; first</button>
+<button id="first" title="Home">&#x25c0;&#x25c0; first</button>
 <button id="prev" title="left arrow">&#x25c0; previous</button>
 <button id="next" title="right arrow">next &#x25b6;</button>
-<button id="last" title="End">last &#x23ed;</button>
+<button id="last" title="End">last &#x25b6;&#x25b6;</button>
 <span id="where"></span>
 </p>
 <div id="main">

@@ -1,4 +1,4 @@
-"""The state of an ``original``-ruleset game: :class:`GameState` plus piles, checks, jail (RULES O-*).
+"""The state of an ``original``-ruleset game: :class:`GameState` plus piles, checks, jail (RULES O-1 … O-9).
 
 The standard fields keep their meaning where the original rules have the same
 thing (hands, public cards, track, phase, tallies, outcome); ``lot`` and
