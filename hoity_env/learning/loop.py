@@ -89,7 +89,7 @@ class Learner:
             joint = np.empty(self.rows, dtype=np.int64)
             if rows.shape[0] == self.rows:  # pure self-play: no gathers
                 actions, logp, values = self.policy.act(obs_t, mask_t, self.sampler)
-                buf.actions[t], buf.logp[t], buf.values[t] = actions, logp, values
+                buf.logp[t], buf.values[t] = logp, values
                 buf.learner[t] = True
                 joint[:] = actions.numpy()
             else:
@@ -97,11 +97,12 @@ class Learner:
                 actions, logp, values = self.policy.act(obs_t[index], mask_t[index], self.sampler)
                 buf.values[t].zero_()
                 buf.learner[t].zero_()
-                buf.actions[t, index], buf.logp[t, index], buf.values[t, index] = actions, logp, values
+                buf.logp[t, index], buf.values[t, index] = logp, values
                 buf.learner[t, index] = True
                 joint[rows] = actions.numpy()
             middle = clock()
             self.seating.act(self.obs, self.masks, joint)
+            buf.actions[t].copy_(torch.from_numpy(joint))  # every seat's action (the tests replay them)
             before_env = clock()
             self.obs, self.masks, rewards, terminated, truncated, _ = self.env.step(joint.reshape(-1, n))
             after_env = clock()

@@ -108,6 +108,13 @@ def run(learner: Learner, folder: RunFolder) -> Learner:
     def on_iteration(current: Learner, stats: dict[str, float]) -> bool:
         nonlocal last
         folder.log(stats)
+        logger.info(
+            "%d learner steps: return %.3f over %d episodes, entropy %.3f",
+            current.steps,
+            stats.get("episode_return", 0.0),
+            stats.get("episodes", 0.0),
+            stats.get("loss/entropy", 0.0),
+        )
         if stop.requested or (every and current.steps - last >= every):
             folder.save(current)
             last = current.steps
