@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from hoity_env.agents import make
+from hoity_env.agents import PolicyAgent, make
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, best_response, load_policy, resume, train
@@ -77,7 +77,8 @@ def test_saved_policy_is_a_ppo_agent_that_plays_in_evaluate(tmp_path: Path) -> N
     learner = Learner(TINY.replace(total_steps=ITERATION))
     learner.learn()
     path = learner.save_policy(tmp_path / "fast.zip")
-    agent = make(f"ppo:{path}", num_players=4, num_actions=learner.env.num_actions)
+    agent = PolicyAgent(path, num_players=4, num_actions=learner.env.num_actions)  # what ppo:PATH makes
+    assert isinstance(make(f"ppo:{path}"), PolicyAgent)
     obs = learner.obs.reshape(-1, learner.env.obs_dim)
     masks = learner.masks.reshape(-1, learner.env.num_actions).astype(bool)
     with torch.no_grad():

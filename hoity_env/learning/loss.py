@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from hoity_env.learning.policy import masked_entropy
+from hoity_env.learning.policy import masked_entropy, masked_probs
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def uniform_log_probs(mask: torch.Tensor) -> torch.Tensor:
 
 def kl_to_magnet(logp: torch.Tensor, magnet_logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``(R,)`` ``KL(π ‖ μ)`` summed over each row's legal actions."""
-    return (logp.exp() * (logp - magnet_logp)).masked_fill(~mask, 0.0).sum(-1)
+    return (masked_probs(logp, mask) * (logp - magnet_logp)).sum(-1)
 
 
 def normalize(advantages: torch.Tensor) -> torch.Tensor:

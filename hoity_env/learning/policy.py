@@ -81,7 +81,7 @@ class MaskedPolicy(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Sampled ``(actions, their log-probabilities, values)`` for a batch of rows."""
         logp, values = self(obs, mask)
-        actions = sample(logp, generator)
+        actions = sample(masked_probs(logp, mask), generator)
         return actions, logp.gather(1, actions[:, None]).squeeze(1), values
 
 
@@ -90,21 +90,30 @@ def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits.masked_fill(~mask, MASKED_LOGIT), dim=-1)
 
 
+def masked_probs(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Probabilities from masked log-probabilities: exactly 0 off the mask.
+
+    ``exp`` is taken of 0 where the mask is off, not of -1e9: an exponent that
+    underflows takes a slow path in the CPU's vector math (8-20× slower per element).
+    """
+    return torch.where(mask, torch.where(mask, logp, 0.0).exp(), 0.0)
+
+
 def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``(R,)`` entropy ``-Σ p log p`` over the legal actions only."""
-    return -(logp.exp() * logp).masked_fill(~mask, 0.0).sum(-1)
+    """``(R,)`` entropy ``-Σ p log p`` over the legal actions only (``p`` is 0 elsewhere)."""
+    return -(masked_probs(logp, mask) * logp).sum(-1)
 
 
-def sample(logp: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """One action per row, drawn from ``exp(logp)`` by inverse CDF with one uniform per row.
+def sample(probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One action per row of ``probs`` (:func:`masked_probs`), by inverse CDF with one uniform per row.
 
     The uniforms come from ``generator`` only (never torch's global RNG), so the draw
     depends on its state alone.  An illegal action has an empty CDF interval (its
     probability is exactly 0), so the first index whose CDF exceeds ``u`` is legal.
     """
-    cdf = logp.exp().cumsum(-1)
-    u = torch.rand((logp.shape[0], 1), generator=generator) * cdf[:, -1:]
-    return (cdf <= u).sum(-1).clamp_(max=logp.shape[1] - 1)
+    cdf = probs.cumsum(-1)
+    u = torch.rand((probs.shape[0], 1), generator=generator) * cdf[:, -1:]
+    return (cdf <= u).sum(-1).clamp_(max=probs.shape[1] - 1)
 
 
 def _orthogonal(layer: nn.Linear, gain: float, generator: torch.Generator | None) -> None:
@@ -117,4 +126,12 @@ def _orthogonal(layer: nn.Linear, gain: float, generator: torch.Generator | None
     layer.bias.zero_()
 
 
-__all__ = ["MASKED_LOGIT", "MaskedPolicy", "masked_entropy", "masked_log_probs", "mlp", "sample"]
+__all__ = [
+    "MASKED_LOGIT",
+    "MaskedPolicy",
+    "masked_entropy",
+    "masked_log_probs",
+    "masked_probs",
+    "mlp",
+    "sample",
+]

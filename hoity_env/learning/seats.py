@@ -25,7 +25,7 @@ import torch
 from hoity_env.agents import make
 from hoity_env.agents.batch import act_batch
 from hoity_env.learning.magnet import frozen_copy
-from hoity_env.learning.policy import MaskedPolicy, sample
+from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
 from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
 
 LEARNER = -1
@@ -53,7 +53,7 @@ class SnapshotAgent:
         """``(B,)`` int64 actions sampled from the snapshot for well-formed rows."""
         mask = torch.from_numpy(np.ascontiguousarray(action_masks).astype(bool, copy=False))
         logp, _ = self.policy(torch.from_numpy(np.ascontiguousarray(observations)), mask)
-        return sample(logp, self.generator).numpy()
+        return sample(masked_probs(logp, mask), self.generator).numpy()
 
 
 class Seating:
