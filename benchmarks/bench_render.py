@@ -1,11 +1,11 @@
 """Milliseconds per board picture (``render_mode="rgb_array"``), beside the env step it follows.
 
-Plays random legal games with 2, 4 and 6 players and times ``env.render()`` after
-every step (CPU time, ``time.process_time``), then the step itself, and prints
-the median ms per frame over ``--repeats`` runs, the frames per second that
-allows, and how many env steps one frame costs.  Usage::
+Plays random legal games with 2, 4 and 6 players under each ruleset and times
+``env.render()`` after every step (CPU time, ``time.process_time``), then the step
+itself, and prints the median ms per frame over ``--repeats`` runs, the frames per
+second that allows, and how many env steps one frame costs.  Usage::
 
-    python benchmarks/bench_render.py [--frames 600] [--repeats 3]
+    python benchmarks/bench_render.py [--frames 600] [--repeats 3] [--rules standard,original]
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -21,9 +21,9 @@ import numpy as np
 import hoity_env
 
 
-def bench(num_players: int, frames: int, seed: int) -> tuple[float, float]:
+def bench(num_players: int, frames: int, seed: int, rules: str = "standard") -> tuple[float, float]:
     """(CPU seconds per frame, CPU seconds per env step) over ``frames`` steps of random games."""
-    env = hoity_env.parallel_env(num_players=num_players, render_mode="rgb_array")
+    env = hoity_env.parallel_env(num_players=num_players, rules=rules, render_mode="rgb_array")
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
     env.render()  # the first frame draws the cached background: not what a recording pays per step
@@ -46,14 +46,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Board picture (rgb_array) render speed.")
     parser.add_argument("--frames", type=int, default=600, help="frames timed per run (default 600)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per player count; the median is shown")
+    parser.add_argument("--rules", default="standard,original", help="rulesets, comma-separated")
     args = parser.parse_args(argv)
-    print("| players | ms per frame (CPU) | frames/s | ms per env step (CPU) | frame / step |")
-    print("|---|---|---|---|---|")
-    for n in (2, 4, 6):
-        runs = [bench(n, args.frames, seed) for seed in range(args.repeats)]
-        frame = statistics.median(r[0] for r in runs)
-        step = statistics.median(r[1] for r in runs)
-        print(f"| {n} | {frame * 1e3:.2f} | {1 / frame:.0f} | {step * 1e3:.3f} | {frame / step:.0f}x |")
+    print("| rules | players | ms per frame (CPU) | frames/s | ms per env step (CPU) | frame / step |")
+    print("|---|---|---|---|---|---|")
+    for rules in args.rules.split(","):
+        for n in (2, 4, 6):
+            runs = [bench(n, args.frames, seed, rules) for seed in range(args.repeats)]
+            frame = statistics.median(r[0] for r in runs)
+            step = statistics.median(r[1] for r in runs)
+            ms, per_step = f"{frame * 1e3:.2f}", f"{step * 1e3:.3f}"
+            print(f"| {rules} | {n} | {ms} | {1 / frame:.0f} | {per_step} | {frame / step:.0f}x |")
 
 
 if __name__ == "__main__":

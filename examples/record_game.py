@@ -1,11 +1,14 @@
 """Record one seeded game between scripted agents: its replay, its board pictures, and one PNG.
 
-Usage: ``python examples/record_game.py [--players 5] [--seed 3] [--out recorded/] [--step 24]``
+Usage: ``python examples/record_game.py [--players 5] [--seed 3] [--out recorded/] [--step 24]
+[--rules standard|original]``
 
 Writes ``game.jsonl`` (a replay: ``hoity-replay OUT/game.jsonl --html game.html``
 shows it), ``game.gif`` (every step's board picture, ``render_mode="rgb_array"``)
-and ``board.png`` (the picture after step ``--step``).  The README's picture is
-``python examples/record_game.py && cp recorded/board.png docs/board.png``.
+and ``board.png`` (the picture after step ``--step``).  The README's pictures are
+``python examples/record_game.py && cp recorded/board.png docs/board.png`` and, for the
+original rules, ``python examples/record_game.py --rules original --step 32 --out recorded_original
+&& cp recorded_original/board.png docs/board_original.png``.
 """
 
 from __future__ import annotations
@@ -29,10 +32,15 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--seed", type=int, default=3, help="seed of the deal and of the agents (default 3)")
     parser.add_argument("--out", type=Path, default=Path("recorded"), help="folder for the files (created)")
     parser.add_argument("--step", type=int, default=24, help="step whose picture is board.png (default 24)")
+    parser.add_argument(
+        "--rules", choices=("standard", "original"), default="standard", help="ruleset (default standard)"
+    )
     args = parser.parse_args(argv)
 
     names = AGENTS[: args.players]
-    env = FrameRecorder(RecordingEnv(num_players=args.players, agent_names=names, render_mode="rgb_array"))
+    env = FrameRecorder(
+        RecordingEnv(num_players=args.players, rules=args.rules, agent_names=names, render_mode="rgb_array")
+    )
     agents = [make(name, seed=args.seed + k) for k, name in enumerate(names)]
     observations, _ = env.reset(seed=args.seed)
     while env.agents:

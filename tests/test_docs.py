@@ -42,6 +42,7 @@ def test_readme_quickstart_is_the_example_file() -> None:
         ["examples/quickstart.py"],
         ["examples/random_game.py", "--seed", "3", "--players", "3"],
         ["examples/record_game.py", "--players", "3", "--out", "{tmp}"],
+        ["examples/record_game.py", "--players", "3", "--rules", "original", "--out", "{tmp}"],
         ["examples/zoo_baseline.py", "--games", "4", "--workers", "1", "--no-progress", "--out", "{tmp}"],
     ],
 )

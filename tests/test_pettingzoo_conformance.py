@@ -38,7 +38,8 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import hoity_env
-from hoity_env import ConfigError, HoityParallelEnv
+from hoity_env import HoityParallelEnv
+from hoity_env.environment.board_image import FRAME_SHAPE
 
 PLAYER_COUNTS = (2, 4, 6)
 ROOT_PYPROJECT = __import__("pathlib").Path(__file__).resolve().parent.parent / "pyproject.toml"
@@ -180,15 +181,9 @@ def test_max_cycles_test(rules: str, num_players: int) -> None:
 
 @by_rules
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
-def test_render_test(
-    rules: str, num_players: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if rules == "original":
-        # The board picture draws the standard ruleset only (hoity_env.environment.board_image),
-        # and says so: the checker runs the text modes.
-        with pytest.raises(ConfigError, match="draws the standard ruleset only"):
-            hoity_env.env(num_players=num_players, rules=rules, render_mode="rgb_array")
-        monkeypatch.setitem(HoityParallelEnv.metadata, "render_modes", ["ansi", "human"])
+def test_render_test(rules: str, num_players: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """PettingZoo's render_test over every mode the metadata advertises, under both rulesets."""
+    assert HoityParallelEnv.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
 
     def make(render_mode: str | None = None) -> AECEnv:
         return hoity_env.env(num_players=num_players, rules=rules, render_mode=render_mode)
@@ -196,7 +191,10 @@ def test_render_test(
     def names_players(text: Any) -> bool:
         return isinstance(text, str) and all(f"player_{p}" in text for p in range(num_players))
 
-    render_test(make, custom_tests={"ansi": names_players})
+    def draws_something(frame: Any) -> bool:
+        return isinstance(frame, np.ndarray) and frame.shape == FRAME_SHAPE and frame.std() > 10
+
+    render_test(make, custom_tests={"ansi": names_players, "rgb_array": draws_something})
     printed = capsys.readouterr().out
     assert all(f"player_{p}" in printed for p in range(num_players)), "human mode printed nothing useful"
 

@@ -10,13 +10,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from helpers import RULESETS
 from PIL import Image
 
 import hoity_env
-from hoity_env.engine.config import STANDARD
+from hoity_env.engine.config import ORIGINAL, STANDARD
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.original import OriginalState
 from hoity_env.engine.state import GameState
-from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
+from hoity_env.environment.board_image import DRAWN_RULESETS, FRAME_SHAPE, board_image, check_drawable
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.frames import FrameRecorder
 
@@ -30,9 +32,10 @@ def _play(env: Any, seed: int, steps: int | None = None) -> None:
         k += 1
 
 
+@pytest.mark.parametrize("rules", RULESETS)
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_parallel_frames_have_one_shape_and_follow_the_game(num_players: int) -> None:
-    env = hoity_env.parallel_env(num_players=num_players, render_mode="rgb_array")
+def test_parallel_frames_have_one_shape_and_follow_the_game(num_players: int, rules: str) -> None:
+    env = hoity_env.parallel_env(num_players=num_players, rules=rules, render_mode="rgb_array")
     blank = env.render()
     assert isinstance(blank, np.ndarray) and blank.shape == FRAME_SHAPE and blank.dtype == np.uint8
     env.reset(seed=num_players)
@@ -47,30 +50,75 @@ def test_parallel_frames_have_one_shape_and_follow_the_game(num_players: int) ->
     assert env.render().shape == FRAME_SHAPE  # type: ignore[union-attr]
 
 
-def test_the_picture_shows_public_information_only() -> None:
-    env = hoity_env.parallel_env(num_players=4, render_mode="rgb_array")
-    _play(env, 7, steps=12)
-    state, events = env.game_state, env.last_events
-    hidden = [[c for c in state.hands[p] if c not in state.public[p]] for p in range(4)]
-    p, q = [p for p in range(4) if hidden[p]][:2]  # two players holding hidden cards
-    twin = state.clone()
-    a, b = hidden[p][0], hidden[q][0]
-    twin.take_card(p, a)
-    twin.take_card(q, b)
-    twin.give_card(p, b, public=False)
-    twin.give_card(q, a, public=False)
-    assert np.array_equal(board_image(state, events), board_image(twin, events))
+def _face_down(state: GameState) -> list[int]:
+    """The state's face-down cards (edits change it): the draw pile, or the original's fuller pile."""
+    if isinstance(state, OriginalState):
+        return max(state.piles, key=len)
+    return state.draw_pile
+
+
+def _hidden_twins(state: GameState, rng: np.random.Generator) -> list[GameState]:
+    """Copies of ``state`` that differ from it in hidden cards only (every card stays in one place)."""
+    n = state.num_players
+    hidden = [[c for c in state.hands[p] if c not in state.public[p]] for p in range(n)]
+    holders = [p for p in range(n) if hidden[p]]
+    twins = []
+    if len(holders) >= 2:  # two hidden cards change hands
+        p, q = rng.choice(holders, size=2, replace=False)
+        twin = state.clone()
+        a, b = hidden[p][-1], hidden[q][0]
+        twin.take_card(p, a)
+        twin.take_card(q, b)
+        twin.give_card(p, b, public=False)
+        twin.give_card(q, a, public=False)
+        twins.append(twin)
+    if holders and _face_down(state):  # a hidden card changes places with a face-down one
+        p = holders[0]
+        twin = state.clone()
+        pile = _face_down(twin)
+        a, k = hidden[p][0], int(rng.integers(len(pile)))
+        twin.take_card(p, a)
+        twin.give_card(p, pile[k], public=False)
+        pile[k] = a
+        twins.append(twin)
+    if len(_face_down(state)) >= 2:  # the face-down order is hidden too
+        twin = state.clone()
+        _face_down(twin).reverse()
+        twins.append(twin)
+    return twins
+
+
+@pytest.mark.parametrize("rules", RULESETS)
+def test_the_picture_shows_public_information_only(rules: str) -> None:
+    """Swapping hidden cards (between hands, with the face-down cards, their order) changes no pixel."""
+    compared = 0
+    for seed in range(4):
+        env = hoity_env.parallel_env(num_players=4, rules=rules, render_mode="rgb_array")
+        rng = np.random.default_rng(seed)
+        obs, _ = env.reset(seed=seed)
+        while env.agents:
+            state, events = env.game_state, env.last_events
+            if state.round % 3 == 1 or state.round < 2:
+                frame = board_image(state, events)
+                for twin in _hidden_twins(state, rng):
+                    assert twin.comparable() != state.comparable()
+                    assert np.array_equal(frame, board_image(twin, events)), (rules, seed, state.round)
+                    compared += 1
+            obs = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})[0]
+    assert compared > 40
     richer = state.clone()
-    richer.money[0] += 1  # public facts do show
+    richer.positions[0] += 1  # public facts do show
     assert not np.array_equal(board_image(state, events), board_image(richer, events))
 
 
 def test_other_rulesets_are_refused_clearly() -> None:
-    other = STANDARD.replace(name="original")
-    object.__setattr__(other, "ruleset", "original")  # a ruleset the picture does not know yet
-    with pytest.raises(ConfigError, match="draws the standard ruleset only, not 'original'"):
+    other = STANDARD.replace(name="variant")
+    object.__setattr__(other, "ruleset", "variant")  # a ruleset the picture does not know
+    with pytest.raises(ConfigError, match="draws the standard and original rulesets only, not 'variant'"):
         check_drawable(other)
     check_drawable(STANDARD)
+    check_drawable(ORIGINAL)
+    assert DRAWN_RULESETS == ("standard", "original")
 
 
 def test_aec_forms_render_the_same_picture() -> None:
@@ -82,8 +130,9 @@ def test_aec_forms_render_the_same_picture() -> None:
         assert np.array_equal(aec.render(), par.render())
 
 
-def test_single_agent_view_through_gymnasium_make_and_its_checker() -> None:
-    env = gymnasium.make(hoity_env.GYM_ID, render_mode="rgb_array", opponents="random")
+@pytest.mark.parametrize("rules", RULESETS)
+def test_single_agent_view_through_gymnasium_make_and_its_checker(rules: str) -> None:
+    env = gymnasium.make(hoity_env.GYM_ID, rules=rules, render_mode="rgb_array", opponents="random")
     env.reset(seed=0)
     frame = env.render()  # the passive env checker inspects the first frame
     assert isinstance(frame, np.ndarray) and frame.shape == FRAME_SHAPE and frame.dtype == np.uint8

@@ -9,13 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from browser import Browser, find_chromium
+from helpers import RULESETS
 from PIL import Image
 
 from hoity_env.replays import RecordingEnv, write_html
 
 
-def _recorded_game(tmp_path: Path) -> Path:
-    env = RecordingEnv(num_players=4, agent_names=["random"] * 4)
+def _recorded_game(tmp_path: Path, rules: str = "standard") -> Path:
+    env = RecordingEnv(num_players=4, rules=rules, agent_names=["random"] * 4)
     obs, _ = env.reset(seed=11)
     rng = np.random.default_rng(11)
     while env.agents:
@@ -39,8 +40,9 @@ def _pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
 
-def test_viewer_loads_steps_and_draws(tmp_path: Path, browser: Browser) -> None:
-    page = _recorded_game(tmp_path)
+@pytest.mark.parametrize("rules", RULESETS)
+def test_viewer_loads_steps_and_draws(tmp_path: Path, browser: Browser, rules: str) -> None:
+    page = _recorded_game(tmp_path, rules)
     assert "http://" not in page.read_text() and "https://" not in page.read_text()  # nothing fetched
     browser.open(page)
     frames = browser.evaluate("frames.length")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import warnings
 from pathlib import Path
@@ -11,7 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image
 
+from hoity_env.environment.board_image import board_image
 from hoity_env.evaluation.cli import main as eval_main
 from hoity_env.replays import (
     VERSION,
@@ -181,6 +185,23 @@ def test_hoity_replay_prints_every_round(tmp_path: Path, capsys: pytest.CaptureF
     assert (tmp_path / "g.html").read_text().count("data:image/png;base64,") == rounds_played + 1
     assert replay_main([str(path), "--quiet"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_hoity_replay_html_draws_original_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The viewer shows original-ruleset replays: each round's picture is the original board."""
+    env = _record(num_players=4, seed=3, rules="original")
+    path = env.save_replay(tmp_path / "g.jsonl")
+    assert replay_main([str(path), "--quiet", "--html", str(tmp_path / "g.html")]) == 0
+    capsys.readouterr()
+    page = (tmp_path / "g.html").read_text()
+    data = json.loads(page.split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    views = rounds(read_replay(path))
+    assert len(data) == len(views) == env.game_state.round + 1
+    for k in (0, len(views) // 2, len(views) - 1):
+        png = base64.b64decode(data[k]["image"].split(",", 1)[1])
+        shown = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        assert np.array_equal(shown, board_image(views[k].state, views[k].events))
+    assert "original rules" in page and "game over" in data[-1]["lines"][-1]
 
 
 def test_hoity_eval_saves_the_games_it_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,7 @@ from hoity_env.agents.view import AgentInputError, BatchObservationView, Observa
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hoity_env.integrations.rllib import RLlibAgent
+    from hoity_env.agents.rllib import RLlibAgent
 
 SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
     "random": RandomAgent,
@@ -79,7 +79,7 @@ def make(
 def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actions: int | None) -> RLlibAgent:
     """A module saved by ``training/rllib_ppo.py --save``; needs the ``rllib`` extra, not a running Ray."""
     try:
-        from hoity_env.integrations.rllib import RLlibAgent
+        from hoity_env.agents.rllib import RLlibAgent
     except ImportError as exc:
         raise ConfigError(
             "rllib:PATH agents need the rllib extra: pip install torch==2.13.0 && pip install -e '.[rllib]'"

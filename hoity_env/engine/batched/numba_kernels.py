@@ -17,6 +17,14 @@ Each kernel mirrors one numpy function and names it; the comments cite the rule
 ids.  Kernels take plain arrays (the fields of
 :class:`~hoity_env.engine.batched.state.BatchState` and of
 :class:`~hoity_env.engine.batched.exhibitions.CardTable`) and change them in place.
+
+Why one file over the house's 350-line guide: the kernels call each other
+(numba compiles a call graph, and a jitted function can only call functions it
+sees when it is compiled), and together they are the single compiled twin of the
+round; split up, each part would import the others' private helpers.  Repeated
+shapes between a kernel and its numpy function (the same loop over seats, the
+same rule order) are intended: each kernel restates one numpy function so that
+the differential tests can hold the two equal.
 """
 
 from __future__ import annotations
