@@ -18,8 +18,9 @@ import hoity_env
 PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 
 # Rank of each top-level part of the package: a module may import its own part and parts of a
-# lower rank, never a higher or equal one.  ``strength`` trains policies to measure them, so it
-# sits above both the matches (``evaluation``) and the learner; the CLIs of ``play`` sit on top.
+# lower rank, never a higher or equal one.  The learner may score its policies in matches, so it
+# sits above ``evaluation``; ``strength`` trains policies to measure them, so it sits above both;
+# the CLIs of ``play`` and ``hoity-eval`` sit on top.
 RANKS: dict[str, int] = {
     "engine": 0,
     "files": 0,
@@ -31,11 +32,11 @@ RANKS: dict[str, int] = {
     "wrappers": 3,
     "integrations": 3,
     "evaluation": 4,
-    "learning": 4,
-    "strength": 5,
-    "play": 6,
-    "eval_cli": 6,
-    "": 7,  # the package's own __init__
+    "learning": 5,
+    "strength": 6,
+    "play": 7,
+    "eval_cli": 7,
+    "": 8,  # the package's own __init__
 }
 
 # Inside the engine: the parts both rulesets share import no ruleset; the standard rules know

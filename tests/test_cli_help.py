@@ -24,6 +24,7 @@ SCRIPTS = [
     "benchmarks/bench_env.py",
     "benchmarks/bench_eval.py",
     "benchmarks/profile_training.py",
+    "benchmarks/bench_learner.py",
 ]
 
 

@@ -1,0 +1,86 @@
+"""The fast learner: masked PPO in plain torch on the batched engine (docs/learning.md).
+
+Every seat of B games goes through one forward pass (parameter sharing); the
+other seats are the learner itself, frozen snapshots of it, or any agent spec,
+drawn per game from a weighted pool.  Its policies are ``MaskablePPO`` zips, so
+they load wherever ``ppo:PATH`` / ``ppo-sample:PATH`` is accepted.
+
+One call each::
+
+    from hoity_env.learning import LearnerSettings, best_response, league, train
+
+    # self-play, parameter sharing (the default pool is ``(("self", 1.0),)``)
+    learner = train(LearnerSettings(total_steps=2_000_000), run_dir="runs/fast")
+
+    # a best response: the learner in one seat, copies of the target in the others
+    learner = best_response("expert", steps=2_000_000)
+    learner.save_policy("br_expert.zip")         # then: hoity-eval --agents ppo:br_expert.zip ...
+
+    # a league: self-play, snapshots of itself and the zoo, with weights
+    learner = league({"self": 2, "snapshot": 1, "expert": 1, "thief": 0.5}, steps=5_000_000)
+
+Each takes ``settings=`` (a :class:`LearnerSettings` whose other fields are kept) and
+``run_dir=`` (a run folder with checkpoints, progress and resume, see
+:mod:`hoity_env.learning.runs`; without it nothing is written).  The parts, one
+module each: :mod:`.settings`, :mod:`.policy` (masked categorical), :mod:`.buffer`,
+:mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`, :mod:`.update`,
+:mod:`.seats` (who plays which seat), :mod:`.loop` (the learner), :mod:`.checkpoint`,
+:mod:`.runs`, :mod:`.cli` (``hoity-learn`` / ``python -m hoity_env.learning``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from hoity_env.learning.checkpoint import load_policy, save_policy
+from hoity_env.learning.loop import Learner
+from hoity_env.learning.policy import MaskedPolicy
+from hoity_env.learning.runs import RunFolder, resume, train_in_folder
+from hoity_env.learning.settings import LearnerSettings
+
+
+def train(settings: LearnerSettings, run_dir: str | Path | None = None) -> Learner:
+    """Train with ``settings`` to ``settings.total_steps``; in ``run_dir`` when given."""
+    if run_dir is not None:
+        return train_in_folder(settings, run_dir)
+    learner = Learner(settings)
+    learner.learn()
+    return learner
+
+
+def best_response(
+    target: str,
+    steps: int,
+    settings: LearnerSettings | None = None,
+    run_dir: str | Path | None = None,
+) -> Learner:
+    """Train against copies of agent ``target`` (any agent spec) for ``steps`` learner steps."""
+    base = settings or LearnerSettings()
+    return train(base.replace(opponents=((target, 1.0),), total_steps=steps), run_dir)
+
+
+def league(
+    pool: Mapping[str, float],
+    steps: int,
+    settings: LearnerSettings | None = None,
+    run_dir: str | Path | None = None,
+) -> Learner:
+    """Train against a weighted pool (``"self"``, ``"snapshot"`` and agent specs) for ``steps``."""
+    base = settings or LearnerSettings()
+    entries = tuple((spec, float(weight)) for spec, weight in pool.items())
+    return train(base.replace(opponents=entries, total_steps=steps), run_dir)
+
+
+__all__ = [
+    "Learner",
+    "LearnerSettings",
+    "MaskedPolicy",
+    "RunFolder",
+    "best_response",
+    "league",
+    "load_policy",
+    "resume",
+    "save_policy",
+    "train",
+]

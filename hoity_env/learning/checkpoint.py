@@ -1,0 +1,134 @@
+"""Policies saved as ``MaskablePPO`` zips, so a fast-learner policy is a ``ppo:PATH`` agent anywhere.
+
+Why SB3's format and not our own: every consumer of checkpoints already reads it
+(:class:`~hoity_env.agents.PolicyAgent` behind ``ppo:``/``ppo-sample:`` in
+``hoity-eval``, ``hoity-play``, the ladder and the pools; ``MaskablePPO.load`` for
+fine-tuning with the SB3 recipes; the numpy export of named policies), so nothing
+downstream needs a second loader, and a user cannot tell which learner made a
+checkpoint except by its metadata.  The price is that saving needs
+sb3-contrib (the ``train`` extra, which the fast learner's torch needs anyway).
+
+:class:`~hoity_env.learning.policy.MaskedPolicy` has SB3 ``MlpPolicy``'s exact
+layout (separate actor and critic MLPs, the same activations), so saving is a
+renaming of the state dict's keys (:data:`SB3_KEYS`) into a ``MaskablePPO`` built
+on the env's spaces; the learner's settings go into the model's hyperparameters
+(``n_steps``, ``batch_size``, ``gamma`` …) so fine-tuning it with SB3 starts from
+comparable values.  The learner's own resumable state (optimizer, generators,
+games in progress) is a separate file; see :mod:`hoity_env.learning.runs`.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+from hoity_env.engine.errors import ConfigError
+from hoity_env.files import write_atomically
+from hoity_env.learning.policy import MaskedPolicy
+from hoity_env.learning.settings import LearnerSettings
+
+SB3_KEYS = {
+    "actor_body.": "mlp_extractor.policy_net.",
+    "critic_body.": "mlp_extractor.value_net.",
+    "action_head.": "action_net.",
+    "value_head.": "value_net.",
+}
+"""Our state-dict key prefixes → ``MaskableActorCriticPolicy``'s."""
+
+_ACTIVATION_FNS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+class _Spaces(gym.Env[np.ndarray, int]):
+    """Only the spaces: what ``MaskablePPO`` needs to build a policy (it is never stepped)."""
+
+    def __init__(self, observation_space: gym.Space[Any], action_space: gym.Space[Any]) -> None:
+        self.observation_space = observation_space
+        self.action_space = action_space
+
+
+def to_sb3(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Our policy's state dict with SB3's key names."""
+    out = {}
+    for key, value in state.items():
+        prefix = next(p for p in SB3_KEYS if key.startswith(p))
+        out[SB3_KEYS[prefix] + key[len(prefix) :]] = value
+    return out
+
+
+def from_sb3(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """An SB3 ``MlpPolicy`` state dict with our key names (feature extractors have no weights)."""
+    back = {v: k for k, v in SB3_KEYS.items()}
+    out = {}
+    for key, value in state.items():
+        prefix = next((p for p in back if key.startswith(p)), None)
+        if prefix is not None:
+            out[back[prefix] + key[len(prefix) :]] = value
+    return out
+
+
+def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_space: gym.Space[Any]) -> bytes:
+    """``policy`` as the bytes of a ``MaskablePPO`` zip (see the module docstring)."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        raise ConfigError("saving a policy needs the train extra: pip install -e '.[train]'") from exc
+    spaces = _Spaces(observation_space, gym.spaces.Discrete(policy.num_actions))
+    model = MaskablePPO(
+        "MlpPolicy",
+        spaces,
+        learning_rate=settings.learning_rate,
+        n_steps=settings.rollout_steps,
+        batch_size=settings.minibatch_size,
+        n_epochs=settings.epochs,
+        gamma=settings.gamma,
+        gae_lambda=settings.gae_lambda,
+        clip_range=settings.clip,
+        ent_coef=settings.ent_coef,
+        vf_coef=settings.vf_coef,
+        max_grad_norm=settings.max_grad_norm,
+        policy_kwargs={
+            "net_arch": {"pi": list(policy.hidden), "vf": list(policy.hidden)},
+            "activation_fn": _ACTIVATION_FNS[policy.activation],
+        },
+        seed=settings.seed,
+        device="cpu",
+    )
+    model.policy.load_state_dict(to_sb3(policy.state_dict()))
+    buffer = io.BytesIO()
+    model.save(buffer)
+    return buffer.getvalue()
+
+
+def save_policy(
+    policy: MaskedPolicy, path: str | Path, settings: LearnerSettings, observation_space: gym.Space[Any]
+) -> Path:
+    """Write ``policy`` to ``path`` as a ``MaskablePPO`` zip, atomically; returns the path."""
+    return write_atomically(path, policy_bytes(policy, settings, observation_space))
+
+
+def load_policy(path: str | Path) -> MaskedPolicy:
+    """A :class:`MaskedPolicy` from a ``MaskablePPO`` zip with an ``MlpPolicy`` (ours or SB3's)."""
+    from hoity_env.agents.policy import PolicyAgent
+
+    model = PolicyAgent(path).model  # the loader every ppo: spec uses, with its clear errors
+    arch = model.policy.net_arch
+    hidden = arch.get("pi") if isinstance(arch, dict) else arch
+    if not hidden or (isinstance(arch, dict) and arch.get("pi") != arch.get("vf")):
+        raise ConfigError(f"checkpoint {path} has a network the fast learner cannot hold: {arch!r}")
+    act = {cls: name for name, cls in _ACTIVATION_FNS.items()}.get(model.policy.activation_fn)
+    if act is None:
+        raise ConfigError(f"checkpoint {path} uses activation {model.policy.activation_fn!r} (tanh or relu)")
+    policy = MaskedPolicy(
+        int(model.observation_space.shape[0]), int(model.action_space.n), tuple(hidden), act
+    )
+    policy.load_state_dict(from_sb3(model.policy.state_dict()))
+    return policy
+
+
+__all__ = ["SB3_KEYS", "from_sb3", "load_policy", "policy_bytes", "save_policy", "to_sb3"]

@@ -1,0 +1,140 @@
+"""``hoity-learn`` (also ``python -m hoity_env.learning``): the fast learner from the command line.
+
+Three modes, by who sits in the other seats::
+
+    hoity-learn --steps 2000000                         # self-play, parameter sharing
+    hoity-learn --pool "self@2,snapshot,expert,thief"   # a league: weighted per-game draws
+    hoity-learn --against expert --steps 2000000        # a best response to copies of expert
+    hoity-learn --resume runs/learn                     # continue a run with its own settings
+
+Each run writes a run folder (``--out``, default ``runs/learn``; a taken name gets
+``_2``, ``_3`` …) holding ``settings.json``, ``progress.jsonl``, checkpoints and
+``policy.zip``, a ``MaskablePPO`` zip to pass on as ``ppo:PATH``.  ``--eval-games N``
+then plays the policy against three copies of the target (``random`` for self-play
+and pools) with ``hoity_env.evaluation.evaluate`` and prints the table.
+Results go to stdout, progress to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from hoity_env.cli_args import parse
+from hoity_env.engine.errors import ConfigError
+from hoity_env.files import fresh_folder
+from hoity_env.learning.runs import LATEST, resume, train_in_folder
+from hoity_env.learning.settings import SELF, LearnerSettings, parse_pool
+
+DEFAULTS = LearnerSettings()
+
+# settings field -> (flag, type, help); each flag's default is the field's default
+FLAGS: dict[str, tuple[str, type, str]] = {
+    "total_steps": ("--steps", int, "learner steps (decisions of learner seats) to train for"),
+    "num_games": ("--games", int, "games B stepped together"),
+    "num_players": ("--players", int, "players per game"),
+    "rules": ("--rules", str, "ruleset: standard or original"),
+    "reward": ("--reward", str, "win_loss, rank or progress"),
+    "accelerator": ("--accelerator", str, "batched engine: auto, numpy or numba"),
+    "rollout_steps": ("--rollout-steps", int, "env steps per game between updates"),
+    "epochs": ("--epochs", int, "PPO epochs per update"),
+    "minibatch_size": ("--minibatch", int, "PPO minibatch size (rows)"),
+    "learning_rate": ("--lr", float, "Adam learning rate"),
+    "gamma": ("--gamma", float, "discount factor"),
+    "gae_lambda": ("--gae-lambda", float, "GAE lambda"),
+    "ent_coef": ("--ent-coef", float, "entropy bonus coefficient"),
+    "magnet": ("--magnet", str, "KL toward a magnet: none, uniform, frozen or ema"),
+    "magnet_coef": ("--magnet-coef", float, "strength of the magnet KL term"),
+    "snapshot_every": ("--snapshot-every", int, "updates between frozen snapshots (for 'snapshot')"),
+    "seed": ("--seed", int, "seed of everything random in the run"),
+    "threads": ("--threads", int, "torch threads"),
+    "checkpoint_every": ("--checkpoint-every", int, "learner steps between checkpoints (0: at the end)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="hoity-learn",
+        description="Train a masked-PPO policy with the fast learner on the batched engine.",
+        epilog="Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[5:9]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    who = p.add_mutually_exclusive_group()
+    who.add_argument(
+        "--against",
+        metavar="SPEC",
+        help="best response: copies of this agent spec (expert, random, ppo:PATH ...) in the other seats",
+    )
+    who.add_argument(
+        "--pool",
+        metavar="LIST",
+        help="comma-separated weighted pool of self, snapshot and agent specs (ppo:PATH ...), "
+        "weights after @: 'self@2,snapshot,expert@0.5'",
+    )
+    who.add_argument("--resume", metavar="DIR", type=Path, help="continue the run in DIR (its own settings)")
+    for name, (flag, kind, text) in FLAGS.items():
+        p.add_argument(
+            flag, dest=name, type=kind, default=getattr(DEFAULTS, name), help=f"{text} (%(default)s)"
+        )
+    p.add_argument("--hidden", default="x".join(map(str, DEFAULTS.hidden)), help="hidden widths, e.g. 64x64")
+    p.add_argument("--out", type=Path, default=Path("runs/learn"), help="run folder (a taken name gets _2 …)")
+    p.add_argument(
+        "--eval-games", type=int, default=0, help="games against 3 copies of the target afterwards"
+    )
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> LearnerSettings:
+    """The :class:`LearnerSettings` the flags describe (bad values raise :class:`ConfigError`)."""
+    values = {name: getattr(args, name) for name in FLAGS}
+    try:
+        values["hidden"] = tuple(int(w) for w in args.hidden.lower().split("x"))
+    except ValueError:
+        raise ConfigError(f"--hidden must look like 64x64, got {args.hidden!r}") from None
+    if args.against:
+        values["opponents"] = ((args.against, 1.0),)
+    elif args.pool:
+        values["opponents"] = parse_pool(args.pool)
+    return LearnerSettings(**values)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    start = time.process_time()
+    try:
+        if args.resume is not None:
+            folder, learner = args.resume, resume(args.resume)
+        else:
+            settings = settings_from(args)
+            folder = fresh_folder(args.out)
+            learner = train_in_folder(settings, folder)
+    except ConfigError as exc:
+        print(f"hoity-learn: error: {exc}", file=sys.stderr)
+        return 2
+    cpu = time.process_time() - start
+    s = learner.settings
+    shares = ", ".join(f"{k} {v / max(cpu, 1e-9):.0%}" for k, v in learner.cpu.items())
+    print(
+        f"fast learner: {learner.steps} learner steps, {learner.updates} updates, {cpu:.1f} CPU-s ({shares})"
+    )
+    print(f"policy: {Path(folder) / LATEST}  (use it as ppo:{Path(folder) / LATEST})")
+    if args.eval_games:
+        target = next((spec for spec, _ in s.opponents if spec not in (SELF, "snapshot")), "random")
+        if len(s.opponents) > 1:
+            target = "random"
+        from hoity_env.evaluation import evaluate
+
+        table = [f"ppo:{Path(folder) / LATEST}"] + [target] * (s.num_players - 1)
+        result = evaluate(table, num_players=s.num_players, games=args.eval_games, seed=s.seed, rules=s.rules)
+        print(result.to_markdown())
+    return 0
+
+
+__all__ = ["FLAGS", "build_parser", "main", "settings_from"]

@@ -1,0 +1,213 @@
+"""The learner: collect a rollout of B games, compute GAE, run the PPO epochs, repeat.
+
+One :class:`Learner` owns everything a run changes: the policy and its optimizer,
+the :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, the seating (who
+plays the other seats), the magnet, the rollout buffer and three generators (the
+seating's numpy one, the sampler's and the shuffler's torch ones), all seeded
+from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
+weight for weight (tested).
+
+A step of the loop is array code only: the learner's seats of all B games go
+through one forward pass, each opponent decides all of its seats with one
+``act_batch`` call, the env steps all games at once.  :attr:`Learner.cpu` splits
+the CPU time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (the
+rollout's forward passes and buffer writes) and ``learning`` (GAE and the update).
+
+:meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
+two iterations completely (the env's games in progress and every generator
+included), so a run resumed from a checkpoint continues exactly as the
+uninterrupted run would have (tested).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.learning.buffer import RolloutBuffer
+from hoity_env.learning.checkpoint import save_policy
+from hoity_env.learning.gae import gae
+from hoity_env.learning.magnet import Magnet
+from hoity_env.learning.policy import MaskedPolicy
+from hoity_env.learning.seats import Seating
+from hoity_env.learning.settings import LearnerSettings
+from hoity_env.learning.update import ppo_update
+
+logger = logging.getLogger(__name__)
+
+CPU_PARTS = ("env", "opponents", "policy", "learning")
+
+
+class Learner:
+    """Masked PPO on the batched engine; see the module docstring."""
+
+    def __init__(self, settings: LearnerSettings) -> None:
+        self.settings = s = settings
+        torch.set_num_threads(s.threads)
+        self.env = BatchedHoityEnv(
+            num_envs=s.num_games,
+            num_players=s.num_players,
+            rules=s.rules,
+            reward=s.reward,
+            illegal_action="raise",  # the policy never samples a masked action; prove it
+            accelerator=s.accelerator,
+        )
+        self.num_players = self.env.num_players
+        self.rows = s.num_games * self.num_players
+        init = torch.Generator().manual_seed(s.seed)
+        self.policy = MaskedPolicy(self.env.obs_dim, self.env.num_actions, s.hidden, s.activation, init)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=s.learning_rate, eps=1e-5)
+        self.sampler = torch.Generator().manual_seed(s.seed + 1)
+        self.shuffler = torch.Generator().manual_seed(s.seed + 2)
+        self.magnet = Magnet(s, self.policy)
+        self.seating = Seating(s, self.env.num_actions, self.policy, np.random.default_rng(s.seed))
+        self.buffer = RolloutBuffer(s.rollout_steps, self.rows, self.env.obs_dim, self.env.num_actions)
+        self.obs, self.masks, _ = self.env.reset(seed=s.seed)
+        self.steps = 0
+        """Learner steps so far (decisions of learner seats)."""
+        self.updates = 0
+        self.cpu = dict.fromkeys(CPU_PARTS, 0.0)
+        self._returns = np.zeros(self.rows, dtype=np.float64)
+
+    # ------------------------------------------------------------ rollout
+    def collect(self) -> dict[str, float]:
+        """Play ``rollout_steps`` steps of every game into the buffer; episode statistics."""
+        buf, n = self.buffer, self.num_players
+        finished: list[np.ndarray] = []
+        clock = time.process_time
+        for t in range(buf.steps):
+            start = clock()
+            obs_t, mask_t = buf.store_inputs(t, self.obs, self.masks)
+            rows = self.seating.learner_rows()
+            joint = np.empty(self.rows, dtype=np.int64)
+            if rows.shape[0] == self.rows:  # pure self-play: no gathers
+                actions, logp, values = self.policy.act(obs_t, mask_t, self.sampler)
+                buf.logp[t], buf.values[t] = logp, values
+                buf.learner[t] = True
+                joint[:] = actions.numpy()
+            else:
+                index = torch.from_numpy(rows)
+                actions, logp, values = self.policy.act(obs_t[index], mask_t[index], self.sampler)
+                buf.values[t].zero_()
+                buf.learner[t].zero_()
+                buf.logp[t, index], buf.values[t, index] = logp, values
+                buf.learner[t, index] = True
+                joint[rows] = actions.numpy()
+            middle = clock()
+            self.seating.act(self.obs, self.masks, joint)
+            buf.actions[t].copy_(torch.from_numpy(joint))  # every seat's action (the tests replay them)
+            before_env = clock()
+            self.obs, self.masks, rewards, terminated, truncated, _ = self.env.step(joint.reshape(-1, n))
+            after_env = clock()
+            done = terminated | truncated
+            buf.store_outcome(t, rewards, done)
+            self._returns += rewards.reshape(-1)
+            if done.any():
+                ended = np.flatnonzero(np.repeat(done, n))
+                learner_ended = ended[np.isin(ended, rows, assume_unique=True)]
+                finished.append(self._returns[learner_ended].copy())
+                self._returns[ended] = 0.0
+                self.seating.place(np.flatnonzero(done))
+            self.steps += rows.shape[0]
+            end = clock()
+            self.cpu["policy"] += (middle - start) + (end - after_env)
+            self.cpu["opponents"] += before_env - middle
+            self.cpu["env"] += after_env - before_env
+        returns = np.concatenate(finished) if finished else np.zeros(0)
+        return {
+            "episodes": float(returns.size),
+            "episode_return": float(returns.mean()) if returns.size else 0.0,
+        }
+
+    # ------------------------------------------------------------ update
+    def update(self) -> dict[str, float]:
+        """GAE over the buffer, then the PPO epochs on the learner's entries."""
+        start = time.process_time()
+        s, buf = self.settings, self.buffer
+        with torch.no_grad():
+            last = torch.zeros(self.rows)
+            rows = self.seating.learner_rows()
+            obs = torch.from_numpy(self.obs).reshape(self.rows, -1)
+            index = torch.from_numpy(rows)
+            last[index] = self.policy.value(obs[index])
+            advantages, returns = gae(buf.rewards, buf.values, buf.dones, last, s.gamma, s.gae_lambda)
+        batch = buf.learner_batch(advantages, returns)
+        stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
+        self.updates += 1
+        self.magnet.after_update(self.policy, self.updates)
+        if self.updates % s.snapshot_every == 0:
+            self.seating.add_snapshot(self.policy)
+        self.cpu["learning"] += time.process_time() - start
+        return stats
+
+    def iterate(self) -> dict[str, float]:
+        """One rollout and one update; their statistics, with ``steps`` and ``updates``."""
+        stats = self.collect()
+        stats.update(self.update())
+        stats.update(steps=float(self.steps), updates=float(self.updates))
+        return stats
+
+    def learn(
+        self,
+        total_steps: int | None = None,
+        *,
+        on_iteration: Callable[[Learner, dict[str, float]], bool | None] | None = None,
+    ) -> MaskedPolicy:
+        """Iterate until ``total_steps`` learner steps (default ``settings.total_steps``).
+
+        ``on_iteration(learner, stats)`` runs after every iteration; returning True stops
+        the run there (how the run folder saves checkpoints and answers Ctrl-C).
+        """
+        target = self.settings.total_steps if total_steps is None else total_steps
+        while self.steps < target:
+            stats = self.iterate()
+            logger.debug("iteration %d: %s", self.updates, stats)
+            if on_iteration is not None and on_iteration(self, stats):
+                break
+        return self.policy
+
+    def save_policy(self, path: str | Path) -> Path:
+        """The policy as a ``MaskablePPO`` zip at ``path`` (atomic): a ``ppo:PATH`` agent."""
+        return save_policy(self.policy, path, self.settings, self.env.single_observation_space)
+
+    # ------------------------------------------------------------ resume
+    def state_dict(self) -> dict[str, Any]:
+        """Everything a run holds between two iterations (torch-saveable; see the module docstring)."""
+        return {
+            "settings": self.settings.to_dict(),
+            "policy": self.policy.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "sampler": self.sampler.get_state(),
+            "shuffler": self.shuffler.get_state(),
+            "magnet": self.magnet,
+            "seating": self.seating,
+            "env": self.env,
+            "obs": self.obs,
+            "masks": self.masks,
+            "returns": self._returns,
+            "steps": self.steps,
+            "updates": self.updates,
+        }
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, Any]) -> Learner:
+        """The learner :meth:`state_dict` captured, ready to continue."""
+        learner = cls(LearnerSettings.from_dict(state["settings"]))
+        learner.policy.load_state_dict(state["policy"])
+        learner.optimizer.load_state_dict(state["optimizer"])
+        learner.sampler.set_state(state["sampler"])
+        learner.shuffler.set_state(state["shuffler"])
+        learner.magnet, learner.seating, learner.env = state["magnet"], state["seating"], state["env"]
+        learner.obs, learner.masks, learner._returns = state["obs"], state["masks"], state["returns"]
+        learner.steps, learner.updates = int(state["steps"]), int(state["updates"])
+        return learner
+
+
+__all__ = ["CPU_PARTS", "Learner"]

@@ -1,0 +1,66 @@
+"""The magnet: the reference policy the KL term pulls the learner toward (see :mod:`.loss`).
+
+* ``uniform``: uniform over the legal actions (no network);
+* ``frozen``: a copy of the policy taken at the start, refreshed every
+  ``magnet_refresh`` updates (0: never), as magnetic mirror descent's moving magnet;
+* ``ema``: an exponential moving average of the policy's weights,
+  ``μ ← (1 - rate) μ + rate π`` after every update.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+
+from hoity_env.learning.loss import uniform_log_probs
+from hoity_env.learning.policy import MaskedPolicy
+from hoity_env.learning.settings import LearnerSettings
+
+
+class Magnet:
+    """The magnet of one run; :meth:`log_probs` is what the loss compares the policy with."""
+
+    def __init__(self, settings: LearnerSettings, policy: MaskedPolicy) -> None:
+        self.kind = settings.magnet
+        self.coef = settings.magnet_coef
+        self.refresh = settings.magnet_refresh
+        self.rate = settings.magnet_rate
+        self.network: MaskedPolicy | None = None
+        if self.kind in ("frozen", "ema"):
+            self.network = frozen_copy(policy)
+
+    @property
+    def active(self) -> bool:
+        return self.kind != "none"
+
+    @torch.no_grad()
+    def log_probs(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor | None:
+        """``(R, A)`` masked log-probabilities of the magnet, or None without one."""
+        if self.kind == "none":
+            return None
+        if self.network is None:
+            return uniform_log_probs(mask)
+        logp, _ = self.network(obs, mask)
+        return logp  # type: ignore[no-any-return]
+
+    @torch.no_grad()
+    def after_update(self, policy: MaskedPolicy, updates: int) -> None:
+        """Move the magnet after update number ``updates`` (1-based)."""
+        if self.network is None:
+            return
+        if self.kind == "ema":
+            for mine, theirs in zip(self.network.parameters(), policy.parameters(), strict=True):
+                mine.lerp_(theirs, self.rate)
+        elif self.refresh and updates % self.refresh == 0:
+            self.network.load_state_dict(policy.state_dict())
+
+
+def frozen_copy(policy: MaskedPolicy) -> MaskedPolicy:
+    """A copy of ``policy`` that never trains (no gradients, eval mode)."""
+    twin = copy.deepcopy(policy)
+    twin.requires_grad_(False)
+    return twin.eval()
+
+
+__all__ = ["Magnet", "frozen_copy"]

@@ -1,0 +1,140 @@
+"""Who sits in every seat of the B games: the learner, frozen snapshots, or scripted agents.
+
+At the start of each episode every game draws one entry of the weighted pool
+(``LearnerSettings.opponents``) from the seating's own generator:
+
+* ``self``: all seats are the learner's (self-play, parameter sharing);
+* ``snapshot``: one learner seat (drawn), the other seats one frozen snapshot of
+  the learner (drawn among those kept);
+* an agent spec: one learner seat (drawn), the other seats copies of that agent.
+
+:attr:`Seating.assignment` ``[B, n]`` holds, per seat, ``-1`` for the learner or
+the index of the actor playing it.  :meth:`Seating.act` fills the non-learner
+seats of a joint action: one ``act_batch`` call per actor over all the seats it
+plays in all games (snapshots: one ``no_grad`` forward pass), never a Python
+call per game.  Snapshots live in a ring of ``snapshots_kept`` slots; a new
+snapshot overwrites the oldest slot, so a game in progress against that slot
+plays on against the newer weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from hoity_env.agents import make
+from hoity_env.agents.batch import act_batch
+from hoity_env.learning.magnet import frozen_copy
+from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
+from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
+
+LEARNER = -1
+"""The :attr:`Seating.assignment` value of a learner seat."""
+
+
+class SnapshotAgent:
+    """A frozen copy of the policy playing seats by sampling (a batched ``no_grad`` forward pass)."""
+
+    def __init__(self, policy: MaskedPolicy, seed: int, name: str = "snapshot") -> None:
+        self.name = name
+        self.policy = frozen_copy(policy)
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def load(self, policy: MaskedPolicy) -> None:
+        """Take ``policy``'s current weights."""
+        self.policy.load_state_dict(policy.state_dict())
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 actions sampled from the snapshot for well-formed rows."""
+        mask = torch.from_numpy(np.ascontiguousarray(action_masks).astype(bool, copy=False))
+        logp, _ = self.policy(torch.from_numpy(np.ascontiguousarray(observations)), mask)
+        return sample(masked_probs(logp, mask), self.generator).numpy()
+
+
+class Seating:
+    """The seat assignment of B games and the actors of the non-learner seats (module docstring)."""
+
+    def __init__(
+        self,
+        settings: LearnerSettings,
+        num_actions: int,
+        policy: MaskedPolicy,
+        rng: np.random.Generator,
+    ) -> None:
+        self.rng = rng
+        self.num_games, self.num_players = settings.num_games, settings.num_players
+        self.entries = [spec for spec, _ in settings.opponents]
+        weights = np.array([w for _, w in settings.opponents], dtype=np.float64)
+        self.weights = weights / weights.sum()
+        self.actors: list[object] = []
+        self.entry_actor: list[int] = []
+        for spec in self.entries:
+            if spec in (SELF, SNAPSHOT):
+                self.entry_actor.append(LEARNER)
+                continue
+            agent = make(spec, seed=self._seed(), num_players=settings.num_players, num_actions=num_actions)
+            self.entry_actor.append(len(self.actors))
+            self.actors.append(agent)
+        self.first_snapshot = len(self.actors)
+        self.snapshots = 0
+        """How many snapshots were ever taken (slot ``k % snapshots_kept`` holds number ``k``)."""
+        self.kept = settings.snapshots_kept
+        if SNAPSHOT in self.entries:
+            self.add_snapshot(policy)  # the untrained policy, until the first real snapshot
+        self.assignment = np.full((self.num_games, self.num_players), LEARNER, dtype=np.int64)
+        self.place(np.arange(self.num_games))
+
+    def _seed(self) -> int:
+        return int(self.rng.integers(2**62))
+
+    # -------------------------------------------------------------- snapshots
+    def add_snapshot(self, policy: MaskedPolicy) -> None:
+        """Freeze ``policy``'s weights into the next ring slot (a no-op without ``snapshot`` entries)."""
+        if SNAPSHOT not in self.entries:
+            return
+        slot = self.snapshots % self.kept
+        if self.first_snapshot + slot < len(self.actors):
+            self.actors[self.first_snapshot + slot].load(policy)  # type: ignore[attr-defined]
+        else:
+            self.actors.append(SnapshotAgent(policy, self._seed(), f"snapshot-{self.snapshots}"))
+        self.snapshots += 1
+
+    # -------------------------------------------------------------- seats
+    def place(self, games: np.ndarray) -> None:
+        """Draw the entry, learner seat and snapshot of each game in ``games`` (new episodes)."""
+        k = len(games)
+        if not k:
+            return
+        entry = self.rng.choice(len(self.entries), size=k, p=self.weights)
+        seat = self.rng.integers(0, self.num_players, size=k)
+        slot = self.rng.integers(0, max(1, min(self.snapshots, self.kept)), size=k)
+        actor = np.asarray(self.entry_actor, dtype=np.int64)[entry]
+        is_snapshot = np.asarray([self.entries[e] == SNAPSHOT for e in entry])
+        actor = np.where(is_snapshot, self.first_snapshot + slot, actor)
+        rows = np.broadcast_to(actor[:, None], (k, self.num_players)).copy()
+        rows[np.arange(k), seat] = LEARNER
+        self.assignment[games] = rows  # a "self" entry's actor is LEARNER in every seat
+
+    def learner_rows(self) -> np.ndarray:
+        """Flat row indices (``game * n + seat``) of the learner's seats now."""
+        return np.flatnonzero(self.assignment.reshape(-1) == LEARNER)
+
+    def act(self, obs: np.ndarray, masks: np.ndarray, joint: np.ndarray) -> None:
+        """Write the actors' choices into the flat ``(B·n,)`` ``joint`` for every non-learner seat."""
+        flat = self.assignment.reshape(-1)
+        present = np.unique(flat)
+        if present[-1] == LEARNER:
+            return
+        rows_obs = obs.reshape(flat.shape[0], -1)
+        rows_mask = masks.reshape(flat.shape[0], -1)
+        for index in present[present != LEARNER]:
+            rows = np.flatnonzero(flat == index)
+            joint[rows] = act_batch(self.actors[index], rows_obs[rows], rows_mask[rows], checked=True)
+
+
+__all__ = ["LEARNER", "Seating", "SnapshotAgent"]

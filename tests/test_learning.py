@@ -1,0 +1,187 @@
+"""The fast learner's parts: masked categorical, magnet KL, GAE, settings, seating, env loop.
+
+The env loop is checked step by step against the readable path: what the learner
+records for a game slot (observations, masks, rewards, ends) equals what the
+one-game ``HoityParallelEnv`` returns for the same seed and the recorded actions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.learning import Learner, LearnerSettings
+from hoity_env.learning.gae import gae
+from hoity_env.learning.loss import kl_to_magnet, ppo_loss, uniform_log_probs
+from hoity_env.learning.policy import masked_entropy, masked_log_probs, masked_probs, sample
+from hoity_env.learning.seats import LEARNER
+from hoity_env.learning.settings import parse_pool
+
+TINY = LearnerSettings(num_games=4, rollout_steps=16, minibatch_size=64, hidden=(16, 16), total_steps=256)
+
+
+# ------------------------------------------------------------------ masked categorical
+def test_masked_entropy_ignores_illegal_actions() -> None:
+    mask = torch.tensor([[True, True, False, False], [False, False, True, False]])
+    for illegal_logit in (0.0, 5.0, -3.0):
+        logits = torch.tensor([[1.0, 1.0, illegal_logit, illegal_logit]] * 2)
+        logp = masked_log_probs(logits, mask)
+        entropy = masked_entropy(logp, mask)
+        assert entropy[0].item() == pytest.approx(math.log(2))  # two equal legal actions
+        assert entropy[1].item() == 0.0  # one legal action: nothing to spread over
+        assert torch.isfinite(entropy).all()
+        assert logp.exp()[~mask].max().item() == 0.0  # illegal actions have probability 0
+
+
+def test_sampling_never_picks_an_illegal_action_and_follows_the_probabilities() -> None:
+    gen = torch.Generator().manual_seed(0)
+    mask = torch.tensor([[False, True, False, True]]).repeat(20000, 1)
+    logits = torch.tensor([[9.0, 0.0, 9.0, math.log(3.0)]]).repeat(20000, 1)
+    actions = sample(masked_probs(masked_log_probs(logits, mask), mask), gen)
+    assert set(actions.tolist()) == {1, 3}
+    assert (actions == 3).float().mean().item() == pytest.approx(0.75, abs=0.02)
+
+
+# ------------------------------------------------------------------ magnet KL
+def test_kl_to_magnet_is_zero_when_the_policy_is_the_magnet() -> None:
+    mask = torch.tensor([[True, True, True, False], [True, False, True, True]])
+    logits = torch.tensor([[0.3, -1.0, 2.0, 7.0], [1.0, 4.0, 0.0, -2.0]])
+    logp = masked_log_probs(logits, mask)
+    assert kl_to_magnet(logp, logp, mask).abs().max().item() < 1e-6
+    uniform = masked_log_probs(torch.zeros_like(logits), mask)
+    assert kl_to_magnet(uniform, uniform_log_probs(mask), mask).abs().max().item() < 1e-6
+    assert (kl_to_magnet(logp, uniform_log_probs(mask), mask) > 0.01).all()
+
+
+def test_kl_gradient_moves_the_policy_toward_the_magnet() -> None:
+    mask = torch.tensor([[True, True, True, False]])
+    magnet = masked_log_probs(torch.tensor([[2.0, 0.0, -1.0, 0.0]]), mask)
+    logits = torch.tensor([[-1.0, 1.0, 0.5, 3.0]], requires_grad=True)
+    before = kl_to_magnet(masked_log_probs(logits, mask), magnet, mask).item()
+    kl = kl_to_magnet(masked_log_probs(logits, mask), magnet, mask).sum()
+    kl.backward()  # type: ignore[no-untyped-call]
+    assert logits.grad is not None
+    # Descending the gradient raises the logit the magnet prefers and lowers the others'.
+    assert logits.grad[0, 0] < 0 and logits.grad[0, 1] > 0
+    assert logits.grad[0, 3].item() == 0.0  # an illegal action's logit gets no gradient
+    with torch.no_grad():
+        stepped = logits - 0.5 * logits.grad
+    after = kl_to_magnet(masked_log_probs(stepped, mask), magnet, mask).item()
+    assert after < before
+
+
+def test_ppo_loss_counts_the_magnet_term_with_its_coefficient() -> None:
+    mask = torch.tensor([[True, True, False]] * 3)
+    logp = masked_log_probs(torch.tensor([[1.0, 0.0, 0.0]] * 3), mask)
+    args = (torch.zeros(3), mask, torch.tensor([0, 1, 0]), logp[:, 0].detach(), torch.ones(3), torch.zeros(3))
+    plain = ppo_loss(logp, *args, clip=0.2, vf_coef=0.5, ent_coef=0.0)
+    pulled = ppo_loss(
+        logp, *args, clip=0.2, vf_coef=0.5, ent_coef=0.0, magnet_logp=uniform_log_probs(mask), magnet_coef=2.0
+    )
+    assert pulled.kl_magnet.item() > 0
+    assert pulled.total.item() == pytest.approx(plain.total.item() + 2.0 * pulled.kl_magnet.item())
+
+
+# ------------------------------------------------------------------ GAE
+def test_gae_matches_a_hand_computed_case() -> None:
+    # One row, three steps; the game ends at step 1, so step 2 starts a new game.
+    rewards = torch.tensor([[0.0], [1.0], [0.5]])
+    values = torch.tensor([[0.2], [0.4], [0.1]])
+    dones = torch.tensor([[False], [True], [False]])
+    last = torch.tensor([0.3])
+    g, lam = 0.9, 0.8
+    d2 = 0.5 + g * 0.3 - 0.1  # bootstraps from the value after the rollout
+    a2 = d2
+    d1 = 1.0 - 0.4  # the game ended: no bootstrap, no carry from step 2
+    a1 = d1
+    d0 = 0.0 + g * 0.4 - 0.2
+    a0 = d0 + g * lam * a1
+    adv, ret = gae(rewards, values, dones, last, g, lam)
+    assert adv[:, 0].tolist() == pytest.approx([a0, a1, a2])
+    assert ret[:, 0].tolist() == pytest.approx([a0 + 0.2, a1 + 0.4, a2 + 0.1])
+
+
+# ------------------------------------------------------------------ settings
+def test_settings_name_the_bad_field() -> None:
+    for field, value in [("num_games", 0), ("gamma", 1.5), ("hidden", ()), ("magnet", "x"), ("clip", -1.0)]:
+        with pytest.raises(ConfigError, match=field):
+            LearnerSettings(**{field: value})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="magnet_coef"):
+        LearnerSettings(magnet="uniform")
+    with pytest.raises(ConfigError, match="weight"):
+        LearnerSettings(opponents=(("expert", 0.0),))
+
+
+def test_settings_round_trip_and_pool_parsing() -> None:
+    s = LearnerSettings(opponents=parse_pool("self@2,snapshot,ppo:runs/a b.zip@0.5"), hidden=(8, 4))
+    assert s.opponents == (("self", 2.0), ("snapshot", 1.0), ("ppo:runs/a b.zip", 0.5))
+    assert LearnerSettings.from_dict(s.to_dict()) == s
+    with pytest.raises(ConfigError, match="unknown learner settings: bogus"):
+        LearnerSettings.from_dict({"bogus": 1})
+    with pytest.raises(ConfigError, match="bad weight"):
+        parse_pool("expert@heavy")
+
+
+# ------------------------------------------------------------------ seating
+def test_pool_seats_one_learner_per_non_self_game_and_learns_only_from_it() -> None:
+    settings = TINY.replace(num_games=32, opponents=(("self", 1.0), ("random", 1.0), ("snapshot", 1.0)))
+    learner = Learner(settings)
+    learner.collect()
+    learners_per_game = (learner.seating.assignment == LEARNER).sum(axis=1)
+    assert set(learners_per_game.tolist()) <= {1, 4} and {1, 4} <= set(learners_per_game.tolist())
+    recorded = learner.buffer.learner.view(settings.rollout_steps, settings.num_games, 4).sum(-1)
+    assert set(torch.unique(recorded).tolist()) <= {1, 4}
+    assert learner.steps == int(learner.buffer.learner.sum())  # only learner seats count
+
+
+# ------------------------------------------------------------------ the env loop vs the readable path
+@pytest.mark.parametrize("pool", [(("self", 1.0),), (("random", 1.0), ("self", 1.0), ("snapshot", 1.0))])
+def test_learner_env_loop_matches_the_parallel_env_step_by_step(pool: tuple[tuple[str, float], ...]) -> None:
+    settings = TINY.replace(num_games=3, rollout_steps=120, seed=11, opponents=pool, accelerator="numpy")
+    learner = Learner(settings)
+    learner.collect()
+    buf, n = learner.buffer, 4
+    ends = 0
+    for game in range(settings.num_games):
+        env = HoityParallelEnv(reward=settings.reward)
+        obs, _ = env.reset(seed=settings.seed + game)
+        for t in range(settings.rollout_steps):
+            for seat in range(n):
+                row = game * n + seat
+                mine = obs[f"player_{seat}"]
+                np.testing.assert_array_equal(buf.obs[t, row].numpy(), mine["observation"])
+                np.testing.assert_array_equal(buf.masks[t, row].numpy(), mine["action_mask"] == 1)
+            actions = {f"player_{i}": int(buf.actions[t, game * n + i]) for i in range(n)}
+            assert all(buf.masks[t, game * n + i, a] for i, a in enumerate(actions.values()))
+            obs, rewards, terms, truncs, _ = env.step(actions)
+            for seat in range(n):
+                assert buf.rewards[t, game * n + seat].item() == pytest.approx(rewards[f"player_{seat}"])
+            done = any(terms.values()) or any(truncs.values())
+            assert bool(buf.dones[t, game * n]) == done
+            if done:
+                ends += 1
+                obs, _ = env.reset()
+    assert ends >= 2  # the rollout crossed game boundaries (autoreset checked too)
+
+
+# ------------------------------------------------------------------ determinism
+def _weights(learner: Learner) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in learner.policy.parameters()]
+
+
+def test_same_settings_and_seed_give_the_same_run() -> None:
+    settings = TINY.replace(opponents=(("self", 1.0), ("random", 1.0), ("snapshot", 1.0)), snapshot_every=1)
+    runs = []
+    for _ in range(2):
+        learner = Learner(settings)
+        learner.learn(3 * 4 * 4 * 16)
+        runs.append(_weights(learner))
+    assert all(torch.equal(a, b) for a, b in zip(*runs, strict=True))
+    other = Learner(settings.replace(seed=1))
+    other.learn(3 * 4 * 4 * 16)
+    assert not all(torch.equal(a, b) for a, b in zip(runs[0], _weights(other), strict=True))
