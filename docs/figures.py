@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hoity_env.evaluation import AgentStats  # noqa: E402
-from hoity_env.evaluation.markdown import interval, rate, table  # noqa: E402
+from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -119,7 +119,7 @@ def champion() -> str:
 
 def ladder() -> str:
     """The ladder of the built-in agents, the reference agent and the champion."""
-    from hoity_env.evaluation.ladder import LadderResult
+    from hoity_env.strength.ladder import LadderResult
 
     path = "docs/reference/ladder/result.json"
     result = LadderResult.from_json((ROOT / path).read_text(encoding="utf-8"))
@@ -170,7 +170,7 @@ def expert_strength() -> str:
 
 def exploit_small() -> str:
     """Two best responses at a small budget."""
-    from hoity_env.evaluation.exploit import ExploitResult
+    from hoity_env.strength.results import ExploitResult
 
     path = "docs/results/exploit_small"
     result = ExploitResult.from_json((ROOT / path / "result.json").read_text(encoding="utf-8"))

@@ -20,7 +20,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOC_PAGES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
 ENVIRONMENT_PAGE = DOC_PAGES["environment.md"]
 RULESETS_PAGE = DOC_PAGES["rulesets.md"]
-# Every Python block of the README and of the docs pages, with where it stands.
+# Every Python block of the README and of the docs pages, with where it stands. A block that
+# trains for minutes is written as a MyST "{code-block} python" directive and is not run here.
 PYTHON_BLOCKS = [
     (name, i, block)
     for name, text in [("README.md", README), *DOC_PAGES.items()]

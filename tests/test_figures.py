@@ -44,12 +44,14 @@ def test_every_figure_is_shown_and_every_block_names_a_figure() -> None:
 def _tables_outside_blocks(text: str) -> list[str]:
     outside = figures.BLOCK.sub("", text)
     outside = re.sub(r"```.*?```", "", outside, flags=re.S)
-    headers = [
+    lines = outside.splitlines()
+    measured = re.compile(r"win rate|interval")
+    rule = re.compile(r"^\|[\s:|-]+\|$")  # the line under a table's header
+    return [
         line
-        for line in outside.splitlines()
-        if line.startswith("|") and re.search(r"win rate|interval", line)
+        for line, below in zip(lines, [*lines[1:], ""], strict=True)
+        if line.startswith("|") and rule.match(below) and measured.search(line)
     ]
-    return headers
 
 
 @pytest.mark.parametrize("page", figures.PAGES, ids=lambda p: p.name)

@@ -1,4 +1,4 @@
-"""Replays of chosen evaluation games (``hoity-eval ... --out DIR --save-replays N``).
+"""Replays of chosen evaluation games (``hoity-eval --out DIR --save-replays N``).
 
 The first ``count`` games of the evaluation, in its order (deal 0 in every seat
 rotation, then deal 1, ...), are played again on the one-game path from their

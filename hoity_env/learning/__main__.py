@@ -6,4 +6,5 @@ import sys
 
 from hoity_env.learning.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # documentation tools import this module
+    sys.exit(main())

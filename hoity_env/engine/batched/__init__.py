@@ -7,7 +7,7 @@
   extra); each kernel names the numpy function it mirrors.
 * ``shared_steps``: the deal and the end of a round, which both rulesets share.
 * ``original_state``, ``original_round``, ``original_game``, ``original_kernels``: the
-  ``original`` ruleset (RULES O-*): its arrays, its round (numpy), its game object
+  ``original`` ruleset (RULES O-1 … O-9): its arrays, its round (numpy), its game object
   (``BatchedGame(rules="original")``) and its numba kernels.
 
 Both paths are held equal to the one-game engines by differential tests
