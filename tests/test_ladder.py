@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hoity_env.engine import STANDARD
 from hoity_env.engine.errors import ConfigError
 from hoity_env.eval_cli import main
 from hoity_env.evaluation.match import GameRecord
@@ -124,7 +125,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         (["expert", "expert"], {}, "at least 2 distinct agents"),
         (["expert", "wizard"], {}, "unknown agent 'wizard'"),
         (["expert", "random"], {"budget": 0}, "budget must be an integer >= 1"),
-        (["expert", "random"], {"rules": "original"}, "batched engine"),
+        (["expert", "random"], {"rules": STANDARD.replace(tie_break="priority")}, "batched engine"),
         (["expert", "random"], {"ppo": {"n_env": 4}}, "unknown PPO settings"),
     ],
 )
