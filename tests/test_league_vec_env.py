@@ -32,14 +32,13 @@ def _legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return scores.argmax(axis=1)
 
 
-@pytest.mark.parametrize("num_players", [3, 4])
-def test_the_league_env_is_its_two_parts_side_by_side(num_players: int) -> None:
+@pytest.mark.parametrize(("num_players", "rules"), [(3, "standard"), (4, "standard"), (4, "original")])
+def test_the_league_env_is_its_two_parts_side_by_side(num_players: int, rules: str) -> None:
     pool = ("expert", "thief", "random")
-    league = HoityLeagueSB3VecEnv(
-        num_games=2, num_pool_games=3, opponent_pool=pool, num_players=num_players, reward="progress"
-    )
-    shared = HoitySharedSB3VecEnv(num_games=2, num_players=num_players, reward="progress")
-    bots = HoityVsBotsSB3VecEnv(num_envs=3, opponent_pool=pool, num_players=num_players, reward="progress")
+    common = {"num_players": num_players, "reward": "progress", "rules": rules}
+    league = HoityLeagueSB3VecEnv(num_games=2, num_pool_games=3, opponent_pool=pool, **common)
+    shared = HoitySharedSB3VecEnv(num_games=2, **common)
+    bots = HoityVsBotsSB3VecEnv(num_envs=3, opponent_pool=pool, **common)
     split = 2 * num_players
     assert league.num_envs == split + 3
     league.seed(7)
@@ -115,7 +114,6 @@ def test_selfplay_with_shared_games_trains_on_both(tmp_path: Path) -> None:
     [
         (["--shared-games", "-1"], "--shared-games must be >= 0"),
         (["--shared-games", "2", "--vec-env", "dummy"], "--shared-games needs --vec-env batched"),
-        (["--shared-games", "2", "--rules", "original"], "--shared-games needs --vec-env batched"),
         (["--zoo", "random,thief", "--zoo-weights", "1"], "--zoo-weights needs 2"),
         (["--zoo", "random,thief", "--zoo-weights", "1,x"], "--zoo-weights needs 2"),
         (["--zoo", "random,thief", "--zoo-weights", "0,0"], "--zoo-weights needs 2"),

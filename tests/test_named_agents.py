@@ -125,7 +125,7 @@ _NO_TORCH = """
 import sys
 import hoity_env
 from hoity_env.agents import make
-from hoity_env.evaluation.cli import main
+from hoity_env.eval_cli import main
 env = hoity_env.parallel_env(num_players=4, illegal_action="raise")
 agents = [make(s, seed=i, num_players=4) for i, s in enumerate(
     ["champion", "reference", "champion-greedy", "reference-greedy"])]

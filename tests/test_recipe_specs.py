@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("train_ppo", "--eval-opponents", "ppo:no/such/model.zip", "--eval-opponents: "),
         ("selfplay", "--zoo", "expert,thef", "--zoo: unknown agent 'thef'"),
         ("train_ppo", "--rules", "classic", "--rules must be one of ['original', 'standard']"),
-        ("shared_ppo", "--rules", "original", "--rules original: this recipe trains on the batched engine"),
+        ("shared_ppo", "--eval-opponents", "expert,expret", "--eval-opponents: unknown agent 'expret'"),
     ],
 )
 def test_bad_agent_spec_is_one_line_before_any_run_folder(

@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     if args.shared_games < 0:
         raise ConfigError(f"--shared-games must be >= 0, got {args.shared_games}")
     if args.shared_games and (args.vec_env != "batched" or not rules_batchable(args.rules)):
-        raise ConfigError("--shared-games needs --vec-env batched and a batched ruleset (standard)")
+        raise ConfigError("--shared-games needs --vec-env batched")
     zoo_weights(args)  # bad weights fail before the run folder exists
     run_dir = start_run(args, resume, "league")
     league_dir = run_dir / "league"
