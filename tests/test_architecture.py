@@ -20,7 +20,7 @@ PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 # Rank of each top-level part of the package: a module may import its own part and parts of a
 # lower rank, never a higher or equal one.  The learner may score its policies in matches, so it
 # sits above ``evaluation``; ``strength`` trains policies to measure them, so it sits above both;
-# the CLIs of ``play`` and ``hoity-eval`` sit on top.
+# the CLIs of ``play`` and ``hoity-eval`` sit on top, and ``serve`` (the web app) above ``play``.
 RANKS: dict[str, int] = {
     "engine": 0,
     "files": 0,
@@ -36,7 +36,8 @@ RANKS: dict[str, int] = {
     "strength": 6,
     "play": 7,
     "eval_cli": 7,
-    "": 8,  # the package's own __init__
+    "serve": 8,  # the web app reuses hoity-play's choice labels
+    "": 9,  # the package's own __init__
 }
 
 # Inside the engine: the parts both rulesets share import no ruleset; the standard rules know

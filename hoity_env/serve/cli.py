@@ -1,0 +1,134 @@
+"""``hoity-serve``: play Hoity Toity in the browser against agents, with hints, and browse the replays.
+
+Usage::
+
+    hoity-serve                                  # http://127.0.0.1:8000/
+    hoity-serve --agents expert,thief,champion,ppo:runs/ppo/final_model.zip --replays games/
+    hoity-serve --ladder results/ladder.md       # also serve a ladder report at /ladder
+
+``--agents`` lists the specs a page may seat as opponents or ask for a hint (by
+default the scripted zoo and the shipped policies); a page can only pick among
+them, so no request names a file.  Every game is saved in ``--replays`` when it
+ends, when the player leaves, when it has been idle for ``--idle-timeout``
+seconds, or when the server stops (Ctrl-C).  The server listens on 127.0.0.1
+only; ``--host ADDRESS`` listens elsewhere, with a warning: anyone who can reach
+the address can then start games and write replays into the folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from hoity_env.agents import SPEC_FORMS
+from hoity_env.cli_args import CHECKPOINT_WARNING, fail, non_negative, parse, specs
+from hoity_env.engine.errors import ConfigError
+from hoity_env.serve.server import make_server
+from hoity_env.serve.settings import DEFAULT_AGENTS, ServeSettings
+
+__all__ = ["build_parser", "main"]
+
+PROG = "hoity-serve"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+logger = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``hoity-serve``."""
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Play Hoity Toity in the browser against agents, see an agent's hint for your move, "
+        "and browse the saved games.",
+        epilog=f"agents: {SPEC_FORMS}. {CHECKPOINT_WARNING}.",
+    )
+    p.add_argument(
+        "--agents",
+        type=specs,
+        default=list(DEFAULT_AGENTS),
+        metavar="SPECS",
+        help="comma-separated agent specs a page may choose as opponents or hint givers "
+        f"(default {','.join(DEFAULT_AGENTS)})",
+    )
+    p.add_argument(
+        "--port", type=non_negative, default=8000, help="port to listen on, 0 = any free (default 8000)"
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1, this machine only); another one logs a warning",
+    )
+    p.add_argument(
+        "--replays",
+        type=Path,
+        default=Path("replays"),
+        metavar="DIR",
+        help="folder of saved games (default ./replays)",
+    )
+    p.add_argument(
+        "--ladder", type=Path, default=None, metavar="FILE", help="a ladder report to serve at /ladder"
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="drop (and save) a game idle this long (default 3600)",
+    )
+    return p
+
+
+def _sweeper(server: object, every: float, stop: threading.Event) -> None:
+    while not stop.wait(every):
+        server.table.sweep()  # type: ignore[attr-defined]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; serves until Ctrl-C, then saves the open games; returns the exit status."""
+    args = parse(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        if args.ladder is not None and not args.ladder.is_file():
+            raise ConfigError(f"--ladder {args.ladder}: no such file")
+        if args.replays.exists() and not args.replays.is_dir():
+            raise ConfigError(f"--replays {args.replays} is not a folder")
+        settings = ServeSettings(
+            agents=tuple(dict.fromkeys(args.agents)),
+            replays=args.replays,
+            idle_timeout_s=args.idle_timeout,
+            ladder=args.ladder,
+        )
+        server = make_server(settings, args.host, args.port)
+    except (ConfigError, OSError) as exc:
+        return fail(PROG, exc)
+    if args.host not in LOOPBACK:
+        logger.warning(
+            "listening on %s, not only here: anyone who reaches it can play and write replays into %s",
+            args.host,
+            settings.replays,
+        )
+    stop = threading.Event()
+    threading.Thread(target=_sweeper, args=(server, min(60.0, args.idle_timeout), stop), daemon=True).start()
+    print(
+        f"{PROG}: serving {server.url} (replays in {settings.replays}); Ctrl-C stops",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        server.server_close()
+        server.table.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

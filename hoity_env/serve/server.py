@@ -1,0 +1,198 @@
+"""The HTTP side of ``hoity-serve``: routes, request checks and JSON answers.
+
+Why the standard library's :mod:`http.server`: the app is a local tool for one
+person (or a test) at a time, with a few small JSON requests per move.
+``ThreadingHTTPServer`` parses HTTP, runs each request on its own thread and needs
+no dependency, so ``hoity-serve`` works in every install of hoity_env; an ASGI
+stack (Starlette with uvicorn) would add two dependencies and buy nothing this
+app uses (no websockets, no streaming, no async agents).  The module never parses
+HTTP by hand: it reads the path, ``Content-Length`` and ``Content-Type`` the server
+parsed, and the body as JSON with :mod:`json`.
+
+Every request is checked before anything happens: unknown paths and methods get
+404/405, a body must be declared JSON (which also makes a cross-site form post
+impossible: a browser sends such a request from another site only after a CORS
+preflight this server never grants), at most ``max_body_bytes`` long (413, unread)
+and a JSON object; then :mod:`hoity_env.serve.games` checks the fields.  Each
+refusal is ``{"error": message}`` with a 4xx status and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from hoity_env.serve.games import GameTable
+from hoity_env.serve.page import PLAY_PAGE, replays_page
+from hoity_env.serve.settings import BadRequest, NotFound, RequestError, ServeSettings, TooLarge
+
+__all__ = ["ServeServer", "make_server"]
+
+logger = logging.getLogger(__name__)
+GAME = re.compile(r"/api/games/([0-9a-f]{16})(/action|/hint|/leave)?")
+REPLAY = re.compile(r"/replays/([^/]+)")
+PAGE_POLICY = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "connect-src 'self'"
+)
+
+
+class ServeServer(ThreadingHTTPServer):
+    """A threading HTTP server that holds one :class:`GameTable`."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], table: GameTable) -> None:
+        super().__init__(address, Handler)
+        self.table = table
+        settings = table.settings
+        self.ladder: bytes | None = settings.ladder.read_bytes() if settings.ladder is not None else None
+
+    @property
+    def url(self) -> str:
+        """The address the page is served at."""
+        host, port = self.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}/"
+
+
+def make_server(
+    settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, **table: Any
+) -> ServeServer:
+    """A server for ``settings`` on ``host:port`` (port 0: any free one); ``table``: GameTable keywords."""
+    return ServeServer((host, port), GameTable(settings, **table))
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One request: route it, check it, answer JSON or a page."""
+
+    server: ServeServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.info("%s %s", self.address_string(), format % args)
+
+    # ------------------------------------------------------------ answers
+    def _send(self, status: int, body: bytes, kind: str, policy: str | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        if policy:
+            self.send_header("Content-Security-Policy", policy)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, value: Any) -> None:
+        self._send(status, json.dumps(value, separators=(",", ":")).encode(), "application/json")
+
+    def _html(self, text: str) -> None:
+        self._send(200, text.encode(), "text/html; charset=utf-8", PAGE_POLICY)
+
+    def _body(self) -> dict[str, Any]:
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self.close_connection = True
+            raise BadRequest("a POST needs a Content-Length header (a JSON object body)")
+        size, limit = int(length), self.server.table.settings.max_body_bytes
+        if size > limit:
+            self.close_connection = True  # the body is never read
+            raise TooLarge(f"the body is {size} bytes; at most {limit} are accepted")
+        raw = self.rfile.read(size)
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise BadRequest(
+                f"the body must be sent as Content-Type: application/json, got {kind or 'none'!r}"
+            )
+        try:
+            value = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise BadRequest(f"the body is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise BadRequest(f"the body must be a JSON object, got {type(value).__name__}")
+        return value
+
+    def _run(self, method: str) -> None:
+        try:
+            self.server.table.sweep()
+            self._route(method, self.path.split("?", 1)[0])
+        except RequestError as exc:
+            self.close_connection = True  # a refused request's body may be unread
+            self._json(exc.status, {"error": str(exc)})
+
+    def do_GET(self) -> None:
+        """Pages, views and the replays."""
+        self._run("GET")
+
+    def do_POST(self) -> None:
+        """New games, actions, hints, leaving."""
+        self._run("POST")
+
+    def _refuse(self) -> None:
+        self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"{self.command} is not served; use GET or POST"})
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
+
+    # ------------------------------------------------------------- routes
+    def _route(self, method: str, path: str) -> None:
+        table = self.server.table
+        game = GAME.fullmatch(path)
+        replay = REPLAY.fullmatch(path)
+        if method == "GET" and path == "/":
+            self._html(PLAY_PAGE)
+        elif method == "GET" and path == "/api/setup":
+            self._json(200, self._setup())
+        elif method == "POST" and path == "/api/games":
+            body = self._body()
+            created = table.create(body)
+            with created.lock:
+                self._json(201, created.view())
+        elif game is not None:
+            self._game(method, game.group(1), game.group(2) or "")
+        elif method == "GET" and path == "/api/replays":
+            self._json(200, {"replays": table.replays.names()})
+        elif method == "GET" and path == "/replays":
+            self._html(replays_page(table.replays.names(), self.server.ladder is not None))
+        elif method == "GET" and replay is not None:
+            self._html(table.replays.viewer(replay.group(1)))
+        elif method == "GET" and path == "/ladder" and self.server.ladder is not None:
+            self._send(200, self.server.ladder, "text/plain; charset=utf-8")
+        else:
+            raise NotFound(f"nothing at {method} {path[:80]!r}")
+
+    def _game(self, method: str, game_id: str, action: str) -> None:
+        table = self.server.table
+        if (method, action) == ("GET", ""):
+            game = table.get(game_id)
+            with game.lock:
+                self._json(200, game.view())
+            return
+        if method != "POST" or not action:
+            raise NotFound(f"nothing at {method} {self.path[:80]!r}")
+        body = self._body()
+        if action == "/leave":
+            self._json(200, {"replay": table.remove(game_id)})
+            return
+        game = table.get(game_id)
+        with game.lock:
+            if action == "/hint":
+                self._json(200, game.hint(body, table.settings.agents))
+            else:
+                game.play(body, table.replays)
+                self._json(200, game.view())
+
+    def _setup(self) -> dict[str, Any]:
+        settings = self.server.table.settings
+        return {
+            "agents": list(settings.agents),
+            "rules": sorted(PRESETS),
+            "players": [MIN_PLAYERS, MAX_PLAYERS],
+            "ladder": self.server.ladder is not None,
+        }

@@ -1,0 +1,104 @@
+"""The settings of ``hoity-serve`` and the errors its requests can get, each with its HTTP status.
+
+One frozen :class:`ServeSettings` holds everything a server needs (the agents it
+offers, the replays folder, the idle timeout, the body limit …), so the command
+line, the tests and a user's script build a server the same way.  Every refused
+request raises a :class:`RequestError` subclass (a ``ValueError``, as all of
+hoity_env's input errors) carrying its status code; the HTTP layer turns it into
+a JSON ``{"error": message}`` answer and nothing else changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hoity_env.agents import AGENT_NAMES, NAMED_AGENTS
+from hoity_env.engine.errors import ConfigError, HoityError, IllegalActionError, StateError
+
+__all__ = [
+    "DEFAULT_AGENTS",
+    "BadRequest",
+    "GameOver",
+    "IllegalAction",
+    "NotFound",
+    "RequestError",
+    "ServeSettings",
+    "TooLarge",
+    "TooManyGames",
+]
+
+DEFAULT_AGENTS = (*AGENT_NAMES, *NAMED_AGENTS)
+"""The agents offered when ``--agents`` is not given: the scripted zoo and the shipped policies."""
+
+
+class RequestError(HoityError):
+    """A refused request; ``status`` is the HTTP status it is answered with."""
+
+    status = 400
+
+
+class BadRequest(RequestError, ConfigError):
+    """A malformed body or a field with a bad value (the message names the field)."""
+
+
+class IllegalAction(RequestError, IllegalActionError):
+    """An action that is not an integer or not legal for the human's seat now."""
+
+
+class NotFound(RequestError):
+    """No such game (never made, left or dropped), replay or page."""
+
+    status = 404
+
+
+class GameOver(RequestError, StateError):
+    """An action for a game that has ended."""
+
+    status = 409
+
+
+class TooLarge(RequestError):
+    """A request body over :attr:`ServeSettings.max_body_bytes`."""
+
+    status = 413
+
+
+class TooManyGames(RequestError):
+    """More games open at once than :attr:`ServeSettings.max_games`."""
+
+    status = 429
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """What one ``hoity-serve`` offers and how it guards itself.
+
+    Attributes:
+        agents: the agent specs a page may seat as opponents or ask for a hint.  A request can
+            only choose among these: a spec names files (``ppo:PATH``), so the command line
+            decides which ones, never a request.
+        replays: the folder of saved games (created if missing); nothing outside it is written
+            or served as a replay.
+        idle_timeout_s: a game with no request for this long is dropped, its replay saved.
+        max_body_bytes: larger request bodies are refused unread (413).
+        max_games: games open at once; one more is refused (429).
+        ladder: a ladder report (``hoity-eval ladder`` output) served at ``/ladder``, read once.
+    """
+
+    agents: tuple[str, ...] = DEFAULT_AGENTS
+    replays: Path = Path("replays")
+    idle_timeout_s: float = 3600.0
+    max_body_bytes: int = 16_384
+    max_games: int = 64
+    ladder: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.agents or not all(isinstance(a, str) and a for a in self.agents):
+            raise ConfigError(f"agents must be a non-empty tuple of agent specs, got {self.agents!r}")
+        if not self.idle_timeout_s > 0:
+            raise ConfigError(f"idle_timeout_s must be > 0, got {self.idle_timeout_s}")
+        if self.max_body_bytes < 256:
+            raise ConfigError(f"max_body_bytes must be at least 256, got {self.max_body_bytes}")
+        if self.max_games < 1:
+            raise ConfigError(f"max_games must be at least 1, got {self.max_games}")
