@@ -133,6 +133,32 @@ class Browser:
         self.call("Page.navigate", url=path.resolve().as_uri())
         self.wait_for("Page.loadEventFired")
 
+    def goto(self, url: str) -> None:
+        """Load an address (a test server's page) and wait for its load event."""
+        self.call("Page.navigate", url=url)
+        self.wait_for("Page.loadEventFired")
+
+    def wait_until(self, expression: str, seconds: float = 20.0) -> Any:
+        """Poll a JavaScript expression until it is truthy; its value (TimeoutError after ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{expression} stayed false for {seconds} s")
+            time.sleep(0.01)
+
+    def click(self, selector: str) -> None:
+        """A real mouse click (press and release) on the first element matching ``selector``."""
+        find = f"document.querySelector({json.dumps(selector)})"
+        box = self.evaluate(  # the first line box: a link that wraps has a gap at its bounding box's middle
+            f"(() => {{ const e = {find}; e.scrollIntoView({{block: 'center'}});"
+            " const r = e.getClientRects()[0]; return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
