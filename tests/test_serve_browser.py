@@ -61,8 +61,11 @@ def test_a_whole_game_is_played_by_clicking(tmp_path: Path, browser: Browser, ru
         while browser.evaluate("document.body.dataset.done") != "1":
             step = browser.evaluate("document.body.dataset.step")
             browser.wait_until(f"document.body.dataset.hintStep === '{step}'")  # the hint for this decision
-            hinted = browser.evaluate("document.querySelectorAll('#hint tr').length - 1")
-            assert hinted == browser.evaluate("document.querySelectorAll('#choices button').length") > 0
+            best = browser.evaluate("document.querySelector('#hint tr:nth-child(2) td').textContent")
+            labels = browser.evaluate(
+                "Array.from(document.querySelectorAll('#choices button'), (b) => b.textContent)"
+            )
+            assert best in labels  # expert's decision, one of the legal choices shown as buttons
             browser.click("#choices button")
             browser.wait_until(
                 f"document.body.dataset.step !== '{step}' && document.body.dataset.busy === '0'"

@@ -30,6 +30,7 @@ pre { font-size: 12px; background: #fffaf0; padding: .4em; }
 _SCRIPT = r"""
 "use strict";
 const $ = (id) => document.getElementById(id);
+const HINT_ROWS = 8;  // the most likely choices listed; the rest are summed in one line
 let game = null, setup = null;
 function el(tag, text) {
   const e = document.createElement(tag);
@@ -119,17 +120,32 @@ async function askHint() {
     if (h.step !== game.step) { return; }
     const head = el("tr");
     head.append(el("th", h.agent + (h.kind === "policy" ? " (policy)" : " (its decision)")));
-    $("hint").replaceChildren(head, ...h.probabilities.map((r) => {
+    const ranked = h.probabilities.slice().sort((a, b) => b.p - a.p);
+    const shown = ranked.filter((r, k) => k === 0 || (k < HINT_ROWS && r.p >= 0.005));
+    const rows = shown.map((r) => {
       const row = el("tr"), bar = el("span"); bar.className = "bar"; bar.style.width = (r.p * 12) + "em";
       const cell = el("td"); cell.append(bar);
       row.append(el("td", r.label), el("td", (100 * r.p).toFixed(1) + "%"), cell); return row;
-    }));
+    });
+    if (shown.length < ranked.length) {
+      const rest = ranked.slice(shown.length).reduce((t, r) => t + r.p, 0);
+      const row = el("tr");
+      const others = ranked.length - shown.length;
+      row.append(el("td", others + " others"), el("td", (100 * rest).toFixed(1) + "%"));
+      rows.push(row);
+    }
+    $("hint").replaceChildren(head, ...rows);
+    for (const b of document.querySelectorAll("#choices button")) {
+      const r = h.probabilities.find((x) => String(x.action) === b.dataset.action);
+      b.title = h.agent + ": " + (100 * r.p).toFixed(1) + "%";
+    }
     document.body.dataset.hintStep = String(h.step);
   } catch (e) { fail(e); }
 }
 async function init() {
   setup = await api("/api/setup");
   $("rules").append(...setup.rules.map((r) => option(r, r)));
+  if (setup.rules.includes("standard")) { $("rules").value = "standard"; }
   const [low, high] = setup.players;
   for (let n = low; n <= high; n++) { $("players").append(option(n, n + " players")); }
   $("players").value = String(Math.min(4, high));
