@@ -109,12 +109,15 @@ def test_the_check_sees_a_bare_flag() -> None:
         _assert_every_flag_helped(parser)
 
 
-def test_every_hoity_play_and_hoity_replay_flag_has_a_help_text() -> None:
+def test_every_hoity_play_hoity_replay_and_hoity_serve_flag_has_a_help_text() -> None:
     from hoity_env.play.cli import build_parser as play_parser
     from hoity_env.replays.cli import build_parser as replay_parser
+    from hoity_env.serve.cli import build_parser as serve_parser
 
     play = _flags(play_parser())
     _assert_every_flag_helped(play_parser())
     _assert_every_flag_helped(replay_parser())
+    _assert_every_flag_helped(serve_parser())
+    assert "comma-separated" in _flags(serve_parser())["--agents"]
     assert "comma-separated" in play["--opponents"] and "ppo:PATH" in play["--opponents"]
     assert "--out" in _flags(build_parser("evaluate"))["--save-replays"]

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.agents import SPEC_FORMS
+from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.cli_args import CHECKPOINT_WARNING, fail, non_negative, parse, specs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
@@ -103,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             idle_timeout_s=args.idle_timeout,
             ladder=args.ladder,
         )
+        for spec in settings.agents:  # a misspelt name or a missing checkpoint fails now, not mid-game
+            make(spec)
         server = make_server(settings, args.host, args.port)
     except (ConfigError, OSError) as exc:
         return fail(PROG, exc)

@@ -1,4 +1,4 @@
-"""The pages of ``hoity-serve``: the play page (HTML and its script) and the list of replays.
+"""The play page of ``hoity-serve``: its HTML, style and script, in one self-contained document.
 
 The play page is one self-contained document: no script, font or picture is
 fetched from elsewhere (its Content-Security-Policy allows only itself), and
@@ -10,13 +10,9 @@ game's ``/action``, ``/hint`` and ``/leave``.
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
-from urllib.parse import quote
+__all__ = ["PLAY_PAGE", "STYLE"]
 
-__all__ = ["PLAY_PAGE", "replays_page"]
-
-_STYLE = """
+STYLE = """
 body { font-family: sans-serif; background: #f6f1e4; color: #28241f; margin: 1em; }
 #board { width: 640px; height: 480px; border: 1px solid #bbb; display: block; }
 #main { display: flex; gap: 1.2em; align-items: flex-start; }
@@ -169,7 +165,7 @@ PLAY_PAGE = f"""<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>Hoity Toity: play</title>
-<style>{_STYLE}</style>
+<style>{STYLE}</style>
 </head>
 <body>
 <h1>Hoity Toity</h1>
@@ -203,17 +199,3 @@ PLAY_PAGE = f"""<!DOCTYPE html>
 </body>
 </html>
 """
-
-
-def replays_page(names: Sequence[str], ladder: bool) -> str:
-    """The list of saved games, each a link to its viewer (names are escaped; links are quoted)."""
-    items = (
-        "\n".join(f'<li><a href="/replays/{quote(name)}">{html.escape(name)}</a></li>' for name in names)
-        or "<li>no saved games yet</li>"
-    )
-    extra = ' | <a href="/ladder">ladder report</a>' if ladder else ""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Hoity Toity: replays</title>'
-        f"<style>{_STYLE}</style></head><body><h1>Saved games</h1>"
-        f'<p><a href="/">play</a>{extra}</p><ul id="replays">{items}</ul></body></html>\n'
-    )

@@ -1,4 +1,4 @@
-"""The replays folder of ``hoity-serve``: the only place it writes games and the only replays it serves.
+"""The replays folder of ``hoity-serve``: the only place it writes games or serves replays from, and its list.
 
 A served game is saved as ``<UTC time>-<game id>.jsonl`` with :meth:`Replay.save`
 (a temporary file beside it, then a rename: never half a file, never over another
@@ -10,15 +10,19 @@ a link, so no request can reach a path outside the folder, whatever it contains.
 
 from __future__ import annotations
 
+import html
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from hoity_env.replays.format import Replay, ReplayError, read_replay
 from hoity_env.replays.html import replay_html
+from hoity_env.serve.page import STYLE
 from hoity_env.serve.settings import NotFound, RequestError
 
-__all__ = ["NAME", "ReplayFolder"]
+__all__ = ["NAME", "ReplayFolder", "replays_page"]
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,150}\.jsonl")
 """The file names this server writes and serves."""
@@ -71,3 +75,17 @@ class ReplayFolder:
 
     def _is_plain(self, path: Path) -> bool:
         return path.is_file() and not path.is_symlink() and path.resolve().parent == self.folder
+
+
+def replays_page(names: Sequence[str], ladder: bool) -> str:
+    """The list of saved games, each a link to its viewer (names are escaped; links are quoted)."""
+    items = (
+        "\n".join(f'<li><a href="/replays/{quote(name)}">{html.escape(name)}</a></li>' for name in names)
+        or "<li>no saved games yet</li>"
+    )
+    extra = ' | <a href="/ladder">ladder report</a>' if ladder else ""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Hoity Toity: replays</title>'
+        f"<style>{STYLE}</style></head><body><h1>Saved games</h1>"
+        f'<p><a href="/">play</a>{extra}</p><ul id="replays">{items}</ul></body></html>\n'
+    )

@@ -28,7 +28,8 @@ from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.serve.games import GameTable
-from hoity_env.serve.page import PLAY_PAGE, replays_page
+from hoity_env.serve.page import PLAY_PAGE
+from hoity_env.serve.replay_files import replays_page
 from hoity_env.serve.settings import BadRequest, NotFound, RequestError, ServeSettings, TooLarge
 
 __all__ = ["ServeServer", "make_server"]

@@ -1,0 +1,90 @@
+"""``hoity-serve`` on the command line: it serves, warns off loopback, saves open games on Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hoity_env.replays import read_replay
+from hoity_env.serve import cli
+from hoity_env.serve.server import make_server
+
+
+def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "hoity_env.serve.cli", "--port", "0", "--replays", str(tmp_path / "r")]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = ""
+        while "serving" not in line:
+            line = proc.stderr.readline()
+            assert line, "hoity-serve exited before serving"
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url is not None, line
+        with urllib.request.urlopen(url.group(0) + "api/setup", timeout=30) as answer:
+            assert "expert" in json.load(answer)["agents"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_another_address_is_served_with_a_warning_and_open_games_are_saved_on_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    asked: list[str] = []
+
+    def on_loopback(settings: Any, host: str, port: int) -> Any:
+        asked.append(host)  # the test listens on loopback whatever is asked
+        server = make_server(settings, "127.0.0.1", 0)
+
+        def serve_forever() -> None:
+            server.table.create({"players": 3, "opponents": ["random", "thief"], "seed": 1})
+            raise KeyboardInterrupt
+
+        server.serve_forever = serve_forever  # type: ignore[method-assign]
+        return server
+
+    monkeypatch.setattr(cli, "make_server", on_loopback)
+    with caplog.at_level(logging.WARNING, logger="hoity_env.serve.cli"):
+        assert cli.main(["--host", "0.0.0.0", "--replays", str(tmp_path / "r")]) == 0
+    assert asked == ["0.0.0.0"]
+    assert any("not only here" in r.getMessage() for r in caplog.records)
+    (saved,) = (tmp_path / "r").iterdir()
+    end = read_replay(saved).end
+    assert end is not None and end["reason"] == "quit"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ladder", "missing.md"], "no such file"),
+        (["--replays", "afile"], "not a folder"),
+        (["--agents", "expert,nobody"], "unknown agent 'nobody'"),
+        (["--agents", "expert,"], "comma-separated"),
+        (["--idle-timeout", "0"], "idle_timeout_s must be > 0"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    assert cli.main([*args, "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
