@@ -7,28 +7,15 @@ to the replay, and the replay it saved must re-simulate through ``hoity-replay``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+from browser import Browser
 from helpers import RULESETS
 from serve_client import serving
 
 from hoity_env.replays.cli import main as replay_main
 from hoity_env.serve import ServeSettings
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:  # never a skip: CI installs chromium, and a missing browser must fail loudly
-        pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
-    b = Browser(binary, tmp_path / "profile")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def choose(browser: Browser, select: str, value: str) -> None:
