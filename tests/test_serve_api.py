@@ -20,6 +20,8 @@ from helpers import RULESETS
 from serve_client import ok, request, serving
 from test_no_leak import face_down, hidden_cards, swap_cards
 
+from hoity_env.agents import NumpyPolicyAgent, PolicyAgent
+from hoity_env.agents.policy import DistributionAgent
 from hoity_env.replays import read_replay
 from hoity_env.replays.cli import main as replay_main
 from hoity_env.serve import ServeSettings
@@ -99,6 +101,8 @@ def test_hint_is_a_policy_distribution_or_a_scripted_decision(tmp_path: Path) ->
             policy["kind"] == "policy" and abs(sum(probs) - 1) < 1e-3 and len(probs) == len(view["choices"])
         )
         assert [r["action"] for r in policy["probabilities"]] == [c["action"] for c in view["choices"]]
+        # ppo:PATH checkpoints take the same path (loading one costs ~30 s of CI time, so not done here)
+        assert issubclass(PolicyAgent, DistributionAgent) and issubclass(NumpyPolicyAgent, DistributionAgent)
         scripted = ok(server, "POST", path, {"agent": "expert"})
         assert scripted["kind"] == "decision" and sorted(r["p"] for r in scripted["probabilities"])[-2:] == [
             0,
