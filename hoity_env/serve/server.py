@@ -148,6 +148,10 @@ class Handler(BaseHTTPRequestHandler):
         replay = REPLAY.fullmatch(path)
         if method == "GET" and path == "/":
             self._html(PLAY_PAGE)
+        elif method == "GET" and path == "/favicon.ico":  # asked by the browser itself: no icon, no error
+            self.send_response(HTTPStatus.NO_CONTENT)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif method == "GET" and path == "/api/setup":
             self._json(200, self._setup())
         elif method == "POST" and path == "/api/games":
