@@ -72,8 +72,12 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         for index in chosen:
             row = measure(VARIANTS[index], args.steps, args.games, Path(tmp))
             rows.append(row)
-            cells = [f"{s['win_rate']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]" for s in row["scores"].values()]
-            print(f"| {row['changes'] or 'defaults'} | {row['cpu_seconds']:.0f} | " + " | ".join(cells) + " |")
+            cells = [
+                f"{s['win_rate']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]" for s in row["scores"].values()
+            ]
+            print(
+                f"| {row['changes'] or 'defaults'} | {row['cpu_seconds']:.0f} | " + " | ".join(cells) + " |"
+            )
     if recorder:
         recorder.write({"rows": rows, "defaults": LearnerSettings().to_dict()}, settings=vars(args))
     return rows

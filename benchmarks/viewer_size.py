@@ -40,7 +40,7 @@ def one_game(players: int, seed: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5, help="games to render (seeds 0, 1, …)")
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=int, default=4, help="players per game (default 4)")
     add_record_option(parser)
     args = parser.parse_args(argv)
     recorder = Recorder.start(args.record, argv)

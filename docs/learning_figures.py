@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perf_figures import load, met, n, provenance
+from perf_figures import load, met, n, provenance, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 
@@ -38,7 +38,9 @@ def training_speed() -> str:
         base = dummy["steps"] / dummy["cpu"]
         numba = both["figures"]["rows"]["batched (numba)"]
         body.append(_training_row(f"batched, numba ({envs})", numba, base))
-        body.append(_training_row(f"batched, numpy ({envs})", numpy["figures"]["rows"]["batched (numpy)"], base))
+        body.append(
+            _training_row(f"batched, numpy ({envs})", numpy["figures"]["rows"]["batched (numpy)"], base)
+        )
         body.append(_training_row(f"`DummyVecEnv` of one-game envs ({envs})", dummy, None))
         share = (numba["env"] + numba["opponents"]) / numba["cpu"]
         verdicts.append(f"with {envs} envs {met(share <= 0.25)} ({share:.1%} with numba)")
@@ -49,7 +51,10 @@ def training_speed() -> str:
                 f"batched one replaced (16 envs): {met(speed >= 3 * OLD_TRAINING_RATE)} "
                 f"({speed / OLD_TRAINING_RATE:.1f}× with numba)"
             )
-        sources += [f"* {provenance(f'training_{envs}', both)}", f"* {provenance(f'training_{envs}_numpy', numpy)}"]
+        sources += [
+            f"* {provenance(f'training_{envs}', both)}",
+            f"* {provenance(f'training_{envs}_numpy', numpy)}",
+        ]
     header = ["vec env (envs)", "learner steps / CPU-s", "× one-game", "env", "opponents", "PPO"]
     return (
         f"{table(header, body)}\n\nThe numpy rows ran in a process of their own; their ratio is to the "
@@ -69,7 +74,16 @@ def learner_speed() -> str:
         env, opp = c["env"] / c["cpu"], c["opponents"] / c["cpu"]
         ratio = f"{c['rate'] / sb3['rate']:.1f}" if sb3 else "–"
         body.append(
-            [mode, str(games), learner, n(c["rate"]), ratio, f"{env:.0%}", f"{opp:.0%}", f"{1 - env - opp:.0%}"]
+            [
+                mode,
+                str(games),
+                learner,
+                n(c["rate"]),
+                ratio,
+                f"{env:.0%}",
+                f"{opp:.0%}",
+                f"{1 - env - opp:.0%}",
+            ]
         )
     header = ["mode", "B", "learner", "steps / CPU-s", "× sb3", "env", "opponents", "learning"]
     big = [g for (_, _, g) in cells if g >= 256]
@@ -81,25 +95,38 @@ def learner_speed() -> str:
             if lrn == learner and m == mode and g in big
         )
         fmt = n if what == "rate" else (lambda x: f"{x:.1f}")
-        return fmt(values[0]) if len(values) == 1 or fmt(values[0]) == fmt(values[-1]) else f"{fmt(values[0])}–{fmt(values[-1])}"
+        return (
+            fmt(values[0])
+            if len(values) == 1 or fmt(values[0]) == fmt(values[-1])
+            else f"{fmt(values[0])}–{fmt(values[-1])}"
+        )
 
-    fast_self = min(c["rate"] for (lrn, m, g), c in cells.items() if lrn == "fast" and m == "self-play" and g in big)
-    opponents = [c["opponents"] / c["cpu"] for (lrn, m, g), c in cells.items() if lrn == "fast" and m == "vs-zoo" and g in big]
+    fast_self = min(
+        c["rate"] for (lrn, m, g), c in cells.items() if lrn == "fast" and m == "self-play" and g in big
+    )
+    opponents = [
+        c["opponents"] / c["cpu"]
+        for (lrn, m, g), c in cells.items()
+        if lrn == "fast" and m == "vs-zoo" and g in big
+    ]
     gflops = figures["matmul_gflops"]
     flop = 1.7e6  # 4 epochs of forward and backward through the 128×128 actor and critic, per learner step
     sizes = ", ".join(f"{g:,}" for g in sorted(set(big)))
     bullets = [
         f"**Self-play at the defaults: {span('fast', 'self-play', 'rate')} learner steps per CPU-second** "
-        f"at B = {sizes} (target ≥ 50,000: {met(fast_self >= 50_000)}), {span('fast', 'self-play', 'ratio')}× "
+        f"at B = {sizes} (target ≥ 50,000: {met(fast_self >= 50_000)}), "
+        f"{span('fast', 'self-play', 'ratio')}× "
         "MaskablePPO.",
-        f"**At the same network and data passes the fast learner is {span('fast-same', 'self-play', 'ratio')}× "
+        "**At the same network and data passes the fast learner is "
+        f"{span('fast-same', 'self-play', 'ratio')}× "
         "MaskablePPO in self-play** (target 10×: not reachable on this CPU). Forward and backward through a "
         "128×128 actor and critic are about 420,000 floating-point operations per row and epoch, so 4 epochs "
         f"cost about 1.7 MFLOP per learner step; one thread of this machine multiplied the policy's matrices "
         f"at {gflops:.0f} GFLOP per CPU-second in the same run, which caps any torch learner at about "
         f"{n(gflops * 1e9 / flop)} steps per CPU-second at these settings even if it did nothing but matrix "
         "products. The defaults buy their speed with one epoch over large minibatches and ReLU.",
-        f"**Against the zoo the scripted opponents take {min(opponents):.0%}–{max(opponents):.0%} of the fast "
+        f"**Against the zoo the scripted opponents take {min(opponents):.0%}–{max(opponents):.0%} "
+        "of the fast "
         f"learner's time** at B ≥ 256, so it is {span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "
         "(target 5×); the opponents' cost is theirs to cut, not the learner's.",
     ]
@@ -145,21 +172,6 @@ def learner_settings() -> str:
     )
 
 
-def transcribed(name: str) -> dict[str, Any]:
-    """A transcribed record, checked to say so (``transcribed``: why it is not regenerated)."""
-    record = load(name)
-    if not record.get("transcribed"):
-        raise SystemExit(f"{name}.json: a record without --record provenance must say why in 'transcribed'")
-    return record
-
-
-def _transcribed_note(name: str, record: dict[str, Any]) -> str:
-    return (
-        f"Transcribed from the output of `{record['command']}` ({record['measured']}, {record['machine']}); "
-        f"not regenerated for the docs: {record['transcribed']} (`docs/results/performance/{name}.json`)."
-    )
-
-
 def rllib_scaling() -> str:
     """The RLlib check's throughput (transcribed: it needs the Ray venv)."""
     record = transcribed("rllib_scaling")
@@ -169,7 +181,8 @@ def rllib_scaling() -> str:
     ]
     quiet = record["figures"]["quiet"]
     quiet_text = "; ".join(
-        f"{mode}: {', '.join(n(v) for v in values)} env steps/s with {', '.join(map(str, quiet['env_runners']))} env runners"
+        f"{mode}: {', '.join(n(v) for v in values)} env steps/s with "
+        f"{', '.join(map(str, quiet['env_runners']))} env runners"
         for mode, values in quiet["rates"].items()
     )
     ray = record["figures"]["ray_eval"]
@@ -179,7 +192,7 @@ def rllib_scaling() -> str:
         f"{ray['games']:,} games of `hoity-eval --backend ray` on a local Ray instance took "
         f"{ray['ray_seconds']} s against {ray['local_seconds']} s locally (starting Ray dominates at "
         "that size), with the same table.\n\n"
-        f"{_transcribed_note('rllib_scaling', record)}"
+        f"{transcribed_note('rllib_scaling', record)}"
     )
 
 
@@ -188,10 +201,7 @@ def cleanrl_example() -> str:
     record = load("cleanrl_ppo")
     lines = record["figures"]["stdout"].strip().splitlines()
     shown = record["command"].split(" -- ", 1)[-1]
-    return (
-        f"    {shown}\n    ... {lines[-1]}\n\n"
-        f"{provenance('cleanrl_ppo', record)}"
-    )
+    return f"    {shown}\n    ... {lines[-1]}\n\n{provenance('cleanrl_ppo', record)}"
 
 
 def original_main_job() -> str:
@@ -210,7 +220,7 @@ def original_main_job() -> str:
         f"CPU-seconds, so {f['total_steps']:,} steps take about {per_step * f['total_steps'] / 60:.0f} "
         f"CPU-minutes; the rest was the {f['evaluation_games']:,} one-game evaluation games of the curve "
         f"and the final report. The learner won {', '.join(scores)} ({f['games_per_opponent']} games "
-        f"each).\n\n{_transcribed_note('original_main_job', record)}"
+        f"each).\n\n{transcribed_note('original_main_job', record)}"
     )
 
 

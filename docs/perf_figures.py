@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = "docs/results/performance"
 
 
-def load(name: str) -> dict[str, Any]:
-    """The record ``docs/results/performance/NAME.json``."""
-    record: dict[str, Any] = json.loads((ROOT / RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+def load(name: str, folder: str = RESULTS) -> dict[str, Any]:
+    """The record ``FOLDER/NAME.json`` (default ``docs/results/performance/``)."""
+    record: dict[str, Any] = json.loads((ROOT / folder / f"{name}.json").read_text(encoding="utf-8"))
     return record
 
 
@@ -46,7 +46,9 @@ def provenance(name: str, record: dict[str, Any]) -> str:
     commit = f" at commit {versions['git_commit']}" if "git_commit" in versions else ""
     took = ""
     if "wall_seconds" in record:
-        took = f" The run took {record['wall_seconds']:,.0f} s of wall time, {record['cpu_seconds']:,.0f} CPU-s."
+        took = (
+            f" The run took {record['wall_seconds']:,.0f} s of wall time, {record['cpu_seconds']:,.0f} CPU-s."
+        )
     return (
         f"Command: `{record['command']}`{commit}; machine: {machine(record)}; measured "
         f"{record['measured']}; {shown} (`{RESULTS}/{name}.json`).{took}"
@@ -68,6 +70,23 @@ def met(ok: bool) -> str:
     return "**met**" if ok else "**not met**"
 
 
+def transcribed(name: str, folder: str = RESULTS) -> dict[str, Any]:
+    """A transcribed record, checked to say so (``transcribed``: why it is not regenerated)."""
+    record = load(name, folder)
+    if not record.get("transcribed"):
+        raise SystemExit(f"{name}.json: a record without --record provenance must say why in 'transcribed'")
+    return record
+
+
+def transcribed_note(name: str, record: dict[str, Any], folder: str = RESULTS) -> str:
+    """Where a transcribed figure comes from, and why it is not regenerated."""
+    source = f"`{record['command']}`" if record.get("command") else record["source"]
+    return (
+        f"Transcribed from the output of {source} ({record['measured']}, {record['machine']}); "
+        f"not regenerated for the docs: {record['transcribed']} (`{folder}/{name}.json`)."
+    )
+
+
 def env_speed() -> str:
     """The one-game env beside PettingZoo ``rps_v2`` and OpenSpiel goofspiel."""
     record = load("env")
@@ -82,7 +101,9 @@ def env_speed() -> str:
         [labels[k], f"{r['env_us']:.1f}", n(1e6 / r["env_us"]), f"{r['env_us'] / ours:.2f}"]
         for k, r in rows.items()
     ]
-    text = table(["environment", "CPU µs per agent-step", "agent-steps / CPU-s", "hoity_env is … × faster"], body)
+    text = table(
+        ["environment", "CPU µs per agent-step", "agent-steps / CPU-s", "hoity_env is … × faster"], body
+    )
     rps = rows["pettingzoo rps_v2 parallel"]["env_us"] / ours
     goof = rows["openspiel goofspiel 4p rl_env"]["env_us"] / ours
     s = record["settings"]
@@ -121,16 +142,26 @@ def batched_speed() -> str:
         "pgx leduc_holdem (JAX CPU) B=4,096": "PGX Leduc hold'em (JAX, CPU), B = 4,096",
     }
     body += [[label, n(rows[k]), "", times(rows[k] / one)] for k, label in anchors.items() if k in rows]
-    header = ["environment", "numpy: agent-steps / CPU-s", "numba: agent-steps / CPU-s", "fastest × one-game env"]
-    engine = {acc: rows.get(f"hoity BatchedGame+observer standard {acc} B=1,024") for acc in ("numpy", "numba")}
+    header = [
+        "environment",
+        "numpy: agent-steps / CPU-s",
+        "numba: agent-steps / CPU-s",
+        "fastest × one-game env",
+    ]
+    engine = {
+        acc: rows.get(f"hoity BatchedGame+observer standard {acc} B=1,024") for acc in ("numpy", "numba")
+    }
     verdict = ""
     if engine["numpy"]:
         verdict = (
             f"Target (docs/design.md §7): the engine with observations and masks at B = 1,024, at least "
-            f"1M agent-steps per CPU-second on numpy: {met(engine['numpy'] >= 1e6)} ({engine['numpy'] / 1e6:.2f}M)"
+            f"1M agent-steps per CPU-second on numpy: {met(engine['numpy'] >= 1e6)} "
+            f"({engine['numpy'] / 1e6:.2f}M)"
         )
         if engine["numba"]:
-            verdict += f"; the 2M stretch with numba: {met(engine['numba'] >= 2e6)} ({engine['numba'] / 1e6:.2f}M)"
+            verdict += (
+                f"; the 2M stretch with numba: {met(engine['numba'] >= 2e6)} ({engine['numba'] / 1e6:.2f}M)"
+            )
         verdict += ". "
     memory = figures["bytes_per_game"]
     state = " / ".join(f"{memory[k]:,.0f}" for k in ("2", "4", "6"))
@@ -170,7 +201,8 @@ def ruleset_speed() -> str:
             parts.append(f"{original / 1e6:.2f}M on {acc}, beside {standard / 1e6:.2f}M for standard")
     return (
         "With observations and masks at B = 1,024 (4 players) the batched original engine makes "
-        f"{'; '.join(parts)} agent-steps per CPU-second, in the same run. {provenance('batched_rules', record)}"
+        f"{'; '.join(parts)} agent-steps per CPU-second, in the same run. "
+        f"{provenance('batched_rules', record)}"
     )
 
 
@@ -247,6 +279,21 @@ def viewer_size() -> str:
     )
 
 
+def render_speed() -> str:
+    """The board picture's CPU cost per frame (one paragraph for the play page)."""
+    record = load("render")
+    rows = record["figures"]["rows"]
+    ms = [r["frame_seconds"] * 1e3 for r in rows]
+    steps = [r["frame_seconds"] / r["step_seconds"] for r in rows]
+    players = sorted({r["players"] for r in rows})
+    return (
+        f"A frame costs {min(ms):.1f}–{max(ms):.1f} ms of CPU ({players[0]}–{players[-1]} players, "
+        f"{' and '.join(sorted({r['rules'] for r in rows}))} rules), {min(steps):.0f}–{max(steps):.0f} env "
+        f"steps' worth: recording every step of a game costs a fraction of a second. "
+        f"{provenance('render', record)}"
+    )
+
+
 FIGURES = {
     "agent-costs": agent_costs,
     "agent-speed": agent_speed,
@@ -254,6 +301,7 @@ FIGURES = {
     "env-speed": env_speed,
     "harness-speed": harness_speed,
     "numba-gain": numba_gain,
+    "render-speed": render_speed,
     "ruleset-speed": ruleset_speed,
     "viewer-size": viewer_size,
 }

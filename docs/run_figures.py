@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from perf_figures import transcribed, transcribed_note
+
 from hoity_env.evaluation.reports.markdown import interval, rate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +78,11 @@ def reference_verdict() -> str:
 def reference_curve() -> str:
     """What more steps bought the reference run, from its learning curve against ``random``."""
     with (ROOT / REFERENCE / "curve.csv").open(encoding="utf-8") as fh:
-        points = [(int(r["timesteps"]), float(r["win_rate"])) for r in csv.DictReader(fh) if r["opponent"] == "random"]
+        points = [
+            (int(r["timesteps"]), float(r["win_rate"]))
+            for r in csv.DictReader(fh)
+            if r["opponent"] == "random"
+        ]
     at_1m = next(w for t, w in points if t >= 1_000_000)
     late = [w for t, w in points if t >= 2_500_000]
     return (
@@ -122,9 +128,98 @@ def ladder_times() -> str:
     )
 
 
+AIM = 0.45
+"""The exploitability the champion was meant to stay under."""
+CHAMPION_SPECS = {
+    "sampling": "ppo-sample:docs/reference/champion/final_model.zip",
+    "greedy": "ppo:docs/reference/champion/final_model.zip",
+}
+REFERENCE_SPECS = {
+    "greedy": "ppo:docs/reference/final_model.zip",
+    "sampling": "ppo-sample:docs/reference/final_model.zip",
+}
+
+
+def ladder_reading() -> str:
+    """What the ladder shows about the champion, from ``docs/reference/ladder/result.json``."""
+    ladder = _json("docs/reference/ladder/result.json")
+    rows = {r["agent"]: r for r in ladder["rows"]}
+    pairs = {(p["agent"], p["opponent"]): p for p in ladder["pairs"]}
+    sampling, greedy = CHAMPION_SPECS["sampling"], CHAMPION_SPECS["greedy"]
+    top = sorted(rows, key=lambda a: -rows[a]["rating"])[:2]
+    others = [p for (a, o), p in pairs.items() if a == sampling and o != greedy]
+    weakest = min(others, key=lambda p: p["win_rate"])
+    lows = {
+        a: min(p["ci_low"] for (x, o), p in pairs.items() if x == a and o not in CHAMPION_SPECS.values())
+        for a in CHAMPION_SPECS.values()
+    }
+    steps = {e["timesteps"] for e in ladder["exploit"]}
+
+    def exploit(agent: str) -> str:
+        return rate(rows[agent]["exploit_win_rate"])
+
+    tops = "Both ways of playing it top" if set(top) == set(CHAMPION_SPECS.values()) else "It ranks high in"
+    below = "above" if min(lows.values()) > 0.5 else "not all above"
+    return (
+        f"Exploitability is the win rate of a MaskablePPO best response against three copies of the "
+        f"agent, trained for {', '.join(f'{t:,}' for t in sorted(steps))} learner steps (the budget "
+        f"rounded up to whole rollouts). It is an estimate from below at that budget: a longer or "
+        f"better best response can only win more. What it shows:\n\n"
+        f"* **The champion is the strongest agent here.** {tops} the Plackett-Luce rating. Each form "
+        f"plays three copies of every other agent head to head with every 400-game interval's lower "
+        f"bound {below} 0.50. For the sampling champion the lowest such rate is "
+        f"{rate(weakest['win_rate'])}, against `{weakest['opponent']}`. The one exception is the other "
+        f"form of the champion: the sampling one wins {rate(pairs[(sampling, greedy)]['win_rate'])} "
+        f"against three greedy ones, and the greedy one {rate(pairs[(greedy, sampling)]['win_rate'])} "
+        f"against three sampling ones.\n"
+        f"* **Every agent is very exploitable at this budget.** The sampling champion gives up "
+        f"{exploit(sampling)} {interval(rows[sampling]['exploit_low'], rows[sampling]['exploit_high'])}, "
+        f"against {exploit('expert')} for `expert`, {exploit('expert-v1')} for `expert-v1` and "
+        f"{exploit(REFERENCE_SPECS['greedy'])} (greedy) and {exploit(REFERENCE_SPECS['sampling'])} "
+        f"(sampling) for the reference agent; played greedily, the champion gives up "
+        f"{exploit(greedy)}, as a deterministic policy does. Even the least exploitable is "
+        f"{'far above' if rows[sampling]['exploit_win_rate'] > 2 * ladder['fair_share'] else 'above'} the "
+        f"fair share {ladder['fair_share']:.2f} and "
+        f"{'above' if rows[sampling]['exploit_win_rate'] > AIM else 'within'} "
+        f"the {AIM} we aimed for."
+    )
+
+
+def detective_reward() -> str:
+    """Why the standard detective reward is 2 (a transcribed simulation)."""
+    record = transcribed("detective_reward", "docs/results/rules")
+    f = record["figures"]
+    spans = {k: f"{100 * lo:.0f}–{100 * hi:.0f}%" for k, (lo, hi) in f["detective_only_win_rate"].items()}
+    return (
+        f"**Standard `detective_reward` is 2, not 3**: in {f['games']:,}-game simulations a detective-only "
+        f"policy won {spans['3']} of {f['players']}-player games against opponents who sometimes steal "
+        f"with 3, and {spans['2']} with 2; the castle stays a rock-paper-scissors. "
+        f"{transcribed_note('detective_reward', record, 'docs/results/rules')}"
+    )
+
+
+def random_play() -> str:
+    """Game length and seat fairness under random play, from the zoo baseline's random table."""
+    path = "docs/results/baseline/random/result.json"
+    result = _json(path)
+    agent = result["agent_stats"][0]
+    seats = [s["win_rate"] for s in result["seat_stats"]]
+    fair = all(s["ci_low"] <= 1 / result["num_players"] <= s["ci_high"] for s in result["seat_stats"])
+    return (
+        f"Measured facts about the standard defaults ({result['num_players']} players, {result['games']:,} "
+        f"games of random agents, `{path}`): random play ends after {agent['mean_rounds']:.1f} rounds on "
+        f"average, and the seats win {min(seats):.3f}–{max(seats):.3f} of the games "
+        f"({'every' if fair else 'not every'} seat's 95% interval holding the fair share "
+        f"{1 / result['num_players']:.2f})."
+    )
+
+
 FIGURES = {
     "champion-run": champion_run,
+    "detective-reward": detective_reward,
+    "random-play": random_play,
     "champion-vs-reference": champion_vs_reference,
+    "ladder-reading": ladder_reading,
     "ladder-times": ladder_times,
     "reference-curve": reference_curve,
     "reference-run": reference_run,
