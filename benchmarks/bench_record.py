@@ -137,7 +137,7 @@ class Recorder:
         record = {
             "format": FORMAT,
             "command": self.command,
-            "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": box,
             "versions": versions(),
             "wall_seconds": round(time.perf_counter() - self.wall_start, 1),

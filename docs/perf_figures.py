@@ -231,8 +231,8 @@ def agent_speed() -> str:
     batches = figures["batches"]
     body = []
     for spec, (loop, *batched) in figures["rates"].items():
-        name = "`ppo:` (reference model, torch on 1 thread)" if spec.startswith("ppo:") else f"`{spec}`"
-        name = name.replace("`ppo:`", "`ppo-sample:`") if spec.startswith("ppo-sample:") else name
+        kind, _, path = spec.partition(":")
+        name = f"`{kind}:` (`{path}`, torch on 1 thread)" if path else f"`{spec}`"
         body.append([name, n(loop), *(n(r) for r in batched), f"{batched[-1] / loop:.0f}×"])
     header = ["agent", "`act` loop", *(f"B = {b:,}" for b in batches), f"B = {batches[-1]:,} / loop"]
     s = record["settings"]
