@@ -118,6 +118,8 @@ class Recorder:
     wall_start: float = field(default_factory=time.perf_counter)
     cpu_start: float = field(default_factory=time.process_time)
     load_start: float = field(default_factory=lambda: round(os.getloadavg()[0], 2))
+    measured_versions: dict[str, str] = field(default_factory=versions)
+    """Taken at the start: the code that ran, not what the tree holds when the run ends."""
 
     @classmethod
     def start(cls, path: str | None, argv: list[str] | None = None) -> Recorder | None:
@@ -139,7 +141,7 @@ class Recorder:
             "command": self.command,
             "measured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": box,
-            "versions": versions(),
+            "versions": self.measured_versions,
             "wall_seconds": round(time.perf_counter() - self.wall_start, 1),
             "cpu_seconds": round(time.process_time() - self.cpu_start, 1),
             "settings": {k: v for k, v in (settings or {}).items() if k != "record"},

@@ -163,6 +163,16 @@ def batched_speed() -> str:
                 f"; the 2M stretch with numba: {met(engine['numba'] >= 2e6)} ({engine['numba'] / 1e6:.2f}M)"
             )
         verdict += ". "
+    single = [
+        f"{rows[f'hoity BatchedHoityEnv {acc} B=1']:,.0f} on {acc}"
+        for acc in ("numpy", "numba")
+        if f"hoity BatchedHoityEnv {acc} B=1" in rows
+    ]
+    if single:
+        verdict += (
+            f"A batch of one makes {' and '.join(single)} agent-steps per CPU-second, beside "
+            f"{n(one)} for the one-game env. "
+        )
     memory = figures["bytes_per_game"]
     state = " / ".join(f"{memory[k]:,.0f}" for k in ("2", "4", "6"))
     notes = "".join(f" {note}." for note in figures["notes"])
@@ -183,8 +193,8 @@ def numba_gain() -> str:
         if numpy and numba:
             gains.append(f"{numba / numpy:.1f}× at {b:,}")
     return (
-        f"Measured with the env (`BatchedHoityEnv`, 4 players, random legal play), numba makes "
-        f"{', '.join(gains)} games the agent-steps per CPU-second of numpy "
+        f"Measured with the env (`BatchedHoityEnv`, 4 players, random legal play), numba's "
+        f"agent-steps per CPU-second are numpy's times {', '.join(gains)} games "
         f"([Performance](performance.md#the-batched-engine); `{record['command']}`, {record['measured']})."
     )
 
@@ -198,10 +208,10 @@ def ruleset_speed() -> str:
         original = rows.get(f"hoity BatchedGame+observer original {acc} B=1,024")
         standard = rows.get(f"hoity BatchedGame+observer standard {acc} B=1,024")
         if original and standard:
-            parts.append(f"{original / 1e6:.2f}M on {acc}, beside {standard / 1e6:.2f}M for standard")
+            parts.append(f"{original / 1e6:.2f}M on {acc} (standard: {standard / 1e6:.2f}M)")
     return (
         "With observations and masks at B = 1,024 (4 players) the batched original engine makes "
-        f"{'; '.join(parts)} agent-steps per CPU-second, in the same run. "
+        f"{' and '.join(parts)} agent-steps per CPU-second, both rulesets in the same run. "
         f"{provenance('batched_rules', record)}"
     )
 
