@@ -49,7 +49,8 @@ def training_speed() -> str:
             speed_verdict = (
                 f"3× the {OLD_TRAINING_RATE:,} learner steps per CPU-second of the one-game setup the "
                 f"batched one replaced (16 envs): {met(speed >= 3 * OLD_TRAINING_RATE)} "
-                f"({speed / OLD_TRAINING_RATE:.1f}× with numba)"
+                f"({speed / OLD_TRAINING_RATE:.1f}× with numba; that figure was measured on a quieter "
+                "machine, so the `DummyVecEnv` row of the same run is the fairer peer)"
             )
         sources += [
             f"* {provenance(f'training_{envs}', both)}",
@@ -132,8 +133,9 @@ def learner_speed() -> str:
         "128×128 actor and critic are about 420,000 floating-point operations per row and epoch, so 4 epochs "
         f"cost about 1.7 MFLOP per learner step; one thread of this machine multiplied the policy's matrices "
         f"at {gflops:.0f} GFLOP per CPU-second in the same run, which caps any torch learner at about "
-        f"{n(gflops * 1e9 / flop)} steps per CPU-second at these settings even if it did nothing but matrix "
-        "products. The defaults buy their speed with one epoch over large minibatches and ReLU.",
+        f"{n(round(gflops * 1e9 / flop, -2))} steps per CPU-second at these settings even if it did "
+        "nothing but matrix products. The defaults buy their speed with one epoch over large "
+        "minibatches and ReLU.",
         f"**Against the zoo the scripted opponents take {min(opponents):.0%}–{max(opponents):.0%} "
         "of the fast "
         f"learner's time** at B ≥ 256, so it is {span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "

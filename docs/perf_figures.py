@@ -61,8 +61,8 @@ def n(x: float) -> str:
 
 
 def times(x: float) -> str:
-    """A ratio: two significant figures."""
-    return f"{x:.2g}" if x < 10 else f"{x:.0f}"
+    """A ratio: one decimal below 10, none above."""
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
 
 
 def met(ok: bool) -> str:
