@@ -18,18 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import (
-    AUCTION,
-    CASTLE,
-    NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
-    Phase,
-)
+from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.numba_kernels import (
     _card_preference,
@@ -40,6 +29,8 @@ from hoity_env.engine.batched.numba_kernels import (
     jit,
 )
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 _LOCATION = int(Phase.LOCATION)
 
