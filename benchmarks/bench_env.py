@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from random_play import random_legal_actions
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # rps_v2 imports pygame
 
@@ -44,11 +45,7 @@ def bench_hoity(steps: int, seed: int) -> tuple[float, float, int]:
     t_env += time.perf_counter() - t
     agent_steps = 0
     for i in range(steps):
-        u = uniforms[i]
-        actions = {}
-        for k, (agent, o) in enumerate(obs.items()):
-            legal = np.flatnonzero(o["action_mask"])
-            actions[agent] = int(legal[int(u[k] * len(legal))])
+        actions = random_legal_actions(obs, uniforms[i])
         t = time.perf_counter()
         obs, _, _, _, _ = env.step(actions)
         if not env.agents:

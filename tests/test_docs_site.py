@@ -13,12 +13,11 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+from browser import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,18 +125,6 @@ def test_api_reference_covers_every_module(site: Path) -> None:
     # a module page's anchor, or the anchor of something the module defines
     documented = {a.removeprefix("module-") for a in ids} | {a.rpartition(".")[0] for a in ids}
     assert modules <= documented, sorted(modules - documented)
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:  # never a skip: CI installs chromium
-        pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
-    b = Browser(binary, tmp_path / "profile")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _wait(browser: Browser, expression: str, seconds: float = 20.0) -> object:

@@ -9,7 +9,11 @@ differential tests.  Each kernel names the numpy function it mirrors; the one-ha
 helpers (best run, packed key, oldest card per series, best-exhibition refresh) are
 the standard kernels' (:mod:`hoity_env.engine.batched.numba_kernels`).  The round
 kernel is one long function, as numba wants it (one compiled loop, no Python calls),
-which is why this file is longer than the house module size.
+which is why this file is longer than the house module size.  Code that repeats the
+shape of the numpy function it mirrors, or of the standard round kernel (the same
+per-seat scratch rows, the same loop over seats and rule order), is intended: each
+kernel restates one numpy function so that the differential tests can hold the two
+equal, and ``duplicates`` lists such pairs as expected.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.numba_kernels import (
     _card_preference,
+    _close_round,
     _key,
     _oldest_of,
-    _refresh_best_one,
     _steal,
     jit,
 )
@@ -229,16 +233,9 @@ def _resolve_original_rounds(
             for c in range(n):
                 jail[gi, c] = cells[c] if c < k else 0
 
-        for p in range(n):
-            if changed[p]:
-                _refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
-                                  series, min_size, oldest)  # fmt: skip
-            last_locations[gi, p] = locations[gi, p]
-            last_actions[gi, p] = actions[gi, p]
-            locations[gi, p] = -1
-        phase[gi] = _LOCATION
-        rounds[gi] += 1
-        start_player[gi] = (start_player[gi] + 1) % n
+        _close_round(gi, changed, actions, locations, last_locations, last_actions, phase, rounds,
+                     start_player, owner, counts, best_count, best_oldest, best_lo, best_hi, year, series,
+                     min_size, oldest)  # fmt: skip
 
         # --- End (O-8: the final exhibition, then the track; S-8) ---
         furthest = 0
