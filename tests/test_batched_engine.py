@@ -323,14 +323,16 @@ def test_hand_made_positions_stepped_together_match_one_by_one(accelerator: str)
         assert normalized(back) == normalized(s)
 
 
-def _mid_game_states(n: int, rules: RulesConfig, count: int, seed: int) -> list[GameState]:
+def mid_game_states(
+    n: int, rules: str | RulesConfig, count: int, seed: int, max_steps: int = 160
+) -> list[GameState]:
     """States met in random legal play (both phases, some finished), for round-trip tests."""
     game = Game(rules, n)
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
         s = game.new_state(seed + k)
-        for _ in range(int(rng.integers(0, 160))):
+        for _ in range(int(rng.integers(0, max_steps))):
             if s.done:
                 break
             game.step(s, random_legal(game.legal_masks(s)[None], rng)[0].tolist())
@@ -341,7 +343,7 @@ def _mid_game_states(n: int, rules: RulesConfig, count: int, seed: int) -> list[
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_from_states_round_trips_through_to_states(num_players: int) -> None:
     rules = STANDARD.replace(max_rounds=40)
-    states = _mid_game_states(num_players, rules, 24, 5 * num_players)
+    states = mid_game_states(num_players, rules, 24, 5 * num_players)
     states += [
         make_state(num_players, rules, spare_to=c.get("spare_to"), **c["state"])
         for c in _POSITIONS

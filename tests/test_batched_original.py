@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import SideBySide
-from test_batched_engine import arrays_of, assert_same_arrays
+from test_batched_engine import arrays_of, assert_same_arrays, mid_game_states
 
-from hoity_env.engine import Game, GameState, IllegalActionError
+from hoity_env.engine import Game, IllegalActionError
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.original_game import OriginalBatchedGame
 from hoity_env.engine.batched.original_state import OriginalBatchState
@@ -143,23 +143,9 @@ def test_deal_of_game_k_does_not_depend_on_batch(num_players: int) -> None:  # O
     assert alone.comparable() == whole[2].comparable()
 
 
-def _mid_game_states(n: int, count: int, seed: int) -> list[GameState]:
-    game, rng = Game("original", n), np.random.default_rng(seed)
-    out = []
-    for k in range(count):
-        state = game.new_state(seed + k)
-        for _ in range(int(rng.integers(0, 60))):
-            if state.done:
-                break
-            masks = game.legal_masks(state)
-            game.step(state, [int(rng.choice(np.flatnonzero(m))) for m in masks])
-        out.append(state)
-    return out
-
-
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_from_states_round_trips_through_to_states(num_players: int) -> None:
-    states = _mid_game_states(num_players, 24, 5)
+    states = mid_game_states(num_players, "original", 24, 5, max_steps=60)
     batched = BatchedGame("original", num_players)
     batch = batched.from_states(states)
     assert isinstance(batched, OriginalBatchedGame) and isinstance(batch, OriginalBatchState)

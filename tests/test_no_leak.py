@@ -220,17 +220,8 @@ def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) ->
                 other = face_down(engine)[-1]
             if other is not None:
                 swapped = swap_cards(engine, ("hand", q, card), ("draw", -1, other))
-                check_swap(
-                    num_players,
-                    full,
-                    base,
-                    base_views,
-                    swapped,
-                    {q},
-                    series[other] != series[card],
-                    tally,
-                    "draw swap",
-                )
+                new_series = series[other] != series[card]
+                check_swap(num_players, full, base, base_views, swapped, {q}, new_series, tally, "draw swap")
             # (b) with a hidden card of a third player
             for r in range(num_players):
                 hidden_r = hidden_cards(engine, r)
@@ -240,16 +231,9 @@ def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) ->
                 if other is None:
                     other = hidden_r[0]
                 swapped = swap_cards(engine, ("hand", q, card), ("hand", r, other))
+                new_series = series[other] != series[card]
                 check_swap(
-                    num_players,
-                    full,
-                    base,
-                    base_views,
-                    swapped,
-                    {q, r},
-                    series[other] != series[card],
-                    tally,
-                    "hand swap",
+                    num_players, full, base, base_views, swapped, {q, r}, new_series, tally, "hand swap"
                 )
                 break
     counts = tally.counts

@@ -410,10 +410,7 @@ def _resolve_rounds(
                      min_size, oldest)  # fmt: skip
 
         # --- End (S-7, S-8) ---
-        furthest = 0
-        for p in range(n):
-            furthest = max(furthest, positions[gi, p])
-        if furthest >= finish:
+        if positions[gi].max() >= finish:
             top_rank = -1
             for p in range(n):
                 rank = positions[gi, p] * scale + _key(best_count[gi, p], best_oldest[gi, p], span, newest)

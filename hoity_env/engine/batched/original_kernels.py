@@ -238,10 +238,7 @@ def _resolve_original_rounds(
                      min_size, oldest)  # fmt: skip
 
         # --- End (O-8: the final exhibition, then the track; S-8) ---
-        furthest = 0
-        for p in range(n):
-            furthest = max(furthest, positions[gi, p])
-        if furthest >= finish:
+        if positions[gi].max() >= finish:
             shown = 0
             for p in range(n):
                 key[p] = _key(best_count[gi, p], best_oldest[gi, p], span, newest)
