@@ -42,6 +42,7 @@ from collections.abc import Callable
 
 import numpy as np
 from bench_record import Recorder, add_record_option
+from random_play import random_legal_actions
 
 Bench = Callable[[int, int], tuple[float, int]]
 """(agent-steps wanted, seed) -> (CPU seconds, agent-steps done)."""
@@ -62,11 +63,7 @@ def bench_parallel_env(agent_steps: int, seed: int) -> tuple[float, int]:
     start = time.process_time()
     obs, _ = env.reset(seed=seed)
     for i in range(steps):
-        u = uniforms[i]
-        actions = {}
-        for k, (agent, o) in enumerate(obs.items()):
-            legal = np.flatnonzero(o["action_mask"])
-            actions[agent] = int(legal[int(u[k] * len(legal))])
+        actions = random_legal_actions(obs, uniforms[i])
         obs, _, _, _, _ = env.step(actions)
         if not env.agents:
             obs, _ = env.reset()

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 from bench_record import Recorder, add_record_option
+from random_play import random_legal_actions
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # rps_v2 imports pygame
 
@@ -46,11 +47,7 @@ def bench_hoity(steps: int, seed: int) -> tuple[float, float, int]:
     t_env += time.process_time() - t
     agent_steps = 0
     for i in range(steps):
-        u = uniforms[i]
-        actions = {}
-        for k, (agent, o) in enumerate(obs.items()):
-            legal = np.flatnonzero(o["action_mask"])
-            actions[agent] = int(legal[int(u[k] * len(legal))])
+        actions = random_legal_actions(obs, uniforms[i])
         t = time.process_time()
         obs, _, _, _, _ = env.step(actions)
         if not env.agents:
