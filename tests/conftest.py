@@ -21,7 +21,7 @@ def _sb3_logs_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Browser]:
-    """One headless Chromium for the test (``tests/browser.py``), closed after it."""
+    """A headless Chromium for the pages' tests (docs site, replay viewer, hoity-serve), closed after it."""
     binary = find_chromium()
     if binary is None:  # never a skip: CI installs chromium, and a missing browser must fail loudly
         pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
