@@ -267,7 +267,7 @@ def ladder(
             rules=match.rules_name,
             games=on_exploit.deals * match.num_players,
             seed=match.seed,
-            settings=training.learner,
+            settings=training.settings,
         )
         if found is not None:
             logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
