@@ -37,11 +37,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arg_checks import check_args
 from curve_plot import append_curve, plot_curve
 from final_report import finish, score_checkpoint
 from run_callbacks import next_multiple
 from run_folder import Resume, checkpoint_step, curve_timesteps, record_resume, save_model
-from run_training import interrupted
+from run_training import interrupted, signals_as_interrupts
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import AgentStats
@@ -65,6 +66,7 @@ def fast_settings(args: Any, opponents: tuple[tuple[str, float], ...], games_fie
     ``games_field`` names the recipe's game count (``num_games``, ``n_envs``); bad values
     raise :class:`ConfigError` before any folder exists.
     """
+    check_args(args)  # the recipe's own checks first: their errors name the --flag
     if args.final_lr_fraction != 1.0:
         raise ConfigError(
             "--final-lr-fraction decays MaskablePPO's rate; the fast learner keeps its rate constant: "
@@ -237,8 +239,10 @@ def learn_and_finish_fast(
     with stop_on_signals() as stop:
         learner.learn(args.total_timesteps, on_iteration=on_iteration)
     if stop.requested:
-        model.save_state(folder)
-        interrupted(model, learner.env, args, run_dir, script, stop.signum)
+        if not (folder / f"state_{learner.steps}.pt").is_file():  # else: this very point is saved
+            model.save_state(folder)
+        with signals_as_interrupts():  # the handlers as they were before the run, once it exits
+            interrupted(model, learner.env, args, run_dir, script, stop.signum)
     train_seconds = time.time() - start
     curve_point()  # the last point of the curve
     return finish(model, args, run_dir, opponents, train_seconds, learner="fast", **meta())
