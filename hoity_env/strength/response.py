@@ -17,13 +17,16 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hoity_env.agents.policy import TRAIN_EXTRA
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import MatchSettings
+
+if TYPE_CHECKING:  # torch only when a fast learner is built
+    from hoity_env.learning import LearnerSettings
 
 __all__ = [
     "FAST_SETTINGS",
@@ -105,7 +108,7 @@ def learner_settings(ppo: dict[str, Any] | None, learner: str = "sb3") -> dict[s
 
 def fast_learner_settings(
     settings: dict[str, Any], rules: str, num_players: int, seed: int, steps: int, target: str
-) -> Any:
+) -> LearnerSettings:
     """The :class:`~hoity_env.learning.LearnerSettings` of a fast best response to ``target``."""
     from hoity_env.learning import LearnerSettings
 
