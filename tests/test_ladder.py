@@ -21,7 +21,7 @@ from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, opensk
 from hoity_env.strength.response import FAST_SETTINGS, learner_settings
 
 TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
-"""The fast learner (the default): 8 games x 64 steps, 512 learner steps per rollout."""
+"""The fast learner: 8 games x 64 steps, 512 learner steps per rollout."""
 
 
 def _record(agents: tuple[str, ...], ranks: tuple[int, ...]) -> GameRecord:
@@ -53,6 +53,7 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
         "runs_dir": runs,
         "progress": False,
         "ppo": TINY,
+        "learner": "fast",
     }
     result = ladder(["thief", "random"], **kwargs)  # type: ignore[arg-type]
     assert result.agents == ("thief", "random") and result.budget == 512 and result.games_per_pair == 8
@@ -72,7 +73,6 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
     assert LadderResult.from_json(result.to_json()) == result
     text = result.to_markdown()
     assert "estimate from below at a budget of 512 learner steps" in text and "OpenSkill" in text
-    fast = {"learner": "fast", **learner_settings(TINY, "fast")}
     fast = {"learner": "fast", **learner_settings(TINY, "fast")}
     assert json.loads((runs / "thief" / "settings.json").read_text()) == fast
 
@@ -94,6 +94,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         runs_dir=tmp_path,
         progress=False,
         ppo=TINY,
+        learner="fast",
     )
     same = {
         "budget": 512,
@@ -130,7 +131,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         (["expert", "wizard"], {}, "unknown agent 'wizard'"),
         (["expert", "random"], {"budget": 0}, "budget must be an integer >= 1"),
         (["expert", "random"], {"rules": STANDARD.replace(tie_break="priority")}, "batched engine"),
-        (["expert", "random"], {"ppo": {"n_env": 4}}, "unknown fast learner settings"),
+        (["expert", "random"], {"ppo": {"n_env": 4}, "learner": "fast"}, "unknown fast learner settings"),
         (["expert", "random"], {"ppo": {"n_env": 4}, "learner": "sb3"}, "unknown sb3 learner settings"),
     ],
 )
@@ -148,6 +149,7 @@ def test_cli_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert err.startswith("hoity-eval ladder: error: unknown agent 'wizard'") and "Traceback" not in err
     out = tmp_path / "out"
     argv = ["ladder", "--agents", "thief,random", "--budget", "1", "--games", "4", "--exploit-games", "4"]
+    argv += ["--learner", "fast"]
     argv += ["--curve-points", "0", "--runs-dir", str(tmp_path / "runs"), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     printed = capsys.readouterr().out

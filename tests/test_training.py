@@ -96,8 +96,10 @@ def _selfplay(
 
 
 def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
-    # The fast learner (the default): 1 game x 64 steps per iteration, a gate after each.
-    result = _selfplay(tmp_path, "s", 192, "0.0", 128, "random,thief", "--max-snapshots", "2")
+    # The fast learner: 1 game x 64 steps per iteration, a gate after each.
+    result = _selfplay(
+        tmp_path, "s", 192, "0.0", 128, "random,thief", "--max-snapshots", "2", "--learner", "fast"
+    )
     league = sorted((tmp_path / "s" / "league").glob("snapshot_*.zip"))
     assert len(result["gates"]) >= 2 and all(g["admitted"] for g in result["gates"])
     assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
