@@ -109,9 +109,9 @@ FLAG_HELP = {
     ),
     "runs_dir": "folder that holds the run folders",
     "learner": (
-        "fast: the fast learner of hoity_env.learning (the default; --n-steps, --batch-size, --n-epochs, "
-        "--learning-rate and the game count at their defaults mean its own, see training/fast_run.py) | "
-        "sb3: MaskablePPO"
+        "sb3: MaskablePPO (the default) | fast: the fast learner of hoity_env.learning (--n-steps, "
+        "--batch-size, --n-epochs, --learning-rate and the game count at their defaults mean its own, "
+        "see training/fast_run.py)"
     ),
 }
 """One-line help of every recipe flag, with its choices or syntax (``--help`` shows the default too)."""

@@ -19,9 +19,9 @@ each rollout then holds ``G × num_players`` self-play seats beside the ``--n-en
 games against the league pool (batched engine only).  ``--zoo-weights`` draws the
 zoo's members unevenly.
 
-``--learner fast`` (the default) trains on the fast learner of :mod:`hoity_env.learning`
+``--learner fast`` trains on the fast learner of :mod:`hoity_env.learning`
 (:class:`FastLeague`: the same gate, the league drawn per game; ``training/fast_run.py``
-says what carries over from the flags); ``--learner sb3`` on MaskablePPO.
+says what carries over from the flags); ``--learner sb3`` (the default) on MaskablePPO.
 
 A resumed run (``--resume RUN_FOLDER``) continues in its own run folder with its own
 settings and finds its league again in its ``league/``; ``--total-timesteps`` is a
@@ -61,7 +61,7 @@ class Args(RecipeArgs):
     """Every knob of the recipe (each is a ``--flag``): the shared ones of ``RecipeArgs`` and these."""
 
     name: str = "selfplay"
-    learner: str = "fast"  # "fast": hoity_env.learning's learner; "sb3": MaskablePPO
+    learner: str = "sb3"  # "sb3": MaskablePPO; "fast": hoity_env.learning's learner
     zoo: str = "zoo"  # scripted members of the league
     zoo_weights: str = ""  # comma-separated draw weights, one per zoo member (default: 1 each)
     n_envs: int = 16

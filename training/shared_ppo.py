@@ -6,10 +6,11 @@ envs (:class:`hoity_env.wrappers.sb3_vec_env.HoitySharedSB3VecEnv`), so the poli
 plays against copies of itself and learns from every seat's experience.  It is
 then scored against the scripted zoo like the other recipes (docs/design.md §4).
 
-``--learner fast`` (the default) trains with the fast learner of
+``--learner fast`` trains with the fast learner of
 :mod:`hoity_env.learning` (every seat of every game through one forward pass, on
 the batched engine; ``training/fast_run.py`` says what carries over from the flags),
-``--learner sb3`` with MaskablePPO on :class:`~hoity_env.wrappers.sb3_vec_env.HoitySharedSB3VecEnv`.
+``--learner sb3`` (the default) with MaskablePPO on
+:class:`~hoity_env.wrappers.sb3_vec_env.HoitySharedSB3VecEnv`.
 
 Writes under ``runs/<name>/`` as ``train_ppo.py`` does (TensorBoard ``tb/``,
 ``checkpoints/``, ``final_model.zip``, ``evaluation.json``/``.md``,
@@ -18,7 +19,7 @@ signal as ``train_ppo.py`` does (``--resume RUN_FOLDER``).
 
     python training/shared_ppo.py                                 # a small run
     python training/shared_ppo.py --num-games 64 --total-timesteps 5000000
-    python training/shared_ppo.py --learner sb3                   # MaskablePPO instead
+    python training/shared_ppo.py --learner fast                  # the fast learner
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Args(RecipeArgs):
     """Every knob of the recipe (each is a ``--flag``): the shared ones of ``RecipeArgs`` and these."""
 
     name: str = "shared"
-    learner: str = "fast"  # "fast": hoity_env.learning's learner; "sb3": MaskablePPO
+    learner: str = "sb3"  # "sb3": MaskablePPO; "fast": hoity_env.learning's learner
     num_games: int = 16  # games in the batch; SB3 sees num_games * num_players envs
     total_timesteps: int = 500_000  # agent-steps summed over every seat
     batch_size: int = 1024

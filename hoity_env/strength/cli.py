@@ -3,13 +3,13 @@
 Usage::
 
     hoity-eval exploit --target expert --budget 200000
-    hoity-eval exploit --target expert --budget 2000000 --learner sb3    # MaskablePPO instead
+    hoity-eval exploit --target expert --budget 2000000 --learner fast   # the fast learner
     hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
 
-``exploit`` trains a best response (``--learner fast``, the default: the fast
-learner on the batched engine; ``--learner sb3``: MaskablePPO) against ``--players - 1`` copies of
+``exploit`` trains a best response (``--learner sb3``, the default: MaskablePPO;
+``--learner fast``: the fast learner on the batched engine) against ``--players - 1`` copies of
 each agent (``--target``, then each of ``--pool``, every one on its own with the
 same budget and seeds) and prints the table of
 :class:`~hoity_env.strength.results.ExploitResult`: the best responder's win rate
@@ -109,9 +109,10 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--learner",
         choices=LEARNERS,
-        default="fast",
-        help="who trains the best responses: fast (the fast learner on the batched engine, "
-        "hoity_env.learning; the default) or sb3 (MaskablePPO, the reference recipes' learner)",
+        default="sb3",
+        help="who trains the best responses: sb3 (MaskablePPO, the reference recipes' learner; the "
+        "default) or fast (the fast learner on the batched engine, hoity_env.learning: about 7x less "
+        "CPU, a weaker best response at the same budget, docs/evaluation.md)",
     )
     p.add_argument("--budget", type=positive, default=budget, required=budget is None, help=budget_help)
     p.add_argument("--games", type=positive, default=games, help=games_help)

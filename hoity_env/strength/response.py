@@ -1,10 +1,10 @@
 """What a best response is trained with: the learner, its settings, its budget and curve, its checks.
 
 A best response is a fresh masked-PPO learner trained against copies of a target
-for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): the fast
-learner on the batched engine (:mod:`hoity_env.learning`, ``learner="fast"``, the
-default) or SB3's ``MaskablePPO`` on the batched vector env (``learner="sb3"``, the
-learner of the reference recipes).
+for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): SB3's
+``MaskablePPO`` on the batched vector env (``learner="sb3"``, the default, the learner
+of the reference recipes) or the fast learner on the batched engine
+(:mod:`hoity_env.learning`, ``learner="fast"``).
 :class:`BestResponse` holds everything about that training which is not how the
 evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
 the budget, the learning-curve points, where the run folders go and the PPO
@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 LEARNERS = ("fast", "sb3")
-"""Who trains a best response: the fast learner (the default) or SB3's MaskablePPO."""
+"""Who trains a best response: SB3's MaskablePPO (the default: at the same budget its best
+responses win more, docs/evaluation.md) or the fast learner (about 7× less CPU)."""
 
 PPO_SETTINGS: dict[str, Any] = {
     "n_envs": 16,
@@ -147,7 +148,7 @@ class BestResponse:
         runs_dir: each target's run folder is ``runs_dir/<target>`` (``_2``, … when taken).
         ppo: the learner's settings, its defaults (:data:`FAST_SETTINGS`, :data:`PPO_SETTINGS`)
             with these overrides.
-        learner: ``"fast"`` (the fast learner, the default) or ``"sb3"`` (MaskablePPO).
+        learner: ``"sb3"`` (MaskablePPO, the default) or ``"fast"`` (the fast learner).
     """
 
     budget: int
@@ -155,7 +156,7 @@ class BestResponse:
     curve_games: int = 200
     runs_dir: Path = Path("runs/exploit")
     ppo: dict[str, Any] | None = None
-    learner: str = "fast"
+    learner: str = "sb3"
 
     def __post_init__(self) -> None:
         if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
