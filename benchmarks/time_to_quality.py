@@ -48,7 +48,13 @@ from hoity_env.strength.response import FAST_SETTINGS, fast_learner_settings  # 
 
 ZOO = ["expert", "collector", "thief", "detective", "random"]
 LEARNERS = ("fast", "sb3")
-REFERENCE: dict[str, Any] = {"n_envs": 16, "n_steps": 256, "batch_size": 512, "n_epochs": 4, "learning_rate": 3e-4}
+REFERENCE: dict[str, Any] = {
+    "n_envs": 16,
+    "n_steps": 256,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+}
 
 
 def fast_settings(seed: int) -> LearnerSettings:

@@ -25,8 +25,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hoity_env.evaluation import evaluate  # noqa: E402
-from hoity_env.learning import Learner, LearnerSettings  # noqa: E402
+from hoity_env.evaluation import evaluate
+from hoity_env.learning import Learner, LearnerSettings
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:

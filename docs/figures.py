@@ -235,7 +235,8 @@ def time_to_quality() -> str:
         )
     header = ["learner", "seed", "CPU-s", "learner steps", "mean win rate", *(f"vs 3× `{m}`" for m in zoo)]
     text = table(header, rows, "llrrr" + "r" * len(zoo))
-    label = f" {record['label']}." if record.get("label") else ""
+    label = record.get("label", "")
+    label = f" {label[:1].upper()}{label[1:]}." if label else ""
     return (
         f"{text}\n\n{record['games_per_member']} games against each zoo member per point, duplicate "
         f"format, evaluation seed 1, the policy played greedily; 95% Wilson intervals.{label} "
