@@ -193,7 +193,7 @@ def exploit_2m() -> str:
             [
                 learner,
                 f"{entry.timesteps:,}",
-                f"{record['train_cpu_seconds']:.0f}",
+                "–" if record["train_cpu_seconds"] is None else f"{record['train_cpu_seconds']:.0f}",
                 f"{record['total_cpu_seconds']:.0f}",
                 rate(entry.win_rate),
                 interval(entry.ci_low, entry.ci_high),
