@@ -213,6 +213,26 @@ def exploit_2m() -> str:
     )
 
 
+def best_response_tuning() -> str:
+    """How ``FAST_SETTINGS`` were chosen: 2M-step best responses to ``expert``, one per setting."""
+    record = _load("docs/results/tune_best_response.json")
+    rows = [
+        [
+            r["label"],
+            f"{r['train_cpu_seconds']:.1f}",
+            f"{r['steps_per_cpu_second']:,}",
+            f"{rate(r['win_rate'])} {interval(*r['ci'])}",
+        ]
+        for r in record["runs"]
+    ]
+    text = table(
+        ["changes from `LearnerSettings()`", "training CPU-s", "steps / CPU-s", "win rate vs 3× `expert`"],
+        rows,
+        "lrrr",
+    )
+    return f"{text}\n\n{_provenance(record)} ({record['note']}; `docs/results/tune_best_response.json`.)"
+
+
 def time_to_quality() -> str:
     """Win rate against the zoo at fixed CPU budgets, each learner (``benchmarks/time_to_quality.py``)."""
     record = _load("docs/results/time_to_quality.json")
@@ -245,6 +265,7 @@ def time_to_quality() -> str:
 
 
 FIGURES: dict[str, Callable[[], str]] = {
+    "best-response-tuning": best_response_tuning,
     "exploit-2m": exploit_2m,
     "time-to-quality": time_to_quality,
     "expert-strength": expert_strength,
