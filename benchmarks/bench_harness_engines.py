@@ -9,6 +9,7 @@ the scripted zoo).  The one-game engine plays fewer games (``--one-game-games``)
 because it is that much slower; rates are per game, so they compare.
 
     python benchmarks/bench_harness_engines.py [--games 8192] [--one-game-games 200] [--repeats 3]
+        [--record PATH.json]
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+
+from bench_record import Recorder, add_record_option
 
 from hoity_env.evaluation import evaluate
 
@@ -44,7 +47,9 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
         "--repeats", type=int, default=3, help="runs per figure; the median is shown (default 3)"
     )
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed of the first run (default 0)")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     out = {}
     print("| line-up | batched games / CPU-s | one-game games / CPU-s | batched × one-game |")
     print("|---|---|---|---|")
@@ -58,6 +63,9 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
         )
         out[name] = (batched, one)
         print(f"| {name} | {batched:,.0f} | {one:,.0f} | {batched / one:.1f} |", flush=True)
+    if recorder:
+        rows = [{"lineup": LINEUPS[n], "batched": b, "one_game": o} for n, (b, o) in out.items()]
+        recorder.write({"rows": rows}, settings=vars(args))
     return out
 
 

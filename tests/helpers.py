@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine import STANDARD, Event, EventKind, Game, GameState, RulesConfig
+from hoity_env.engine import STANDARD, BatchedGame, Event, EventKind, Game, GameState, RulesConfig
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.cards import Deck
 
@@ -26,6 +26,7 @@ __all__ = [
     "EXHIBIT",
     "RULESETS",
     "THIEF",
+    "SideBySide",
     "bid",
     "card_places",
     "cards_of_series",
@@ -36,21 +37,8 @@ __all__ = [
     "rule_series",
 ]
 
-_STATE_KEYS = (
-    "draw_pile",
-    "lot",
-    "hands",
-    "public",
-    "money",
-    "positions",
-    "start_player",
-    "round",
-    "phase",
-    "locations",
-    "last_locations",
-    "last_actions",
-    "tallies",
-)
+_FIXED_KEYS = frozenset({"version", "rules", "num_players", "terminated", "truncated", "winners", "rng"})
+"""``to_dict`` keys ``make_state`` does not take: set by the game, or outcomes and the generator."""
 
 
 def bid(amount: int) -> int:
@@ -97,7 +85,7 @@ def make_state(
     rules = STANDARD if rules is None else rules
     game = Game(rules, num_players)
     d = game.new_state(seed).to_dict()
-    unknown = set(overrides) - set(_STATE_KEYS)
+    unknown = set(overrides) - (set(d) - _FIXED_KEYS)
     if unknown:
         raise KeyError(f"make_state does not know {sorted(unknown)}")
     n = num_players
@@ -225,3 +213,43 @@ def make_original(
         held = {v for c in d["checks"] for v in c}
         d["register"] = sorted(v for seat in rules.checks[:n] for v in seat if v not in held)
     return GameState.from_dict(d, hand_made=True)
+
+
+class SideBySide:
+    """The same games in the one-game and the batched engine, for the differential tests.
+
+    Seeds ``seed0 …`` are dealt to both (``batch`` at a time); a finished game is replaced
+    by the next seed in both (``reset_games``) until ``games`` have been dealt, so the batch
+    stays full and mixes games in different rounds and phases; then its slot stays empty
+    (``None`` in :attr:`scalars`).  :attr:`rng` is the test's, seeded from ``seed0`` and the table.
+    """
+
+    def __init__(self, game: Game, batched: BatchedGame, games: int, batch: int, seed0: int) -> None:
+        self.game, self.batched = game, batched
+        seeds = list(range(seed0, seed0 + min(batch, games)))
+        self.next_seed, self.stop = seed0 + len(seeds), seed0 + games
+        self.scalars: list[GameState | None] = [game.new_state(s) for s in seeds]
+        self.state = batched.deal(seeds)
+        self.rng = np.random.default_rng([seed0, game.num_players])
+
+    def live(self) -> list[tuple[int, GameState]]:
+        """``(slot, one-game state)`` of each game still playing."""
+        return [(k, s) for k, s in enumerate(self.scalars) if s is not None]
+
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """Step every live game in both engines with ``actions`` ``(B, n)``; the batched ``played`` flags."""
+        for k, s in self.live():
+            self.game.step(s, actions[k].tolist())
+        return self.batched.step(self.state, actions)
+
+    def replace(self, ended: list[int]) -> None:
+        """Deal the next seeds into the ``ended`` slots while seeds are left; empty the others."""
+        fresh = ended[: max(0, self.stop - self.next_seed)]
+        for k in ended:
+            self.scalars[k] = None
+        if fresh:
+            seeds = list(range(self.next_seed, self.next_seed + len(fresh)))
+            self.next_seed += len(fresh)
+            for k, seed in zip(fresh, seeds, strict=True):
+                self.scalars[k] = self.game.new_state(seed)
+            self.batched.reset_games(self.state, np.asarray(fresh), seeds)

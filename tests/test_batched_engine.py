@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF, bid, make_state
+from helpers import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF, SideBySide, bid, make_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,48 +95,26 @@ def play_side_by_side(
     """
     game, batched = Game(rules, n), BatchedGame(rules, n, accelerator=accelerator)
     scalar_obs, batch_obs = StandardObserver(game), BatchObserver(batched)
-    rng = np.random.default_rng([seed0, n])
-    seeds = list(range(seed0, seed0 + min(batch, games)))
-    next_seed = seed0 + len(seeds)
-    scalars: list[GameState | None] = [game.new_state(s) for s in seeds]
-    state = batched.deal(seeds)
+    both = SideBySide(game, batched, games, batch, seed0)
     finished = steps = 0
-    while any(s is not None for s in scalars):
-        live = [k for k, s in enumerate(scalars) if s is not None]
+    while live := both.live():
+        state = both.state
         masks = batched.legal_masks(state)
         obs, glob = batch_obs.observations(state), batch_obs.global_states(state)
-        for k in live:
-            s = scalars[k]
-            assert s is not None
+        for k, s in live:
             where = f"seat slot {k}, round {s.round}, {s.phase.name.lower()} step"
             assert np.array_equal(game.legal_masks(s), masks[k]), f"masks differ: {where}"
             assert np.array_equal(scalar_obs.observations(s), obs[k]), f"observations differ: {where}"
             assert np.array_equal(scalar_obs.global_state(s), glob[k]), f"global states differ: {where}"
-        actions = random_legal(masks, rng)
-        for k in live:
-            s = scalars[k]
-            assert s is not None
-            game.step(s, actions[k].tolist())
-        played = batched.step(state, actions)
+        played = both.step(random_legal(masks, both.rng))
         steps += 1
-        assert played.tolist() == [s is not None for s in scalars]
-        ended = []
-        for k, back in zip(live, batched.to_states(state, live), strict=True):
-            s = scalars[k]
-            assert s is not None
+        assert played.tolist() == [s is not None for s in both.scalars]
+        slots = [k for k, _ in live]
+        for (k, s), back in zip(live, batched.to_states(state, slots), strict=True):
             assert normalized(back) == normalized(s), f"state differs: slot {k}, round {s.round}"
-            if s.done:
-                ended.append(k)
+        ended = [k for k, s in live if s.done]
         finished += len(ended)
-        fresh = ended[: max(0, seed0 + games - next_seed)]
-        if fresh:
-            new_seeds = list(range(next_seed, next_seed + len(fresh)))
-            next_seed += len(fresh)
-            batched.reset_games(state, np.asarray(fresh), new_seeds)
-            for k, s_new in zip(fresh, new_seeds, strict=True):
-                scalars[k] = game.new_state(s_new)
-        for k in ended[len(fresh) :]:
-            scalars[k] = None
+        both.replace(ended)
     return finished, steps
 
 
@@ -345,14 +323,16 @@ def test_hand_made_positions_stepped_together_match_one_by_one(accelerator: str)
         assert normalized(back) == normalized(s)
 
 
-def _mid_game_states(n: int, rules: RulesConfig, count: int, seed: int) -> list[GameState]:
+def mid_game_states(
+    n: int, rules: str | RulesConfig, count: int, seed: int, max_steps: int = 160
+) -> list[GameState]:
     """States met in random legal play (both phases, some finished), for round-trip tests."""
     game = Game(rules, n)
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
         s = game.new_state(seed + k)
-        for _ in range(int(rng.integers(0, 160))):
+        for _ in range(int(rng.integers(0, max_steps))):
             if s.done:
                 break
             game.step(s, random_legal(game.legal_masks(s)[None], rng)[0].tolist())
@@ -363,7 +343,7 @@ def _mid_game_states(n: int, rules: RulesConfig, count: int, seed: int) -> list[
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_from_states_round_trips_through_to_states(num_players: int) -> None:
     rules = STANDARD.replace(max_rounds=40)
-    states = _mid_game_states(num_players, rules, 24, 5 * num_players)
+    states = mid_game_states(num_players, rules, 24, 5 * num_players)
     states += [
         make_state(num_players, rules, spare_to=c.get("spare_to"), **c["state"])
         for c in _POSITIONS

@@ -156,30 +156,16 @@ def test_side_by_side_game_count_is_what_the_suite_counts_on() -> None:
 
 @IGNORE_FALLBACK_WARNING
 @pytest.mark.parametrize(
-    ("num_players", "tie_break", "reward", "illegal_action", "max_cycles", "num_envs", "games"),
+    "config",
     _CONFIGS + _ORIGINAL_CONFIGS,
     ids=[f"{c[0]}p-{c[1]}-{c[2]}-{c[3]}-cycles{c[4]}" for c in _CONFIGS + _ORIGINAL_CONFIGS],
 )
 def test_batched_env_matches_parallel_envs(
-    num_players: int,
-    tie_break: str,
-    reward: str,
-    illegal_action: str,
-    max_cycles: int | None,
-    num_envs: int,
-    games: int,
+    config: tuple[int, str, str, str, int | None, int, int],
 ) -> None:  # docs/design.md §2
-    ended = play_side_by_side(
-        num_players,
-        tie_break,
-        reward,
-        illegal_action,
-        max_cycles,
-        num_envs=num_envs,
-        games=games,
-        seed=1000 * num_players + len(reward),
-        p_illegal=0.1,
-    )
+    *env_args, num_envs, games = config  # (players, tie rule, reward, illegal mode, max_cycles)
+    seed = 1000 * config[0] + len(config[2])
+    ended = play_side_by_side(*env_args, num_envs=num_envs, games=games, seed=seed, p_illegal=0.1)
     assert ended >= games
 
 

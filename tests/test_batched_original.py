@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_batched_engine import arrays_of, assert_same_arrays
+from helpers import SideBySide
+from test_batched_engine import arrays_of, assert_same_arrays, mid_game_states
 
-from hoity_env.engine import Game, GameState, IllegalActionError
+from hoity_env.engine import Game, IllegalActionError
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.original_game import OriginalBatchedGame
 from hoity_env.engine.batched.original_state import OriginalBatchState
@@ -62,67 +63,43 @@ def play_side_by_side(n: int, games: int, batch: int, seed0: int, accelerator: s
     in different rounds and phases.  Returns (games finished, illegal joint actions refused).
     """
     game, batched = Game("original", n), BatchedGame("original", n, accelerator=accelerator)
-    rng = np.random.default_rng([seed0, n])
-    seeds = list(range(seed0, seed0 + min(batch, games)))
-    next_seed = seed0 + len(seeds)
-    scalars: list[GameState | None] = [game.new_state(s) for s in seeds]
-    state = batched.deal(seeds)
+    both = SideBySide(game, batched, games, batch, seed0)
     finished = refused = 0
-    while any(s is not None for s in scalars):
-        live = [k for k, s in enumerate(scalars) if s is not None]
+    while live := both.live():
+        state = both.state
         masks = batched.legal_masks(state)
-        for k in live:
-            s = scalars[k]
-            assert s is not None
+        for k, s in live:
             where = f"slot {k}, round {s.round}, {s.phase.name.lower()} step"
             assert np.array_equal(game.legal_masks(s), masks[k]), f"masks differ: {where}"
-        actions = batched.random_from_masks(masks, rng)
-        if rng.random() < P_ILLEGAL_STEP:
-            bad = with_illegal(masks, actions, rng)
+        actions = batched.random_from_masks(masks, both.rng)
+        if both.rng.random() < P_ILLEGAL_STEP:
+            bad = with_illegal(masks, actions, both.rng)
             before = arrays_of(state)
             with pytest.raises(IllegalActionError):
                 batched.step(state, bad)
             assert_same_arrays(before, state)  # the raise mode: refused, nothing changed
             refused += 1
             actions, illegal = batched.fallback_masks(masks, bad)  # the fallback/penalize modes
-            for k in live:
-                s = scalars[k]
-                assert s is not None
+            for k, s in live:
                 for p in range(n):
                     legal = game.legal_actions(s, p)
                     if bad[k, p] in legal:
                         assert not illegal[k, p] and actions[k, p] == bad[k, p]
                     else:
                         assert illegal[k, p] and actions[k, p] == legal[0]
-        for k in live:
-            s = scalars[k]
-            assert s is not None
-            game.step(s, actions[k].tolist())
-        played = batched.step(state, actions)
-        assert played[live].all()
-        for k, back in zip(live, batched.to_states(state, live), strict=True):
-            s = scalars[k]
-            assert s is not None
+        played = both.step(actions)
+        slots = [k for k, _ in live]
+        assert played[slots].all()
+        for (k, s), back in zip(live, batched.to_states(state, slots), strict=True):
             assert back.comparable() == s.comparable(), f"states differ: slot {k}, round {s.round}"
-        ended = [k for k in live if scalars[k].done]  # type: ignore[union-attr]
-        for k in ended:
-            s = scalars[k]
-            assert s is not None
-            keys = batched.rank_keys(state)[k].tolist()
-            scalar_keys = game.rank_keys(s)
-            assert all(
-                (keys[p] > keys[q]) == (scalar_keys[p] > scalar_keys[q]) for p in range(n) for q in range(n)
-            ), f"rank order differs: slot {k}"
+        ended = [(k, s) for k, s in live if s.done]
+        keys = batched.rank_keys(state).tolist()
+        for k, s in ended:
+            order = game.rank_keys(s)
+            same = all((keys[k][p] > keys[k][q]) == (order[p] > order[q]) for p in range(n) for q in range(n))
+            assert same, f"rank order differs: slot {k}"
         finished += len(ended)
-        fresh = ended[: max(seed0 + games - next_seed, 0)]
-        for k in ended:
-            scalars[k] = None
-        if fresh:
-            new = list(range(next_seed, next_seed + len(fresh)))
-            next_seed += len(fresh)
-            for k, sd in zip(fresh, new, strict=True):
-                scalars[k] = game.new_state(sd)
-            batched.reset_games(state, np.asarray(fresh), new)
+        both.replace([k for k, _ in ended])
     return finished, refused
 
 
@@ -166,23 +143,9 @@ def test_deal_of_game_k_does_not_depend_on_batch(num_players: int) -> None:  # O
     assert alone.comparable() == whole[2].comparable()
 
 
-def _mid_game_states(n: int, count: int, seed: int) -> list[GameState]:
-    game, rng = Game("original", n), np.random.default_rng(seed)
-    out = []
-    for k in range(count):
-        state = game.new_state(seed + k)
-        for _ in range(int(rng.integers(0, 60))):
-            if state.done:
-                break
-            masks = game.legal_masks(state)
-            game.step(state, [int(rng.choice(np.flatnonzero(m))) for m in masks])
-        out.append(state)
-    return out
-
-
 @pytest.mark.parametrize("num_players", [2, 4, 6])
 def test_from_states_round_trips_through_to_states(num_players: int) -> None:
-    states = _mid_game_states(num_players, 24, 5)
+    states = mid_game_states(num_players, "original", 24, 5, max_steps=60)
     batched = BatchedGame("original", num_players)
     batch = batched.from_states(states)
     assert isinstance(batched, OriginalBatchedGame) and isinstance(batch, OriginalBatchState)

@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+from browser import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,18 +163,6 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def _go(browser: Browser, url: str) -> None:
     browser.call("Page.navigate", url=url)
     browser.wait_for("Page.loadEventFired")
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:  # never a skip: CI installs chromium
-        pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
-    b = Browser(binary, tmp_path / "profile")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _wait(browser: Browser, expression: str, seconds: float = 20.0) -> object:

@@ -162,9 +162,8 @@ def test_random_play_keeps_every_invariant(params: tuple[Game, int, int]) -> Non
         assert state.round == game.rules.max_rounds and state.winners == []
 
 
-@settings(PROPERTY_SETTINGS, max_examples=150)
-@given(games(), st.integers(0, 60))
-def test_round_trip_mid_game_continues_identically(params: tuple[Game, int, int], cut: int) -> None:  # C-6
+def _played(params: tuple[Game, int, int], cut: int) -> tuple[GameState, np.random.Generator]:
+    """The game of ``params`` after ``cut`` random steps (fewer if it ends first), and the play rng."""
     game, deal_seed, play_seed = params
     state = game.new_state(deal_seed)
     rng = np.random.default_rng(play_seed)
@@ -172,6 +171,14 @@ def test_round_trip_mid_game_continues_identically(params: tuple[Game, int, int]
         if state.done:
             break
         game.step(state, random_actions(game, state, rng))
+    return state, rng
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(games(), st.integers(0, 60))
+def test_round_trip_mid_game_continues_identically(params: tuple[Game, int, int], cut: int) -> None:  # C-6
+    game = params[0]
+    state, rng = _played(params, cut)
     restored = game.state_from_dict(json.loads(json.dumps(state.to_dict())))
     cloned = state.clone()
     assert restored == state == cloned
@@ -229,13 +236,8 @@ def test_is_exhibition_matches_definition(data: st.DataObject) -> None:
 def test_illegal_action_raises_and_changes_nothing(
     params: tuple[Game, int, int], cut: int, data: st.DataObject
 ) -> None:  # C-6
-    game, deal_seed, play_seed = params
-    state = game.new_state(deal_seed)
-    rng = np.random.default_rng(play_seed)
-    for _ in range(cut):
-        if state.done:
-            break
-        game.step(state, random_actions(game, state, rng))
+    game = params[0]
+    state, rng = _played(params, cut)
     if state.done:
         before = state.to_dict()
         with pytest.raises(IllegalActionError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,21 @@ def checkpoints(length: int, rng: np.random.Generator) -> list[int]:
         if candidates:
             picks.update(int(t) for t in rng.choice(candidates, size=min(2, len(candidates)), replace=False))
     return sorted(t for t in picks if t < length)
+
+
+def sampled_points(
+    num_players: int, rules: str, salt: int
+) -> Iterator[tuple[dict[str, Any], dict[str, Obs], np.random.Generator]]:
+    """``(full state, step observations, rng)`` at the checkpoints of each seed's trajectory.
+
+    The rng (seeded ``seed + salt``) picks the checkpoints, then drives the test's own choices.
+    """
+    for seed in SEEDS:
+        points = trajectory(num_players, seed, rules)
+        rng = np.random.default_rng(seed + salt)
+        for t in checkpoints(len(points), rng):
+            full, step_obs = points[t]
+            yield full, step_obs, rng
 
 
 def hidden_cards(engine: dict[str, Any], player: int) -> list[int]:
@@ -186,60 +202,40 @@ def check_swap(
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) -> None:
     tally = Tally()
-    for seed in SEEDS:
-        points = trajectory(num_players, seed, rules)
-        rng = np.random.default_rng(seed)
-        for t in checkpoints(len(points), rng):
-            full, step_obs = points[t]
-            engine = full["engine"]
-            base = load(num_players, full, engine)
-            base_views = views(base)
-            for agent in base.possible_agents:  # observe() after set_state == what step() returned
-                assert_bit_identical(step_obs[agent], base_views[agent], f"reloaded view of {agent}")
-            series = base.game.deck.series
-            for q in range(num_players):
-                hidden_q = hidden_cards(engine, q)
-                if not hidden_q:
+    for full, step_obs, rng in sampled_points(num_players, rules, 0):
+        engine = full["engine"]
+        base = load(num_players, full, engine)
+        base_views = views(base)
+        for agent in base.possible_agents:  # observe() after set_state == what step() returned
+            assert_bit_identical(step_obs[agent], base_views[agent], f"reloaded view of {agent}")
+        series = base.game.deck.series
+        for q in range(num_players):
+            hidden_q = hidden_cards(engine, q)
+            if not hidden_q:
+                continue
+            card = hidden_q[int(rng.integers(len(hidden_q)))]
+            # (a) with a card from the draw pile
+            other = pick_other_series(face_down(engine), series, card, rng)
+            if other is None and face_down(engine):
+                other = face_down(engine)[-1]
+            if other is not None:
+                swapped = swap_cards(engine, ("hand", q, card), ("draw", -1, other))
+                new_series = series[other] != series[card]
+                check_swap(num_players, full, base, base_views, swapped, {q}, new_series, tally, "draw swap")
+            # (b) with a hidden card of a third player
+            for r in range(num_players):
+                hidden_r = hidden_cards(engine, r)
+                if r == q or not hidden_r:
                     continue
-                card = hidden_q[int(rng.integers(len(hidden_q)))]
-                # (a) with a card from the draw pile
-                other = pick_other_series(face_down(engine), series, card, rng)
-                if other is None and face_down(engine):
-                    other = face_down(engine)[-1]
-                if other is not None:
-                    swapped = swap_cards(engine, ("hand", q, card), ("draw", -1, other))
-                    check_swap(
-                        num_players,
-                        full,
-                        base,
-                        base_views,
-                        swapped,
-                        {q},
-                        series[other] != series[card],
-                        tally,
-                        "draw swap",
-                    )
-                # (b) with a hidden card of a third player
-                for r in range(num_players):
-                    hidden_r = hidden_cards(engine, r)
-                    if r == q or not hidden_r:
-                        continue
-                    other = pick_other_series(hidden_r, series, card, rng)
-                    if other is None:
-                        other = hidden_r[0]
-                    swapped = swap_cards(engine, ("hand", q, card), ("hand", r, other))
-                    check_swap(
-                        num_players,
-                        full,
-                        base,
-                        base_views,
-                        swapped,
-                        {q, r},
-                        series[other] != series[card],
-                        tally,
-                        "hand swap",
-                    )
-                    break
+                other = pick_other_series(hidden_r, series, card, rng)
+                if other is None:
+                    other = hidden_r[0]
+                swapped = swap_cards(engine, ("hand", q, card), ("hand", r, other))
+                new_series = series[other] != series[card]
+                check_swap(
+                    num_players, full, base, base_views, swapped, {q, r}, new_series, tally, "hand swap"
+                )
+                break
     counts = tally.counts
     assert counts.get("draw swap/location", 0) >= 20, counts
     assert counts.get("draw swap/action", 0) >= 20, counts
@@ -256,35 +252,31 @@ def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) ->
 def test_own_hidden_card_changes_own_observation_only(rules: str, num_players: int) -> None:
     """The converse: the encoder does see the hand it may see (so the leak test can fail)."""
     checked = 0
-    for seed in SEEDS:
-        points = trajectory(num_players, seed, rules)
-        rng = np.random.default_rng(seed + 1)
-        for t in checkpoints(len(points), rng):
-            full, _ = points[t]
-            engine = full["engine"]
-            base = load(num_players, full, engine)
-            base_views = views(base)
-            series = base.game.deck.series
-            for p in range(num_players):
-                hidden = hidden_cards(engine, p)
-                if not hidden:
-                    continue
-                card = hidden[0]
-                other = pick_other_series(face_down(engine), series, card, rng)
-                if other is None:
-                    continue
-                env = load(num_players, full, swap_cards(engine, ("hand", p, card), ("draw", -1, other)))
-                new_views = views(env)
-                agent = f"player_{p}"
-                own = base_views[agent]["observation"]
-                diff = changed_names(env, own, new_views[agent]["observation"])
-                assert "own.hand" in diff, f"{agent}'s own hidden card is missing from its observation"
-                assert all(name.startswith("own.") for name in diff), diff
-                for o in range(num_players):
-                    if o != p:
-                        assert_bit_identical(base_views[f"player_{o}"], new_views[f"player_{o}"], "bystander")
-                assert not np.array_equal(base.state(), env.state())
-                checked += 1
+    for full, _, rng in sampled_points(num_players, rules, 1):
+        engine = full["engine"]
+        base = load(num_players, full, engine)
+        base_views = views(base)
+        series = base.game.deck.series
+        for p in range(num_players):
+            hidden = hidden_cards(engine, p)
+            if not hidden:
+                continue
+            card = hidden[0]
+            other = pick_other_series(face_down(engine), series, card, rng)
+            if other is None:
+                continue
+            env = load(num_players, full, swap_cards(engine, ("hand", p, card), ("draw", -1, other)))
+            new_views = views(env)
+            agent = f"player_{p}"
+            own = base_views[agent]["observation"]
+            diff = changed_names(env, own, new_views[agent]["observation"])
+            assert "own.hand" in diff, f"{agent}'s own hidden card is missing from its observation"
+            assert all(name.startswith("own.") for name in diff), diff
+            for o in range(num_players):
+                if o != p:
+                    assert_bit_identical(base_views[f"player_{o}"], new_views[f"player_{o}"], "bystander")
+            assert not np.array_equal(base.state(), env.state())
+            checked += 1
     assert checked >= 30
 
 
@@ -309,25 +301,21 @@ def test_swap_keeps_every_card_in_exactly_one_place() -> None:
 def test_draw_pile_order_does_not_leak(rules: str, num_players: int) -> None:
     """The face-down pile is hidden from everybody: reordering it changes no observation."""
     checked = 0
-    for seed in SEEDS:
-        points = trajectory(num_players, seed, rules)
-        rng = np.random.default_rng(seed + 2)
-        for t in checkpoints(len(points), rng):
-            full, _ = points[t]
-            engine = full["engine"]
-            if len(face_down(engine)) < 2:
-                continue
-            base = load(num_players, full, engine)
-            shuffled = copy.deepcopy(engine)
-            pile = face_down(shuffled)
-            pile[0], pile[-1] = pile[-1], pile[0]  # the next lot changes for sure
-            middle = pile[1:-1]
-            rng.shuffle(middle)
-            pile[1:-1] = middle
-            env = load(num_players, full, shuffled)
-            for agent, view in views(base).items():
-                assert_bit_identical(view, env.observe(agent), f"draw pile reordered, {agent}")
-            checked += 1
+    for full, _, rng in sampled_points(num_players, rules, 2):
+        engine = full["engine"]
+        if len(face_down(engine)) < 2:
+            continue
+        base = load(num_players, full, engine)
+        shuffled = copy.deepcopy(engine)
+        pile = face_down(shuffled)
+        pile[0], pile[-1] = pile[-1], pile[0]  # the next lot changes for sure
+        middle = pile[1:-1]
+        rng.shuffle(middle)
+        pile[1:-1] = middle
+        env = load(num_players, full, shuffled)
+        for agent, view in views(base).items():
+            assert_bit_identical(view, env.observe(agent), f"draw pile reordered, {agent}")
+        checked += 1
     assert checked >= 30
 
 

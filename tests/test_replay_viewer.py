@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from browser import Browser, find_chromium
+from browser import Browser
 from helpers import RULESETS
 from PIL import Image
 
@@ -22,18 +21,6 @@ def _recorded_game(tmp_path: Path, rules: str = "standard", names: list[str] | N
     while env.agents:
         obs = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})[0]
     return write_html(env.replay, tmp_path / "game.html")
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    binary = find_chromium()
-    if binary is None:  # never a skip: CI installs chromium, and a missing browser must fail loudly
-        pytest.fail("Chromium is missing: apt-get install -y chromium (the README's test command does)")
-    b = Browser(binary, tmp_path / "profile")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _pixels(png: bytes) -> np.ndarray:

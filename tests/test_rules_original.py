@@ -15,19 +15,12 @@ import pytest
 from helpers import AUCTION, CASTLE, events_of, make_original, play_round
 
 from hoity_env.engine import ConfigError, EventKind, Game, IllegalActionError, RulesConfig, StateError
-from hoity_env.engine.actions import (
-    O_AUCTION_THIEF,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
-    check_action,
-)
+from hoity_env.engine.actions import ORIGINAL_INDICES, check_action, original_layout
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.original.rules import competition_ranks
 
 A, C = AUCTION, CASTLE
-E, TL, TH, D, AT = O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF
+E, TL, TH, D, AT, CHECK0 = ORIGINAL_INDICES
 GAME = Game("original", 4)
 RUN_S0 = [0, 2, 8, 16]  # series 0, 0, 1, 2: an exhibition of 4 (oldest 1520)
 RUN_S3 = [24, 26, 30, 38]  # series 3, 3, 4, 5: an exhibition of 4 (oldest 1628)
@@ -138,6 +131,14 @@ def test_action_masks_from_checks_lots_and_thieves() -> None:  # O-4
     assert legal[3] == [TL, TH, D]  # no exhibition
     with pytest.raises(IllegalActionError):
         GAME.step(state.clone(), [TH, chk(6), AT, D])
+
+
+def test_original_indices_follow_the_layout() -> None:  # O-4
+    """The one namespace the rules, the batched engine and the agents unpack is the layout's order."""
+    layout = original_layout(ORIGINAL.max_check)
+    assert tuple(range(layout.start("castle"), layout.start("auction_thief"))) == (E, TL, TH, D)
+    assert (layout.start("auction_thief"), layout.start("check")) == (AT, CHECK0)
+    assert check_action(1, 0) == CHECK0
 
 
 def test_only_lots_on_display_can_be_named() -> None:  # O-4

@@ -11,12 +11,12 @@ decide from the observation only, read through the views of
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from hoity_env.agents.batch import BatchAgent, check_batch, one_row
+from hoity_env.agents.batch import BatchAgent, GeneratorAgent, check_batch
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, num_players_of
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.batched.numba_kernels import resolve_accelerator
@@ -54,7 +54,7 @@ class Agent(Protocol):
         ...
 
 
-class SeededAgent(ABC):
+class SeededAgent(GeneratorAgent):
     """Base of the scripted agents: one generator of its own and ``DRAWS`` uniforms per decision.
 
     Subclasses write one rule, :meth:`decide`, over a whole batch; ``act_batch``
@@ -74,15 +74,6 @@ class SeededAgent(ABC):
         self.rng = np.random.default_rng(seed)
         self.accelerator = resolve_accelerator(accelerator)
         """``"numpy"`` or ``"numba"``: which implementation of the rule decides."""
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a ``None`` seed keeps the current stream)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """One decision: the batched rule on a batch of one."""
-        return int(self.act_batch(*one_row(observation, action_mask))[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 legal actions; draws ``(B, DRAWS)`` uniforms from the agent's generator."""

@@ -15,6 +15,7 @@ and a twin deciding them as one batch (same seed) choose the same actions.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -24,6 +25,7 @@ from hoity_env.agents.view import AgentInputError
 __all__ = [
     "BatchAgent",
     "Bids",
+    "GeneratorAgent",
     "act_batch",
     "can_act_in_batches",
     "check_batch",
@@ -46,6 +48,31 @@ class BatchAgent(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Start anew; ``seed`` reseeds the agent's own generator."""
         ...
+
+
+class GeneratorAgent(ABC):
+    """What every built-in agent shares: a generator of its own, and ``act`` as ``act_batch`` at B = 1.
+
+    Scripted styles (:class:`~hoity_env.agents.base.SeededAgent`) and saved policies
+    (:class:`~hoity_env.agents.policy.DistributionAgent`) decide batches; deciding one
+    seat through the same batched rule keeps the two paths' actions identical.
+    """
+
+    rng: np.random.Generator
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's own generator (a ``None`` seed keeps the current stream; no global RNG
+        is ever touched)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """One decision: :meth:`act_batch` on a batch of one."""
+        return int(self.act_batch(*one_row(observation, action_mask))[0])
+
+    @abstractmethod
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 legal actions for ``(B, D)`` observations and ``(B, A)`` masks."""
 
 
 def can_act_in_batches(agent: object) -> bool:

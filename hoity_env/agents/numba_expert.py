@@ -12,8 +12,14 @@ computes in float32), so it chooses the same actions from the same observation,
 mask and uniforms.  ``tests/test_agent_kernels.py`` holds it to the numpy rule on
 observations of real games; the numpy rule stays the reference.
 
-A numba kernel file (it may pass 350 lines): one function per numpy method it
-mirrors, named after it.
+A numba kernel file, and why it passes the house's 350 lines: numba compiles a
+call graph (a jitted function calls only jitted functions it can see when it is
+compiled), so the twin of the one expert rule keeps its steps together, one
+function per numpy method it mirrors, named after it.  Code that repeats the shape
+of the numpy method it mirrors (the same loops over rivals and roles, the same
+order of operations) is intended: each function restates one numpy method so
+that the differential test can hold the two equal, and ``duplicates`` lists such
+kernel/numpy pairs as expected.
 """
 
 from __future__ import annotations

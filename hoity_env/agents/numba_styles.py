@@ -11,8 +11,13 @@ so they choose the same actions; ``tests/test_agent_kernels.py`` holds each to
 its numpy rule on observations of real games.  The numpy rules stay the
 reference and the default without numba.
 
-A numba kernel file (it may pass 350 lines): the per-row helpers here are shared
-with :mod:`hoity_env.agents.numba_expert`.
+A numba kernel file, and why it passes the house's 350 lines: numba compiles a
+call graph (a jitted function calls only jitted functions it can see when it is
+compiled), so the styles' kernels and the per-row helpers they share with
+:mod:`hoity_env.agents.numba_expert` stay together.  Code that repeats the shape of
+the numpy rule it mirrors (the same branches, the same order of operations) is
+intended: each kernel restates one numpy rule so that the differential test can
+hold the two equal, and ``duplicates`` lists such kernel/numpy pairs as expected.
 """
 
 from __future__ import annotations

@@ -26,18 +26,10 @@ import numpy as np
 from hoity_env.agents.batch import sample_index
 from hoity_env.agents.features import best_run, copies_of
 from hoity_env.agents.view import AgentInputError, num_players_of
-from hoity_env.engine.actions import (
-    AUCTION,
-    CASTLE,
-    NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
-)
+from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES
 from hoity_env.environment.observation_original import original_field_widths
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 __all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original"]
 

@@ -11,18 +11,18 @@ everything that can go wrong with a checkpoint raises a clear ``ValueError``.
 from __future__ import annotations
 
 import zipfile
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.batch import check_batch, ensure_legal, one_row, sample_index
+from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
 from hoity_env.agents.view import num_players_of
 from hoity_env.engine.errors import ConfigError
 
 
-class DistributionAgent(ABC):
+class DistributionAgent(GeneratorAgent):
     """Plays a policy given as action probabilities: greedily or by sampling, with masks.
 
     Subclasses compute :meth:`action_probabilities`; this base checks the batch and
@@ -39,15 +39,6 @@ class DistributionAgent(ABC):
     def __init__(self, *, deterministic: bool, seed: int | None) -> None:
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed the agent's own generator (used only when sampling; torch's global RNG is never touched)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The policy's action under the mask: :meth:`act_batch` on a batch of one."""
-        return int(self.act_batch(*one_row(observation, action_mask))[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 actions from one forward pass over the batch.

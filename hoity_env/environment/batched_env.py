@@ -60,7 +60,7 @@ from hoity_env.engine.inputs import (
     check_seed,
 )
 from hoity_env.environment.batched_observation import make_batch_observer
-from hoity_env.environment.parallel_env import ILLEGAL_ACTION_MODES
+from hoity_env.environment.joint_action import ILLEGAL_ACTION_MODES
 from hoity_env.environment.rewards import (
     REWARD_MODES,
     progress_shaping_batch,

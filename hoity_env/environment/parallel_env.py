@@ -35,18 +35,23 @@ from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
-from hoity_env.engine.inputs import check_finite, check_open, check_seed, is_integer
-from hoity_env.engine.rng import rng_to_dict
+from hoity_env.engine.inputs import check_finite, check_open, check_seed
 from hoity_env.engine.state import GameState
 from hoity_env.environment.board_image import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
+from hoity_env.environment.joint_action import (
+    ILLEGAL_ACTION_MODES,
+    apply_illegal_policy,
+    as_action_int,
+    illegal_action_error,
+    joint_of,
+)
 from hoity_env.environment.observers import make_observer
 from hoity_env.environment.outputs import OutputFormat
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
-from hoity_env.environment.snapshot import ENV_STATE_VERSION, read_snapshot
+from hoity_env.environment.snapshot import Snapshot, read_snapshot
 
-ILLEGAL_ACTION_MODES = ("fallback", "penalize", "raise")
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 
 
@@ -230,58 +235,22 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise IllegalActionError("call reset() before step()")
         if agent not in self.agents:
             raise IllegalActionError(f"{agent} is not playing: the game is over, call reset()")
-        a = _as_action_int(agent, action, self.codec.size)
+        a = as_action_int(agent, action, self.codec.size)
         row = self._mask_lists[self._index[agent]]
         if self.illegal_action == "raise" and not row[a]:
-            legal = [i for i, ok in enumerate(row) if ok]
-            raise IllegalActionError(
-                f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
-                f"{state.phase.name.lower()} step; legal actions: {legal}"
-            )
+            raise illegal_action_error(a, agent, self.codec, state.phase, row)
         return a
 
     def _decode(self, state: GameState, actions: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
-        """Check the joint action; apply the illegal-action policy; never mutate anything."""
-        if not isinstance(actions, Mapping):
-            raise IllegalActionError(f"actions must be a dict of agent -> int, got {type(actions).__name__}")
-        index = self._index
-        if len(actions) != self.num_players or any(a not in index for a in actions):
-            unknown = sorted(str(a) for a in actions if a not in index)
-            if unknown:
-                raise IllegalActionError(f"unknown agent(s) {unknown}; agents are {self.agents}")
-            missing = sorted(set(self.agents) - set(actions))
-            raise IllegalActionError(f"missing action(s) for {missing}: every agent acts every step")
-        size = self.codec.size
-        joint = [0] * self.num_players
-        # First every action's form (raises before any flag or warning changes) …
-        for agent, raw in actions.items():
-            # Fast path for the common case (a plain in-range int), full checks otherwise.
-            joint[index[agent]] = (
-                raw if type(raw) is int and 0 <= raw < size else _as_action_int(agent, raw, size)
-            )
-        # … then legality, under the illegal-action policy.
-        illegal = [False] * self.num_players
-        for p, a in enumerate(joint):
-            row = self._mask_lists[p]
-            if row[a]:
-                continue
-            legal = [i for i, ok in enumerate(row) if ok]
-            agent = self.possible_agents[p]
-            if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"action {a} ({self.codec.describe(a)}) is illegal for {agent} in the "
-                    f"{state.phase.name.lower()} step; legal actions: {legal}"
-                )
-            illegal[p] = True
-            if not self._warned_illegal:
-                self._warned_illegal = True
-                warnings.warn(
-                    f"{agent} sent masked-out action {a}; playing the lowest legal action "
-                    f"{legal[0]} instead (illegal_action={self.illegal_action!r}; "
-                    "infos[agent]['illegal_action'] flags each case; this warning is shown once)",
-                    stacklevel=3,
-                )
-            joint[p] = legal[0]
+        """Check the joint action; apply the illegal-action policy; never mutate anything but the
+        once-per-env warning flag."""
+        joint = joint_of(actions, self._index, self.agents, self.codec.size)
+        joint, illegal, warning = apply_illegal_policy(
+            joint, self._mask_lists, self.possible_agents, self.codec, state.phase, self.illegal_action
+        )
+        if warning is not None and not self._warned_illegal:
+            self._warned_illegal = True
+            warnings.warn(warning, stacklevel=3)
         return joint, illegal
 
     def _outputs(
@@ -370,17 +339,9 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         if self._state is None:
             raise IllegalActionError("call reset() before get_state()")
         assert self._np_random is not None
-        return {
-            "version": ENV_STATE_VERSION,
-            "engine": self._state.to_dict(),
-            "env": {
-                "agents": list(self.agents),
-                "cycles": self._cycles,
-                "events": [e.to_dict() for e in self._events],
-                "np_random": rng_to_dict(self._np_random),
-                "warned_illegal": self._warned_illegal,
-            },
-        }
+        return Snapshot(
+            self._state, list(self.agents), self._cycles, self._events, self._np_random, self._warned_illegal
+        ).to_dict()
 
     def set_state(self, data: Any) -> None:
         """Restore a :meth:`get_state` snapshot.
@@ -436,20 +397,3 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
 def _check_max_cycles(value: Any) -> None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
         raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {value!r}")
-
-
-def _as_action_int(agent: str, raw: Any, size: int) -> int:
-    """Accept Python/NumPy integers (and 0-d or 1-element integer arrays); reject the rest."""
-    # NumPy counts timedelta64 as a signed integer type; a duration is no action index.
-    if isinstance(raw, np.ndarray):
-        if raw.size != 1 or raw.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"action for {agent} must be an integer, got array {raw!r} (dtype {raw.dtype})"
-            )
-        raw = raw.reshape(()).item()
-    if not is_integer(raw):
-        raise IllegalActionError(f"action for {agent} must be an integer, got {raw!r} ({type(raw).__name__})")
-    a = int(raw)
-    if not 0 <= a < size:
-        raise IllegalActionError(f"action {a} for {agent} is out of range [0, {size})")
-    return a

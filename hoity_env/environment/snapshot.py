@@ -1,4 +1,4 @@
-"""Reading an env snapshot (``HoityParallelEnv.get_state``'s dict) back, checking every field first.
+"""An env snapshot (``HoityParallelEnv.get_state``'s dict): written, and read back checking every field first.
 
 ``set_state`` must change nothing when a snapshot is bad, so the whole dict is
 read and checked here, into a :class:`Snapshot` of ready values, before the env
@@ -21,7 +21,7 @@ from hoity_env.engine.errors import StateError
 from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
-from hoity_env.engine.rng import rng_from_dict
+from hoity_env.engine.rng import rng_from_dict, rng_to_dict
 from hoity_env.engine.state import GameState
 from hoity_env.engine.state_io import refuse_unknown_keys
 
@@ -42,6 +42,20 @@ class Snapshot:
     events: list[Event]
     np_random: np.random.Generator
     warned_illegal: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-safe dict :func:`read_snapshot` reads back (what ``get_state`` returns)."""
+        return {
+            "version": ENV_STATE_VERSION,
+            "engine": self.state.to_dict(),
+            "env": {
+                "agents": list(self.agents),
+                "cycles": self.cycles,
+                "events": [e.to_dict() for e in self.events],
+                "np_random": rng_to_dict(self.np_random),
+                "warned_illegal": self.warned_illegal,
+            },
+        }
 
 
 def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:

@@ -24,7 +24,8 @@ sees when it is compiled), and together they are the single compiled twin of the
 round; split up, each part would import the others' private helpers.  Repeated
 shapes between a kernel and its numpy function (the same loop over seats, the
 same rule order) are intended: each kernel restates one numpy function so that
-the differential tests can hold the two equal.
+the differential tests can hold the two equal, and ``duplicates`` lists such
+kernel/numpy pairs as expected.
 """
 
 from __future__ import annotations
@@ -164,6 +165,27 @@ def _refresh_best_one(
 
 
 @jit  # type: ignore[misc]
+def _close_round(
+    gi: int, changed: Any, actions: Any, locations: Any, last_locations: Any, last_actions: Any,
+    phase: Any, rounds: Any, start_player: Any, owner: Any, counts: Any, best_count: Any,
+    best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
+) -> None:  # fmt: skip
+    """``next_rounds`` for one game (C-4.2-4), shared by both rulesets' round kernels: refresh
+    the best exhibitions of the ``changed`` seats, record the step, and pass the start player on."""
+    n = locations.shape[1]
+    for p in range(n):
+        if changed[p]:
+            _refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
+                              series, min_size, oldest)  # fmt: skip
+        last_locations[gi, p] = locations[gi, p]
+        last_actions[gi, p] = actions[gi, p]
+        locations[gi, p] = -1
+    phase[gi] = _LOCATION
+    rounds[gi] += 1
+    start_player[gi] = (start_player[gi] + 1) % n
+
+
+@jit  # type: ignore[misc]
 def _refresh_derived(
     games: Any, owner: Any, public: Any, counts: Any, public_counts: Any, best_count: Any,
     best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int,
@@ -181,20 +203,8 @@ def _refresh_derived(
                 if public[gi, c]:
                     public_counts[gi, p, series[c]] += 1
         for p in range(n):
-            _refresh_best_one(
-                gi,
-                p,
-                owner,
-                counts,
-                best_count,
-                best_oldest,
-                best_lo,
-                best_hi,
-                year,
-                series,
-                min_size,
-                oldest,
-            )
+            _refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
+                              series, min_size, oldest)  # fmt: skip
 
 
 @jit  # type: ignore[misc]
@@ -395,34 +405,12 @@ def _resolve_rounds(
                         best_key, top = key, p
             positions[gi, top] += best_count[gi, top]
 
-        for p in range(n):
-            if changed[p]:
-                _refresh_best_one(
-                    gi,
-                    p,
-                    owner,
-                    counts,
-                    best_count,
-                    best_oldest,
-                    best_lo,
-                    best_hi,
-                    year,
-                    series,
-                    min_size,
-                    oldest,
-                )
-            last_locations[gi, p] = locations[gi, p]
-            last_actions[gi, p] = actions[gi, p]
-            locations[gi, p] = -1
-        phase[gi] = _LOCATION
-        rounds[gi] += 1
-        start_player[gi] = (sp + 1) % n
+        _close_round(gi, changed, actions, locations, last_locations, last_actions, phase, rounds,
+                     start_player, owner, counts, best_count, best_oldest, best_lo, best_hi, year, series,
+                     min_size, oldest)  # fmt: skip
 
         # --- End (S-7, S-8) ---
-        furthest = 0
-        for p in range(n):
-            furthest = max(furthest, positions[gi, p])
-        if furthest >= finish:
+        if positions[gi].max() >= finish:
             top_rank = -1
             for p in range(n):
                 rank = positions[gi, p] * scale + _key(best_count[gi, p], best_oldest[gi, p], span, newest)

@@ -9,7 +9,11 @@ differential tests.  Each kernel names the numpy function it mirrors; the one-ha
 helpers (best run, packed key, oldest card per series, best-exhibition refresh) are
 the standard kernels' (:mod:`hoity_env.engine.batched.numba_kernels`).  The round
 kernel is one long function, as numba wants it (one compiled loop, no Python calls),
-which is why this file is longer than the house module size.
+which is why this file is longer than the house module size.  Code that repeats the
+shape of the numpy function it mirrors, or of the standard round kernel (the same
+per-seat scratch rows, the same loop over seats and rule order), is intended: each
+kernel restates one numpy function so that the differential tests can hold the two
+equal, and ``duplicates`` lists such pairs as expected.
 """
 
 from __future__ import annotations
@@ -18,28 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import (
-    AUCTION,
-    CASTLE,
-    NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
-    Phase,
-)
+from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.numba_kernels import (
     _card_preference,
+    _close_round,
     _key,
     _oldest_of,
-    _refresh_best_one,
     _steal,
     jit,
 )
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 _LOCATION = int(Phase.LOCATION)
 
@@ -238,22 +233,12 @@ def _resolve_original_rounds(
             for c in range(n):
                 jail[gi, c] = cells[c] if c < k else 0
 
-        for p in range(n):
-            if changed[p]:
-                _refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
-                                  series, min_size, oldest)  # fmt: skip
-            last_locations[gi, p] = locations[gi, p]
-            last_actions[gi, p] = actions[gi, p]
-            locations[gi, p] = -1
-        phase[gi] = _LOCATION
-        rounds[gi] += 1
-        start_player[gi] = (start_player[gi] + 1) % n
+        _close_round(gi, changed, actions, locations, last_locations, last_actions, phase, rounds,
+                     start_player, owner, counts, best_count, best_oldest, best_lo, best_hi, year, series,
+                     min_size, oldest)  # fmt: skip
 
         # --- End (O-8: the final exhibition, then the track; S-8) ---
-        furthest = 0
-        for p in range(n):
-            furthest = max(furthest, positions[gi, p])
-        if furthest >= finish:
+        if positions[gi].max() >= finish:
             shown = 0
             for p in range(n):
                 key[p] = _key(best_count[gi, p], best_oldest[gi, p], span, newest)

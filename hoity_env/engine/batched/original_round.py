@@ -13,21 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from hoity_env.engine.actions import (
-    AUCTION,
-    NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
-)
+from hoity_env.engine.actions import AUCTION, NUM_LOTS, ORIGINAL_INDICES
 from hoity_env.engine.batched.castle import card_preferences, show_exhibitions, steal_displayed
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.original_state import REGISTER, OriginalBatchState, OriginalTable
 from hoity_env.engine.batched.shared_steps import next_rounds
 from hoity_env.engine.batched.state import refresh_best_of
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 
 def resolve_original_rounds(

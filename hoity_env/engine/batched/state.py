@@ -39,6 +39,13 @@ NO_OWNER = -1
 """``owner`` of a card that is in no hand (draw pile or lot)."""
 
 
+_COPIED_FIELDS = (
+    "lot", "money", "positions", "start_player", "round", "locations", "last_locations",
+    "last_actions", "tallies", "terminated", "truncated",
+)  # fmt: skip
+"""The fields of a one-game state that :meth:`BatchState.from_states` copies into its row as they are."""
+
+
 @dataclass
 class BatchState:
     """Every field of B games as arrays (see the module docstring); shapes name B, n, N, S."""
@@ -209,18 +216,9 @@ class BatchState:
                 out.public[b, sorted(s.public[p])] = True
             out.pile[b, : len(s.draw_pile)] = s.draw_pile
             out.pile_len[b] = len(s.draw_pile)
-            out.lot[b] = s.lot
-            out.money[b] = s.money
-            out.positions[b] = s.positions
-            out.start_player[b] = s.start_player
-            out.round[b] = s.round
+            for name in _COPIED_FIELDS:
+                getattr(out, name)[b] = getattr(s, name)
             out.phase[b] = int(s.phase)
-            out.locations[b] = s.locations
-            out.last_locations[b] = s.last_locations
-            out.last_actions[b] = s.last_actions
-            out.tallies[b] = s.tallies
-            out.terminated[b] = s.terminated
-            out.truncated[b] = s.truncated
             out.winners[b, s.winners] = True
             out.rngs[b] = copy.deepcopy(s.rng)
             out._read_state(b, s)

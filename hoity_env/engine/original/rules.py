@@ -17,12 +17,7 @@ from hoity_env.engine.actions import (
     AUCTION,
     CASTLE,
     NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
+    ORIGINAL_INDICES,
     ActionLayout,
     Phase,
     check_action,
@@ -44,6 +39,8 @@ from hoity_env.engine.standard.rules import (
     track_then_exhibition,
 )
 from hoity_env.engine.state import GameState
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 _TALLY_OF_ACTION = {O_EXHIBIT: 2, O_THIEF_LOW: 3, O_THIEF_HIGH: 3, O_DETECTIVE: 4}
 

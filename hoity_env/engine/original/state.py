@@ -26,12 +26,7 @@ from hoity_env.engine.actions import (
     EXHIBIT,
     LOCATION_NAMES,
     NUM_LOTS,
-    O_AUCTION_THIEF,
-    O_CHECK0,
-    O_DETECTIVE,
-    O_EXHIBIT,
-    O_THIEF_HIGH,
-    O_THIEF_LOW,
+    ORIGINAL_INDICES,
     THIEF,
 )
 from hoity_env.engine.config import RulesConfig
@@ -39,6 +34,8 @@ from hoity_env.engine.errors import StateError
 from hoity_env.engine.reachable_money import check_original_money
 from hoity_env.engine.state import STATE_CLASSES, GameState, card_text
 from hoity_env.engine.state_io import TALLY_FIELDS, StateReader
+
+O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
 
 class OriginalState(GameState):
