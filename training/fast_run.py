@@ -39,8 +39,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arg_checks import check_args
 from curve_plot import append_curve, plot_curve
-from final_report import finish, score_checkpoint
-from run_callbacks import next_multiple
+from final_report import finish
+from run_callbacks import curve_scorer, next_multiple
 from run_folder import Resume, checkpoint_step, curve_timesteps, record_resume, save_model
 from run_training import interrupted, signals_as_interrupts
 
@@ -184,6 +184,7 @@ def learn_and_finish_fast(
     csv_path = run_dir / "curve.csv"
     scored = curve_timesteps(csv_path)
     progress = _Progress(run_dir / "progress.csv")
+    score = curve_scorer(args, opponents)
 
     def checkpoint(name: str) -> Path:
         path = folder / name
@@ -197,16 +198,7 @@ def learn_and_finish_fast(
         if steps in scored:
             return
         path = checkpoint(f"curve_{steps}.zip")
-        scores = score_checkpoint(
-            path,
-            opponents,
-            games=args.eval_games,
-            seed=args.seed,
-            workers=args.workers,
-            num_players=args.num_players,
-            desc=f"[eval @ {steps:,}]",
-            rules=args.rules,
-        )
+        scores = score(path, f"[eval @ {steps:,}]")
         append_curve(csv_path, steps, scores)
         scored.add(steps)
         plot_curve(csv_path, run_dir / "learning_curve.png", args.num_players)

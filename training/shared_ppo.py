@@ -60,36 +60,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train with parameter sharing, evaluate against the zoo, write the run folder."""
     args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
     opponents = specs(args.eval_opponents)
+    common = {"script": "training/shared_ppo.py", "meta": lambda: {"parameter_sharing": True}}
     if args.learner == "fast":
         settings = fast_settings(args, (("self", 1.0),), "num_games")  # bad values fail before the folder
         run_dir = start_run(args, resume)
         learner = build_learner(settings, args, run_dir, resume)
-        final, scores, table = learn_and_finish_fast(
-            learner,
-            args,
-            run_dir,
-            opponents,
-            script="training/shared_ppo.py",
-            meta=lambda: {"parameter_sharing": True},
+        final, scores, table = learn_and_finish_fast(learner, args, run_dir, opponents, **common)
+    else:
+        run_dir = start_run(args, resume)
+        torch.set_num_threads(1)  # many small matrices: threads only add overhead here
+        env = HoitySharedSB3VecEnv(
+            num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
         )
-        print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
-        return {"scores": scores, "run_dir": str(run_dir)}
-    run_dir = start_run(args, resume)
-    torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-
-    env = HoitySharedSB3VecEnv(
-        num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
-    )
-    model = build_model(args, env, run_dir, resume)
-    final, scores, table = learn_and_finish(
-        model,
-        env,
-        args,
-        run_dir,
-        opponents,
-        script="training/shared_ppo.py",
-        meta=lambda: {"parameter_sharing": True},
-    )
+        model = build_model(args, env, run_dir, resume)
+        final, scores, table = learn_and_finish(model, env, args, run_dir, opponents, **common)
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 
