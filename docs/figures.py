@@ -184,7 +184,97 @@ def exploit_small() -> str:
     return f"{result.to_markdown()}\n\n{_provenance(_load(f'{path}/command.json'))}"
 
 
+def exploit_2m() -> str:
+    """2M-step best responses to ``expert`` by each learner, with their CPU time."""
+    from hoity_env.strength.results import ExploitResult
+
+    parts = []
+    for learner in ("fast", "sb3"):
+        path = f"docs/results/exploit_2m_{learner}"
+        if not (ROOT / path / "result.json").is_file():
+            continue
+        result = ExploitResult.from_json((ROOT / path / "result.json").read_text(encoding="utf-8"))
+        record = _load(f"{path}/command.json")
+        entry = result.entries[0]
+        parts.append(
+            [
+                learner,
+                f"{entry.timesteps:,}",
+                "–" if record["train_cpu_seconds"] is None else f"{record['train_cpu_seconds']:.0f}",
+                f"{record['total_cpu_seconds']:.0f}",
+                rate(entry.win_rate),
+                interval(entry.ci_low, entry.ci_high),
+                f"`{record['command']}`",
+            ]
+        )
+    header = ["learner", "steps", "training CPU-s", "command CPU-s", "win rate", "95% interval", "command"]
+    text = table(header, parts, "lrrrrrl")
+    machine = next(
+        (_load(f"docs/results/exploit_2m_{x}/command.json")["machine"] for x in ("fast", "sb3")), ""
+    )
+    return (
+        f"{text}\n\nBest responses against three copies of `expert`, 1,000 games each (duplicate format, "
+        f"seed 0). Training CPU-s: the `trained ... CPU-s` line each run logs (`time.process_time` "
+        f"around training); command CPU-s: user + sys of the whole command (`/usr/bin/time`), with "
+        f"the 1,000 evaluation games and start-up. Machine: {machine}."
+    )
+
+
+def best_response_tuning() -> str:
+    """How ``FAST_SETTINGS`` were chosen: 2M-step best responses to ``expert``, one per setting."""
+    record = _load("docs/results/tune_best_response.json")
+    rows = [
+        [
+            r["label"],
+            f"{r['train_cpu_seconds']:.1f}",
+            f"{r['steps_per_cpu_second']:,}",
+            f"{rate(r['win_rate'])} {interval(*r['ci'])}",
+        ]
+        for r in record["runs"]
+    ]
+    text = table(
+        ["changes from `LearnerSettings()`", "training CPU-s", "steps / CPU-s", "win rate vs 3× `expert`"],
+        rows,
+        "lrrr",
+    )
+    return f"{text}\n\n{_provenance(record)} ({record['note']}; `docs/results/tune_best_response.json`.)"
+
+
+def time_to_quality() -> str:
+    """Win rate against the zoo at fixed CPU budgets, each learner (``benchmarks/time_to_quality.py``)."""
+    record = _load("docs/results/time_to_quality.json")
+    zoo = record["zoo"]
+    rows = []
+    for point in record["points"]:
+        rows.append(
+            [
+                point["learner"],
+                str(point["seed"]),
+                f"{point['budget']:.0f}",
+                f"{point['steps']:,}",
+                rate(point["mean_win_rate"]),
+                *(
+                    f"{rate(point['scores'][m]['win_rate'])} "
+                    f"{interval(point['scores'][m]['ci_low'], point['scores'][m]['ci_high'])}"
+                    for m in zoo
+                ),
+            ]
+        )
+    header = ["learner", "seed", "CPU-s", "learner steps", "mean win rate", *(f"vs 3× `{m}`" for m in zoo)]
+    text = table(header, rows, "llrrr" + "r" * len(zoo))
+    label = record.get("label", "")
+    label = f" {label[:1].upper()}{label[1:]}." if label else ""
+    return (
+        f"{text}\n\n{record['games_per_member']} games against each zoo member per point, duplicate "
+        f"format, evaluation seed 1, the policy played greedily; 95% Wilson intervals.{label} "
+        f"{_provenance(record)}"
+    )
+
+
 FIGURES: dict[str, Callable[[], str]] = {
+    "best-response-tuning": best_response_tuning,
+    "exploit-2m": exploit_2m,
+    "time-to-quality": time_to_quality,
     "expert-strength": expert_strength,
     "exploit-small": exploit_small,
     "main-job": main_job,

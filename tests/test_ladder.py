@@ -18,9 +18,10 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.eval_cli import main
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
-from hoity_env.strength.response import learner_settings
+from hoity_env.strength.response import FAST_SETTINGS, learner_settings
 
-TINY = {"n_envs": 4, "n_steps": 128, "batch_size": 128, "n_epochs": 2}
+TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
+"""The fast learner: 8 games x 64 steps, 512 learner steps per rollout."""
 
 
 def _record(agents: tuple[str, ...], ranks: tuple[int, ...]) -> GameRecord:
@@ -52,6 +53,7 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
         "runs_dir": runs,
         "progress": False,
         "ppo": TINY,
+        "learner": "fast",
     }
     result = ladder(["thief", "random"], **kwargs)  # type: ignore[arg-type]
     assert result.agents == ("thief", "random") and result.budget == 512 and result.games_per_pair == 8
@@ -71,7 +73,8 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
     assert LadderResult.from_json(result.to_json()) == result
     text = result.to_markdown()
     assert "estimate from below at a budget of 512 learner steps" in text and "OpenSkill" in text
-    assert json.loads((runs / "thief" / "settings.json").read_text()) == learner_settings(TINY)
+    fast = {"learner": "fast", **learner_settings(TINY, "fast")}
+    assert json.loads((runs / "thief" / "settings.json").read_text()) == fast
 
     # the same ladder with one more agent trains only the new one's best response
     before = {p.name for p in runs.iterdir()}
@@ -91,6 +94,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         runs_dir=tmp_path,
         progress=False,
         ppo=TINY,
+        learner="fast",
     )
     same = {
         "budget": 512,
@@ -98,7 +102,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         "rules": "standard",
         "games": 4,
         "seed": 0,
-        "settings": learner_settings(TINY),
+        "settings": {"learner": "fast", **learner_settings(TINY, "fast")},
     }
     assert find_exploit(tmp_path, "thief", **same) is not None  # type: ignore[arg-type]
     for key, other in [
@@ -106,7 +110,8 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         ("games", 8),
         ("seed", 1),
         ("num_players", 3),
-        ("settings", learner_settings(None)),
+        ("settings", learner_settings(None)),  # SB3's defaults: another learner
+        ("settings", {"learner": "fast", **learner_settings(None, "fast")}),
     ]:
         assert find_exploit(tmp_path, "thief", **{**same, key: other}) is None, key  # type: ignore[arg-type]
     assert find_exploit(tmp_path, "expert", **same) is None  # type: ignore[arg-type]
@@ -126,7 +131,8 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         (["expert", "wizard"], {}, "unknown agent 'wizard'"),
         (["expert", "random"], {"budget": 0}, "budget must be an integer >= 1"),
         (["expert", "random"], {"rules": STANDARD.replace(tie_break="priority")}, "batched engine"),
-        (["expert", "random"], {"ppo": {"n_env": 4}}, "unknown PPO settings"),
+        (["expert", "random"], {"ppo": {"n_env": 4}, "learner": "fast"}, "unknown fast learner settings"),
+        (["expert", "random"], {"ppo": {"n_env": 4}, "learner": "sb3"}, "unknown sb3 learner settings"),
     ],
 )
 def test_bad_arguments_fail_before_anything_runs(
@@ -143,10 +149,13 @@ def test_cli_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert err.startswith("hoity-eval ladder: error: unknown agent 'wizard'") and "Traceback" not in err
     out = tmp_path / "out"
     argv = ["ladder", "--agents", "thief,random", "--budget", "1", "--games", "4", "--exploit-games", "4"]
+    argv += ["--learner", "fast"]
     argv += ["--curve-points", "0", "--runs-dir", str(tmp_path / "runs"), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     result = LadderResult.from_json((out / "result.json").read_text())
-    assert result.agents == ("thief", "random") and result.exploit[0].timesteps == 16 * 256
+    assert result.agents == ("thief", "random") and result.exploit[0].timesteps == (
+        FAST_SETTINGS["num_games"] * FAST_SETTINGS["rollout_steps"]
+    )
     assert (out / "result.png").is_file() and (out / "result.md").read_text().strip() in printed
     assert (out / "result.csv").read_text().startswith("agent,mean_win_rate,rating")

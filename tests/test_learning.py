@@ -185,3 +185,21 @@ def test_same_settings_and_seed_give_the_same_run() -> None:
     other = Learner(settings.replace(seed=1))
     other.learn(3 * 4 * 4 * 16)
     assert not all(torch.equal(a, b) for a, b in zip(runs[0], _weights(other), strict=True))
+
+
+def test_snapshots_added_by_the_caller_only_and_weights_set_between_episodes() -> None:
+    with pytest.raises(ConfigError, match="snapshot_every=0"):
+        TINY.replace(opponents=(("snapshot", 1.0),), snapshot_every=0)
+    settings = TINY.replace(opponents=(("random", 1.0), ("snapshot", 5.0)), snapshot_every=0)
+    learner = Learner(settings)
+    seating = learner.seating
+    assert seating.snapshots == 0 and (seating.assignment != LEARNER).sum() > 0
+    learner.learn(256)  # no snapshot is taken by the updates, none is drawn: only random plays
+    assert seating.snapshots == 0 and set(np.unique(seating.assignment)) <= {LEARNER, 0}
+    seating.add_snapshot(learner.policy)  # what a gate does on admission
+    seating.set_weights([0.0, 1.0])
+    seating.place(np.arange(settings.num_games))
+    assert set(np.unique(seating.assignment)) == {LEARNER, 1}  # the snapshot, the only weight
+    for bad in ([1.0], [-1.0, 2.0], [0.0, 0.0]):
+        with pytest.raises(ConfigError, match="weights must"):
+            seating.set_weights(bad)

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import torch
 
 from hoity_env.evaluation import evaluate
 
@@ -95,15 +96,21 @@ def _selfplay(
 
 
 def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
-    result = _selfplay(tmp_path, "s", 192, "0.0", 128, "random,thief", "--max-snapshots", "2")
+    # The fast learner: 1 game x 64 steps per iteration, a gate after each.
+    result = _selfplay(
+        tmp_path, "s", 192, "0.0", 128, "random,thief", "--max-snapshots", "2", "--learner", "fast"
+    )
     league = sorted((tmp_path / "s" / "league").glob("snapshot_*.zip"))
     assert len(result["gates"]) >= 2 and all(g["admitted"] for g in result["gates"])
     assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
     assert (tmp_path / "s" / "final_model.zip").is_file()
+    state = sorted((tmp_path / "s" / "checkpoints").glob("state_*.pt"))[-1]
+    seating = torch.load(state, weights_only=False)["seating"]  # the gate's snapshots play
+    assert seating.snapshots == len(result["gates"]) and seating.weights[-1] > 0
 
 
 def test_selfplay_gate_refuses_a_weak_learner(tmp_path: Path) -> None:
-    result = _selfplay(tmp_path, "w", 64, "1.01", 64, "random")
+    result = _selfplay(tmp_path, "w", 64, "1.01", 64, "random", "--learner", "sb3")
     assert result["gates"] and not any(g["admitted"] for g in result["gates"])
     assert not list((tmp_path / "w" / "league").glob("snapshot_*.zip"))
 

@@ -29,10 +29,13 @@ def test_the_recipes_default_to_the_batched_vec_env() -> None:
 
 
 @pytest.mark.slow
-def test_shared_ppo_trains_every_seat_and_reports(tmp_path: Path) -> None:
+@pytest.mark.parametrize("learner", ["fast", "sb3"])
+def test_shared_ppo_trains_every_seat_and_reports(tmp_path: Path, learner: str) -> None:
     shared = _load("shared_ppo")
     result = shared.main(
         [
+            "--learner",
+            learner,
             "--runs-dir",
             str(tmp_path),
             "--num-players",
@@ -63,6 +66,7 @@ def test_shared_ppo_trains_every_seat_and_reports(tmp_path: Path) -> None:
     assert (run / "final_model.zip").is_file() and (run / "learning_curve.png").is_file()
     report = json.loads((run / "evaluation.json").read_text())
     assert report["meta"]["parameter_sharing"] is True
+    assert report["meta"].get("learner", "sb3") == learner
     assert report["meta"]["timesteps"] >= 768
     assert set(result["scores"]) == {"random", "thief"}  # type: ignore[call-overload]
 

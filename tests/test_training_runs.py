@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import sb3_contrib
+import torch
 from test_training import ROOT, TINY, _load
 
 from hoity_env import ConfigError
@@ -377,3 +378,73 @@ def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes(
     steps = _progress_steps(run)
     assert steps == sorted(steps) and steps[-1] == 256, "progress.csv repeats steps after the resume"
     assert json.loads((run / "evaluation.json").read_text())["meta"]["timesteps"] == 256
+
+
+# ------------------------------------------------ issue 22: the same rules on the fast learner
+FAST = [
+    "--learner", "fast", "--num-games", "1", "--n-steps", "16", "--batch-size", "32", "--net-width", "16",
+    "--eval-every", "64", "--checkpoint-every", "64", "--eval-opponents", "random",
+    "--eval-games", "4", "--final-eval-games", "4", "--workers", "1", "--total-timesteps", "256",
+]  # fmt: skip
+"""shared_ppo.py on the fast learner: 1 game x 4 seats x 16 steps = 64 learner steps per iteration."""
+
+
+def test_fast_recipe_sigterm_saves_exits_143_and_resumes_to_the_uninterrupted_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hoity_env.learning import load_policy
+    from hoity_env.learning.loop import Learner
+
+    shared = _load("shared_ppo")
+    shared.main(["--name", "u", "--runs-dir", str(tmp_path), *FAST])  # uninterrupted, for comparison
+
+    def guard(signum: int, frame: object) -> None:
+        raise _Unhandled
+
+    real_update, calls = Learner.update, []
+
+    def update(self: Any) -> dict[str, float]:
+        calls.append(self.steps)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)  # mid-iteration: it finishes, then the run stops
+        return real_update(self)
+
+    previous = signal.signal(signal.SIGTERM, guard)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(Learner, "update", update)
+            with pytest.raises(SystemExit) as stop:
+                shared.main(["--name", "s", "--runs-dir", str(tmp_path), *FAST])
+        assert stop.value.code == 143
+        assert signal.getsignal(signal.SIGTERM) is guard  # the recipe put the handler back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    run = tmp_path / "s"
+    assert (run / "checkpoints" / "s_128_steps.zip").is_file()
+    assert (run / "checkpoints" / "state_128.pt").is_file()
+    assert not (run / "final_model.zip").exists()
+    err = capsys.readouterr().err
+    assert "terminated (SIGTERM) at 128 timesteps" in err and f"--resume {run}" in err
+    kept = _digests(run / "checkpoints")
+    shared.main(["--resume", str(run)])
+    assert all(_digests(run / "checkpoints")[name] == digest for name, digest in kept.items())
+    rows = _curve(run)
+    assert len(rows) == len(set(rows)) and {t for t, _ in rows} == {64, 128, 192, 256}
+    assert _progress_steps(run) == [64, 128, 192, 256]
+    report = json.loads((run / "evaluation.json").read_text())["meta"]
+    assert report["timesteps"] == 256 and report["learner"] == "fast"
+    # stop + resume is the uninterrupted run, weight for weight
+    resumed = load_policy(run / "final_model.zip").state_dict()
+    straight = load_policy(tmp_path / "u" / "final_model.zip").state_dict()
+    assert all(torch.equal(resumed[k], straight[k]) for k in straight)
+    with pytest.raises(ConfigError, match="is finished"):  # and a finished run is final
+        shared.main(["--resume", str(run)])
+
+
+def test_a_run_made_before_learner_existed_resumes_on_maskableppo(tmp_path: Path) -> None:
+    run = _fake_run(tmp_path, "shared_ppo")
+    saved = json.loads((run / "args.json").read_text())
+    del saved["learner"]  # an args.json from before --learner: those runs were MaskablePPO's
+    (run / "args.json").write_text(json.dumps(saved))
+    args, _ = _load("recipe_args").parse_args(_load("shared_ppo").Args, ["--resume", str(run)], "")
+    assert args.learner == "sb3"

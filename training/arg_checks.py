@@ -24,6 +24,9 @@ ZOO = ("expert", "collector", "thief", "detective", "random")
 """The scripted zoo: training opponents and evaluation yardsticks (``expert-v1``, the first
 expert, is left out: name it to add it)."""
 
+LEARNERS = ("fast", "sb3")
+"""``--learner`` choices (selfplay.py, shared_ppo.py): the fast learner (``fast_run.py``) or MaskablePPO."""
+
 VEC_ENVS = ("batched", "subproc", "dummy")
 """``--vec-env`` choices (``model_setup.make_vec_env``)."""
 
@@ -89,10 +92,12 @@ def check_args(args: Any) -> None:
     _check_real(args, "time_limit_minutes", 0.0, math.inf)
     if "gate_win_rate" in values:  # above 1 closes the gate: a legitimate "never admit"
         _check_real(args, "gate_win_rate", 0.0, math.inf)
+    if "learner" in values and args.learner not in LEARNERS:
+        raise ConfigError(f"--learner must be one of {LEARNERS}, got {args.learner!r}")
     # SB3 envs: --n-envs, or every seat of every game with parameter sharing (shared_ppo.py).
     envs = values["n_envs"] if "n_envs" in values else args.num_games * args.num_players
     rollout = args.n_steps * envs
-    if not 2 <= args.batch_size <= rollout:
+    if values.get("learner", "sb3") == "sb3" and not 2 <= args.batch_size <= rollout:
         raise ConfigError(
             f"--batch-size must be in [2, n_steps * envs = {rollout}] (PPO needs 2 samples), "
             f"got {args.batch_size}"

@@ -66,7 +66,7 @@ def select_best(
 
 
 def finish(
-    model: MaskablePPO,
+    model: MaskablePPO | Any,
     args: Any,
     run_dir: Path,
     opponents: Sequence[str],

@@ -108,6 +108,11 @@ FLAG_HELP = {
         "and --workers may change)"
     ),
     "runs_dir": "folder that holds the run folders",
+    "learner": (
+        "sb3: MaskablePPO (the default) | fast: the fast learner of hoity_env.learning (--n-steps, "
+        "--batch-size, --n-epochs, --learning-rate and the game count at their defaults mean its own, "
+        "see training/fast_run.py)"
+    ),
 }
 """One-line help of every recipe flag, with its choices or syntax (``--help`` shows the default too)."""
 

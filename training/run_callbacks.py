@@ -114,8 +114,8 @@ class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
         return scores
 
 
-def curve_callback(env: VecEnv, run_dir: Path, args: Any, opponents: Sequence[str]) -> CurveEvalCallback:
-    """The learning curve of a recipe's ``Args``: ``--eval-every``, ``--eval-games``, seed ``SEED``."""
+def curve_scorer(args: Any, opponents: Sequence[str]) -> Callable[[Path, str], dict[str, AgentStats]]:
+    """``score(path, desc)``: a curve point of a recipe's ``Args`` (``--eval-games``, seed ``SEED``)."""
 
     def score(path: Path, desc: str) -> dict[str, AgentStats]:
         return score_checkpoint(
@@ -129,6 +129,12 @@ def curve_callback(env: VecEnv, run_dir: Path, args: Any, opponents: Sequence[st
             rules=args.rules,
         )
 
+    return score
+
+
+def curve_callback(env: VecEnv, run_dir: Path, args: Any, opponents: Sequence[str]) -> CurveEvalCallback:
+    """The learning curve of a recipe's ``Args``: ``--eval-every``, ``--eval-games``, seed ``SEED``."""
+    score = curve_scorer(args, opponents)
     return CurveEvalCallback(env, run_dir, args.eval_every, opponents, score, args.num_players)
 
 

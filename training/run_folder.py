@@ -43,6 +43,10 @@ OVERRIDES = ("time_limit_minutes", "workers")
 evaluate (seeded games score the same with any worker count). Every other flag given
 with ``--resume`` must equal the run's own ``args.json`` value."""
 
+LEGACY = {"learner": "sb3"}
+"""What an ``args.json`` written before a setting existed meant by leaving it out (runs made
+before ``--learner`` trained with MaskablePPO, whatever today's default)."""
+
 A = TypeVar("A")
 
 _STEP = re.compile(r"^(?:curve_(\d+)|.+_(\d+)_steps)\.zip$")
@@ -142,7 +146,7 @@ def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | No
             f"--resume: {run}/args.json has settings this recipe does not take ({', '.join(unknown)}): "
             "resume it with the recipe that made it"
         )
-    values = {name: saved.get(name, default) for name, default in fields.items()}
+    values = {name: saved.get(name, LEGACY.get(name, default)) for name, default in fields.items()}
     overrides: dict[str, tuple[Any, Any]] = {}
     for name, value in given.items():
         if name == "resume" or value == values[name]:

@@ -99,7 +99,7 @@ def learn_and_finish(
             interrupted(model, env, args, run_dir, script, signum)
 
 
-def interrupted(model: Any, env: VecEnv, args: Any, run_dir: Path, script: str, signum: int) -> NoReturn:
+def interrupted(model: Any, env: Any, args: Any, run_dir: Path, script: str, signum: int) -> NoReturn:
     """Save a checkpoint, say how to resume, exit with the signal's :data:`EXIT_STATUS`."""
     for s in EXIT_STATUS:  # a second Ctrl-C or SIGTERM must not cut the save short
         signal.signal(s, signal.SIG_IGN)

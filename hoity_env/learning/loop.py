@@ -142,7 +142,7 @@ class Learner:
         stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)
-        if self.updates % s.snapshot_every == 0:
+        if s.snapshot_every and self.updates % s.snapshot_every == 0:
             self.seating.add_snapshot(self.policy)
         self.cpu["learning"] += time.process_time() - start
         return stats

@@ -120,7 +120,7 @@ def run(learner: Learner, folder: RunFolder) -> Learner:
             last = current.steps
         return stop.requested
 
-    with _stop_on_signals() as stop:
+    with stop_on_signals() as stop:
         learner.learn(on_iteration=on_iteration)
     if last != learner.steps:  # the end of the run, unless a checkpoint was just taken
         folder.save(learner)
@@ -142,20 +142,27 @@ def resume(path: str | Path) -> Learner:
     return run(learner, folder)
 
 
-class _Stop:
+class Stop:
+    """Whether a stop was asked for, and by which signal (``signum``, 0 before one came)."""
+
     requested = False
+    signum = 0
 
 
 @contextmanager
-def _stop_on_signals() -> Iterator[_Stop]:
-    """First SIGINT/SIGTERM: ask the loop to stop after this iteration; the second: abort."""
-    stop = _Stop()
+def stop_on_signals() -> Iterator[Stop]:
+    """First SIGINT/SIGTERM: ask the loop to stop after this iteration; the second: abort.
+
+    The previous handlers come back on leaving (also used by the training recipes'
+    fast path, ``training/fast_run.py``).
+    """
+    stop = Stop()
     previous: dict[signal.Signals, Any] = {}
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if stop.requested:
             raise KeyboardInterrupt
-        stop.requested = True
+        stop.requested, stop.signum = True, signum
         logger.warning("stopping after this iteration (signal %d); send it again to abort", signum)
 
     try:
@@ -170,4 +177,4 @@ def _stop_on_signals() -> Iterator[_Stop]:
             signal.signal(sig, old)
 
 
-__all__ = ["RunFolder", "load_learner", "resume", "run", "train_in_folder"]
+__all__ = ["RunFolder", "Stop", "load_learner", "resume", "run", "stop_on_signals", "train_in_folder"]

@@ -19,11 +19,14 @@ plays on against the newer weights.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
 from hoity_env.agents import make
 from hoity_env.agents.batch import act_batch
+from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.learning.magnet import frozen_copy
 from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
 from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
@@ -84,7 +87,7 @@ class Seating:
         self.snapshots = 0
         """How many snapshots were ever taken (slot ``k % snapshots_kept`` holds number ``k``)."""
         self.kept = settings.snapshots_kept
-        if SNAPSHOT in self.entries:
+        if SNAPSHOT in self.entries and settings.snapshot_every:
             self.add_snapshot(policy)  # the untrained policy, until the first real snapshot
         self.assignment = np.full((self.num_games, self.num_players), LEARNER, dtype=np.int64)
         self.place(np.arange(self.num_games))
@@ -104,13 +107,30 @@ class Seating:
             self.actors.append(SnapshotAgent(policy, self._seed(), f"snapshot-{self.snapshots}"))
         self.snapshots += 1
 
+    def set_weights(self, weights: Sequence[float]) -> None:
+        """New draw weights, one per pool entry, for the episodes that start from now on."""
+        values = np.asarray(weights, dtype=np.float64)
+        if values.shape != (len(self.entries),) or not np.all(np.isfinite(values)) or values.min() < 0:
+            raise ConfigError(
+                f"weights must be {len(self.entries)} finite numbers >= 0, got {list(weights)!r}"
+            )
+        if values.sum() <= 0:
+            raise ConfigError(f"weights must not all be 0, got {list(weights)!r}")
+        self.weights = values / values.sum()
+
     # -------------------------------------------------------------- seats
     def place(self, games: np.ndarray) -> None:
         """Draw the entry, learner seat and snapshot of each game in ``games`` (new episodes)."""
         k = len(games)
         if not k:
             return
-        entry = self.rng.choice(len(self.entries), size=k, p=self.weights)
+        weights = self.weights
+        if not self.snapshots:  # none yet (snapshot_every=0): snapshot entries wait for the first
+            weights = np.where([e == SNAPSHOT for e in self.entries], 0.0, weights)
+            if weights.sum() <= 0:
+                raise StateError("only 'snapshot' entries have weight, and no snapshot exists yet")
+            weights = weights / weights.sum()
+        entry = self.rng.choice(len(self.entries), size=k, p=weights)
         seat = self.rng.integers(0, self.num_players, size=k)
         slot = self.rng.integers(0, max(1, min(self.snapshots, self.kept)), size=k)
         actor = np.asarray(self.entry_actor, dtype=np.int64)[entry]

@@ -9,7 +9,8 @@ Who sits in the seats the learner does not is ``opponents``: a weighted pool of
 
 * ``"self"``: every seat of the game is the learner (self-play with parameter sharing);
 * ``"snapshot"``: one learner seat, the others played by a frozen snapshot of the learner
-  (one of the last ``snapshots_kept``, taken every ``snapshot_every`` updates);
+  (one of the last ``snapshots_kept``, taken every ``snapshot_every`` updates, or, with
+  ``snapshot_every=0``, only when the caller adds one: a gate, as ``training/selfplay.py``'s);
 * any :func:`hoity_env.agents.make` spec (``expert``, ``random``, ``ppo:PATH``…): one
   learner seat (drawn), the other seats played by copies of that agent.
 """
@@ -45,7 +46,9 @@ class LearnerSettings:
     opponents: tuple[tuple[str, float], ...] = ((SELF, 1.0),)
     """The weighted pool drawn from per game and episode (see the module docstring)."""
     snapshot_every: int = 10
-    """Updates between frozen snapshots of the learner (used by ``"snapshot"`` entries)."""
+    """Updates between frozen snapshots of the learner (used by ``"snapshot"`` entries); 0: none
+    taken here, only those added by ``Learner.seating.add_snapshot`` (``"snapshot"`` entries are
+    not drawn before the first one, so the pool needs another entry)."""
     snapshots_kept: int = 5
 
     # --- PPO
@@ -91,9 +94,9 @@ class LearnerSettings:
     """Learner steps between checkpoints in a run folder (0: only at the end)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "num_games", "num_players", "snapshot_every", "snapshots_kept", "total_steps")
+        _positive(self, "num_games", "num_players", "snapshots_kept", "total_steps")
         _positive(self, "rollout_steps", "epochs", "minibatch_size", "threads")
-        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed")
+        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every")
         for name in ("learning_rate", "clip"):
             if not _number(getattr(self, name)) or getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a number > 0, got {getattr(self, name)!r}")
@@ -115,6 +118,11 @@ class LearnerSettings:
         if not isinstance(self.normalize_advantages, bool):
             raise ConfigError(f"normalize_advantages must be a bool, got {self.normalize_advantages!r}")
         _check_pool(self.opponents)
+        if self.snapshot_every == 0 and all(spec == SNAPSHOT for spec, _ in self.opponents):
+            raise ConfigError(
+                "snapshot_every=0 takes no snapshot until one is added: the opponents need an entry "
+                "besides 'snapshot' to draw until then"
+            )
 
     # ------------------------------------------------------------ derived
     @property

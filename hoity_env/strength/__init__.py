@@ -1,7 +1,7 @@
 """Measuring strength by training: approximate exploitability and the ladder (docs/design.md §5).
 
-* :func:`exploitability` trains a MaskablePPO best response against copies of an
-  agent for a fixed budget and scores it (an estimate from below at that budget);
+* :func:`exploitability` trains a best response (the fast learner, or MaskablePPO)
+  against copies of an agent for a fixed budget and scores it (an estimate from below at that budget);
 * :func:`ladder` measures a list of agents three ways: head to head, two ratings,
   and exploitability, reusing finished best responses;
 * :class:`BestResponse` says how each best response is trained; how its

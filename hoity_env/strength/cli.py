@@ -3,11 +3,13 @@
 Usage::
 
     hoity-eval exploit --target expert --budget 200000
+    hoity-eval exploit --target expert --budget 2000000 --learner fast   # the fast learner
     hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
 
-``exploit`` trains a MaskablePPO best response against ``--players - 1`` copies of
+``exploit`` trains a best response (``--learner sb3``, the default: MaskablePPO;
+``--learner fast``: the fast learner on the batched engine) against ``--players - 1`` copies of
 each agent (``--target``, then each of ``--pool``, every one on its own with the
 same budget and seeds) and prints the table of
 :class:`~hoity_env.strength.results.ExploitResult`: the best responder's win rate
@@ -32,7 +34,7 @@ from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.evaluation.cli import AGENTS_HELP, SPECS_HELP, match_settings_of
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LADDER_GAMES, LadderResult, ladder
-from hoity_env.strength.response import PPO_SETTINGS, BestResponse
+from hoity_env.strength.response import FAST_SETTINGS, LEARNERS, PPO_SETTINGS, BestResponse
 from hoity_env.strength.results import ExploitResult
 
 __all__ = ["COMMANDS", "DEFAULT_BUDGET", "build_parser", "run"]
@@ -47,9 +49,10 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     if command == "exploit":
         p = argparse.ArgumentParser(
             prog=f"{prog} exploit",
-            description="Approximate exploitability: train a MaskablePPO best response against copies of "
-            "an agent for a fixed budget of learner steps, then score it in duplicate format. The result is "
-            f"an estimate from below at that budget. Needs the train extra. {AGENTS_HELP}.",
+            description="Approximate exploitability: train a best response (the fast learner, or "
+            "MaskablePPO) against copies of an agent for a fixed budget of learner steps, then score it "
+            "in duplicate format. The result is an estimate from below at that budget. Needs the train "
+            f"extra. {AGENTS_HELP}.",
         )
         p.add_argument("--target", required=True, help=f"the agent spec to exploit: {SPECS_HELP}")
         p.add_argument(
@@ -62,8 +65,9 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         budget, budget_help = (
             None,
             (
-                f"learner steps per target, rounded up to whole rollouts of "
-                f"{PPO_SETTINGS['n_envs']} x {PPO_SETTINGS['n_steps']}"
+                "learner steps per target, rounded up to whole rollouts (fast: "
+                f"{FAST_SETTINGS['num_games']} games x {FAST_SETTINGS['rollout_steps']} steps; sb3: "
+                f"{PPO_SETTINGS['n_envs']} envs x {PPO_SETTINGS['n_steps']} steps)"
             ),
         )
         games, games_help = 1000, "games of the final evaluation (default 1000)"
@@ -76,7 +80,8 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             prog=f"{prog} ladder",
             description="The ladder: each agent against copies of each other agent (head to head), "
             "Plackett-Luce and OpenSkill ratings over those games, and approximate exploitability at one "
-            "budget (a MaskablePPO best response per agent; finished ones in --runs-dir are reused). "
+            "budget (a best response per agent, --learner fast or sb3; finished ones in --runs-dir are "
+            "reused). "
             f"Needs the train extra. {AGENTS_HELP}.",
         )
         p.add_argument(
@@ -101,6 +106,14 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         runs_help = (
             "best-response run folders, RUNS_DIR/<agent>; finished ones with the same settings are reused"
         )
+    p.add_argument(
+        "--learner",
+        choices=LEARNERS,
+        default="sb3",
+        help="who trains the best responses: sb3 (MaskablePPO, the reference recipes' learner; the "
+        "default) or fast (the fast learner on the batched engine, hoity_env.learning: about 7x less "
+        "CPU, a weaker best response at the same budget, docs/evaluation.md)",
+    )
     p.add_argument("--budget", type=positive, default=budget, required=budget is None, help=budget_help)
     p.add_argument("--games", type=positive, default=games, help=games_help)
     p.add_argument("--players", type=positive, default=4, help="number of players, 2-6 (default 4)")
@@ -145,6 +158,7 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult:
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
+        learner=args.learner,
     )
     if command == "exploit":
         return exploitability([args.target, *[s for s in args.pool if s != args.target]], settings, response)

@@ -11,8 +11,8 @@
   an order shuffled by the seed (the harness plays pair by pair, and long runs of one
   match-up would pull the rating toward the last ones).  An
   agent holding several seats of a game enters it once, with its mean rank, in both.
-* **Approximate exploitability** at one fixed budget: a MaskablePPO best response
-  trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
+* **Approximate exploitability** at one fixed budget: a best response (the fast
+  learner's, or MaskablePPO's) trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
   win rate an estimate from below at that budget.
 
 Best responses are the expensive part (minutes each), so the ladder **resumes**: a
@@ -45,7 +45,7 @@ from hoity_env.evaluation.tournament import head_to_head, rate_games
 from hoity_env.files import fresh_folder
 from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
 from hoity_env.strength.response import BestResponse, caveat, check_targets, run_folder_name
-from hoity_env.strength.results import ExploitEntry, ExploitResult
+from hoity_env.strength.results import ExploitEntry, ExploitResult, trained_by
 
 __all__ = ["LADDER_GAMES", "LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
 
@@ -96,6 +96,8 @@ class LadderResult(TableResult):
     rows: tuple[LadderRow, ...]
     pairs: tuple[PairStats, ...]
     exploit: tuple[ExploitEntry, ...]
+    learner: str = "sb3"
+    """Who trained the best responses: ``fast`` or ``sb3`` (ladders from before the fast learner: sb3)."""
 
     @property
     def games(self) -> int:
@@ -145,7 +147,7 @@ class LadderResult(TableResult):
                     "lrrrr",
                 ),
                 "",
-                f"Exploitability is the win rate of a MaskablePPO best response against {n - 1} copies of "
+                f"Exploitability is the win rate of {trained_by(self.learner)} against {n - 1} copies of "
                 f"the agent. {caveat(self.budget)}",
                 "",
                 f"**Head to head**: row agent's win rate against {n - 1} copies of the column agent.",
@@ -267,7 +269,7 @@ def ladder(
             rules=match.rules_name,
             games=on_exploit.deals * match.num_players,
             seed=match.seed,
-            settings=training.learner,
+            settings=training.settings,
         )
         if found is not None:
             logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
@@ -312,4 +314,5 @@ def ladder(
         rows=tuple(rows),
         pairs=matrix.pairs,
         exploit=tuple(entries),
+        learner=training.learner,
     )

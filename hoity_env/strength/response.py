@@ -1,7 +1,10 @@
-"""What a best response is trained with: the learner's settings, its budget and curve, its checks.
+"""What a best response is trained with: the learner, its settings, its budget and curve, its checks.
 
-A best response is a fresh ``MaskablePPO`` learner trained against copies of a
-target for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`).
+A best response is a fresh masked-PPO learner trained against copies of a target
+for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): SB3's
+``MaskablePPO`` on the batched vector env (``learner="sb3"``, the default, the learner
+of the reference recipes) or the fast learner on the batched engine
+(:mod:`hoity_env.learning`, ``learner="fast"``).
 :class:`BestResponse` holds everything about that training which is not how the
 evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
 the budget, the learning-curve points, where the run folders go and the PPO
@@ -14,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hoity_env.agents.policy import TRAIN_EXTRA
 from hoity_env.engine.batched import BATCHED_RULESETS
@@ -22,7 +25,23 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import MatchSettings
 
-__all__ = ["PPO_SETTINGS", "BestResponse", "caveat", "check_targets", "learner_settings", "run_folder_name"]
+if TYPE_CHECKING:  # torch only when a fast learner is built
+    from hoity_env.learning import LearnerSettings
+
+__all__ = [
+    "FAST_SETTINGS",
+    "LEARNERS",
+    "PPO_SETTINGS",
+    "BestResponse",
+    "caveat",
+    "check_targets",
+    "learner_settings",
+    "run_folder_name",
+]
+
+LEARNERS = ("fast", "sb3")
+"""Who trains a best response: SB3's MaskablePPO (the default: at the same budget its best
+responses win more, docs/evaluation.md) or the fast learner (about 7× less CPU)."""
 
 PPO_SETTINGS: dict[str, Any] = {
     "n_envs": 16,
@@ -39,6 +58,29 @@ PPO_SETTINGS: dict[str, Any] = {
 """The best responder's settings: ``training/train_ppo.py``'s defaults (the learner that made the
 reference agent), so a budget here means what it means there."""
 
+FAST_SETTINGS: dict[str, Any] = {
+    "num_games": 1024,
+    "rollout_steps": 16,
+    "epochs": 1,
+    "minibatch_size": 1024,
+    "learning_rate": 1e-3,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.01,
+    "hidden": [64, 64],
+    "activation": "relu",
+    "reward": "progress",
+}
+"""The fast best responder's :class:`~hoity_env.learning.LearnerSettings` fields (JSON form:
+``hidden`` a list); the target, budget, players, rules and seed come from the call.
+
+Tuned on 2M-step best responses to ``expert`` (docs/evaluation.md): 1,024 games × 16 steps
+per update, one epoch of 1,024-row minibatches (16 gradient steps per update: small
+minibatches cost little more than large ones and learn more per sample), a 64×64 network
+(the 128×128 one cost a third more CPU for no better result)."""
+
+_FAST_FROM_CALL = ("opponents", "total_steps", "num_players", "rules", "seed")
+
 
 def caveat(budget: int) -> str:
     """The sentence every report carries: what the number is and is not."""
@@ -48,13 +90,43 @@ def caveat(budget: int) -> str:
     )
 
 
-def learner_settings(ppo: dict[str, Any] | None) -> dict[str, Any]:
-    """:data:`PPO_SETTINGS` with ``ppo``'s overrides; an unknown key is a :class:`ConfigError`."""
-    settings = {**PPO_SETTINGS, **(ppo or {})}
-    unknown = set(settings) - set(PPO_SETTINGS)
+def learner_settings(ppo: dict[str, Any] | None, learner: str = "sb3") -> dict[str, Any]:
+    """The ``learner``'s defaults (:data:`PPO_SETTINGS` or :data:`FAST_SETTINGS`) with ``ppo``'s overrides.
+
+    An unknown key, or a value the fast learner refuses, is a :class:`ConfigError`.
+    """
+    if learner not in LEARNERS:
+        raise ConfigError(f"learner must be one of {LEARNERS}, got {learner!r}")
+    defaults = PPO_SETTINGS if learner == "sb3" else FAST_SETTINGS
+    known = set(defaults)
+    if learner == "fast":
+        from hoity_env.learning import LearnerSettings
+
+        known = {f.name for f in dataclasses.fields(LearnerSettings)} - set(_FAST_FROM_CALL)
+    settings = {**defaults, **(ppo or {})}
+    unknown = set(settings) - known
     if unknown:
-        raise ConfigError(f"unknown PPO settings {sorted(unknown)}; known: {sorted(PPO_SETTINGS)}")
+        raise ConfigError(f"unknown {learner} learner settings {sorted(unknown)}; known: {sorted(known)}")
+    if learner == "fast":
+        fast_learner_settings(settings, "standard", 4, 0, 1, "random")  # checked now, before training
     return settings
+
+
+def fast_learner_settings(
+    settings: dict[str, Any], rules: str, num_players: int, seed: int, steps: int, target: str
+) -> LearnerSettings:
+    """The :class:`~hoity_env.learning.LearnerSettings` of a fast best response to ``target``."""
+    from hoity_env.learning import LearnerSettings
+
+    values = {**settings, "hidden": tuple(settings["hidden"])} if "hidden" in settings else dict(settings)
+    return LearnerSettings(
+        **values,
+        opponents=((target, 1.0),),
+        total_steps=steps,
+        num_players=num_players,
+        rules=rules,
+        seed=seed,
+    )
 
 
 def run_folder_name(spec: str) -> str:
@@ -69,11 +141,14 @@ class BestResponse:
     """How each best response is trained (checked when built).
 
     Attributes:
-        budget: learner steps (rounded up to whole rollouts of ``n_envs × n_steps``).
+        budget: learner steps (rounded up to whole rollouts: ``n_envs × n_steps`` for SB3,
+            ``num_games × rollout_steps`` for the fast learner).
         curve_points: learning-curve points, evenly spaced over the budget (the last at
             its end), each ``curve_games`` games on seed ``seed + 1``; 0 = none.
         runs_dir: each target's run folder is ``runs_dir/<target>`` (``_2``, … when taken).
-        ppo: the learner's settings, :data:`PPO_SETTINGS` with these overrides.
+        ppo: the learner's settings, its defaults (:data:`FAST_SETTINGS`, :data:`PPO_SETTINGS`)
+            with these overrides.
+        learner: ``"sb3"`` (MaskablePPO, the default) or ``"fast"`` (the fast learner).
     """
 
     budget: int
@@ -81,6 +156,7 @@ class BestResponse:
     curve_games: int = 200
     runs_dir: Path = Path("runs/exploit")
     ppo: dict[str, Any] | None = None
+    learner: str = "sb3"
 
     def __post_init__(self) -> None:
         if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
@@ -90,13 +166,15 @@ class BestResponse:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
-        object.__setattr__(self, "ppo", learner_settings(self.ppo))
+        object.__setattr__(self, "ppo", learner_settings(self.ppo, self.learner))
 
     @property
-    def learner(self) -> dict[str, Any]:
-        """The learner's full settings (what ``settings.json`` holds)."""
+    def settings(self) -> dict[str, Any]:
+        """The learner's full settings (what ``settings.json`` holds; a ladder reuses a run only
+        with equal ones).  SB3's are :attr:`ppo` alone, as before the fast learner existed, so
+        older best responses are still found; the fast learner's name it."""
         assert self.ppo is not None  # filled in by __post_init__
-        return self.ppo
+        return self.ppo if self.learner == "sb3" else {"learner": self.learner, **self.ppo}
 
 
 def check_targets(targets: Sequence[str], settings: MatchSettings) -> None:

@@ -14,7 +14,12 @@ from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.strength.response import caveat
 
-__all__ = ["CurvePoint", "ExploitEntry", "ExploitResult"]
+__all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "trained_by"]
+
+
+def trained_by(learner: str) -> str:
+    """ "a MaskablePPO best response" or "a fast-learner best response", for the reports."""
+    return "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +66,8 @@ class ExploitResult(TableResult):
     seed: int
     fair_share: float
     entries: tuple[ExploitEntry, ...]
+    learner: str = "sb3"
+    """Who trained the best responses: ``fast`` or ``sb3`` (results from before the fast learner: sb3)."""
 
     @property
     def games(self) -> int:
@@ -78,7 +85,7 @@ class ExploitResult(TableResult):
         """The table, the caveat with the budget, and each learning curve."""
         n = self.num_players
         lines = [
-            f"**Approximate exploitability**: a MaskablePPO best response trained for {self.budget:,} "
+            f"**Approximate exploitability**: {trained_by(self.learner)} trained for {self.budget:,} "
             f"learner steps against {n - 1} copies of each target, then scored against them in "
             f"duplicate format ({n} players, rules `{self.rules}`, seed {self.seed}). "
             f"Fair share {self.fair_share:.3f}; 95% Wilson intervals. {caveat(self.budget)}",

@@ -143,9 +143,15 @@ def _build(tp: Any, data: Any, where: str) -> Any:
             raise ValueError(f"{where}: expected an object for {tp.__name__}, got {type(data).__name__}")
         hints = typing.get_type_hints(tp)
         fields = [f.name for f in dataclasses.fields(tp)]
-        if set(data) != set(fields):
+        # A field added later with a default may be absent (results written before it existed).
+        required = {
+            f.name
+            for f in dataclasses.fields(tp)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        if not required <= set(data) <= set(fields):
             raise ValueError(f"{where}: fields {sorted(data)} do not match {tp.__name__} {sorted(fields)}")
-        return tp(**{n: _build(hints[n], data[n], f"{where}.{n}") for n in fields})
+        return tp(**{n: _build(hints[n], data[n], f"{where}.{n}") for n in fields if n in data})
     if origin is tuple:
         args = typing.get_args(tp)
         if not isinstance(data, list):

@@ -1,0 +1,187 @@
+"""Time to quality: win rate against the zoo at fixed CPU budgets, MaskablePPO vs the fast learner.
+
+Each learner trains against the zoo (one learner seat per game, the other seats
+copies of a zoo member drawn per game) for every seed; whenever its training CPU
+time (``time.process_time`` around training only, one torch thread) passes a budget,
+the policy is saved.  Every saved policy then plays ``--games`` duplicate-format
+games against three copies of each zoo member (evaluation seed 1, played greedily as
+``ppo:PATH``); the mean of those win rates is the policy's quality.
+
+* ``sb3``: MaskablePPO at the reference recipe's settings (``training/train_ppo.py``'s
+  defaults: 16 envs × 256 steps, minibatch 512, 4 epochs, rate 3e-4, 128×128 tanh)
+  on ``HoityVsBotsSB3VecEnv``;
+* ``fast``: the fast learner (:mod:`hoity_env.learning`) at the settings of the
+  fast best responses (``hoity_env.strength.response.FAST_SETTINGS``).
+
+The record (``--out``, default ``docs/results/time_to_quality.json``) holds every
+point with its learner steps, CPU seconds and per-member win rates with 95%
+intervals, the command and the machine; ``docs/figures.py`` renders it.
+
+    python benchmarks/time_to_quality.py                                    # 3 seeds, 2/5/10 CPU-minutes
+    python benchmarks/time_to_quality.py --seeds 0 --budgets 60,120 --games 200   # a small run
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hoity_env.evaluation import evaluate_tables  # noqa: E402
+from hoity_env.files import write_atomically  # noqa: E402
+from hoity_env.learning import Learner, LearnerSettings  # noqa: E402
+from hoity_env.strength.response import FAST_SETTINGS, fast_learner_settings  # noqa: E402
+
+ZOO = ["expert", "collector", "thief", "detective", "random"]
+LEARNERS = ("fast", "sb3")
+REFERENCE: dict[str, Any] = {
+    "n_envs": 16,
+    "n_steps": 256,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+}
+
+
+def fast_settings(seed: int) -> LearnerSettings:
+    """The fast learner against the zoo: the best responses' settings, one zoo member per game."""
+    one = fast_learner_settings(FAST_SETTINGS, "standard", 4, seed, 10**12, ZOO[0])
+    return one.replace(opponents=tuple((spec, 1.0) for spec in ZOO))
+
+
+def train_fast(seed: int, budgets: list[float], folder: Path) -> list[dict[str, Any]]:
+    """The fast learner until the last budget; a policy saved as each budget passes."""
+    learner = Learner(fast_settings(seed))
+    points: list[dict[str, Any]] = []
+    start = time.process_time()
+
+    def on_iteration(current: Learner, stats: dict[str, float]) -> bool:
+        cpu = time.process_time() - start
+        while len(points) < len(budgets) and cpu >= budgets[len(points)]:
+            path = folder / f"fast_{seed}_{len(points)}.zip"
+            current.save_policy(path)
+            points.append({"budget": budgets[len(points)], "cpu": cpu, "steps": current.steps, "path": path})
+        return len(points) == len(budgets)
+
+    learner.learn(10**12, on_iteration=on_iteration)
+    return points
+
+
+def train_sb3(seed: int, budgets: list[float], folder: Path) -> list[dict[str, Any]]:
+    """MaskablePPO at the reference settings until the last budget; a model saved as each passes."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
+
+    env = HoityVsBotsSB3VecEnv(num_envs=REFERENCE["n_envs"], opponent_pool=ZOO, reward="progress")
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=REFERENCE["n_steps"],
+        batch_size=REFERENCE["batch_size"],
+        n_epochs=REFERENCE["n_epochs"],
+        learning_rate=REFERENCE["learning_rate"],
+        gamma=0.995,
+        gae_lambda=0.95,
+        ent_coef=0.01,
+        policy_kwargs={"net_arch": [128, 128]},
+        seed=seed,
+        device="cpu",
+    )
+    points: list[dict[str, Any]] = []
+    start = time.process_time()
+
+    class Budgets(BaseCallback):  # type: ignore[misc]
+        def _on_step(self) -> bool:
+            cpu = time.process_time() - start
+            while len(points) < len(budgets) and cpu >= budgets[len(points)]:
+                path = folder / f"sb3_{seed}_{len(points)}.zip"
+                self.model.save(path)
+                points.append(
+                    {"budget": budgets[len(points)], "cpu": cpu, "steps": self.num_timesteps, "path": path}
+                )
+            return len(points) < len(budgets)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.learn(total_timesteps=10**12, callback=Budgets())
+    env.close()
+    return points
+
+
+def score(path: Path, games: int) -> dict[str, dict[str, float]]:
+    """The policy against three copies of each zoo member: win rate, interval, games."""
+    learner = f"ppo:{path}"
+    tables = [[learner, member, member, member] for member in ZOO]
+    results = evaluate_tables(tables, num_players=4, games=games, seed=1, progress=False)
+    out = {}
+    for member, result in zip(ZOO, results, strict=True):
+        s = next(a for a in result.agent_stats if a.agent == learner)
+        out[member] = {"win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high, "games": s.games}
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
+    p.add_argument("--budgets", default="120,300,600", help="CPU-seconds of training (default 120,300,600)")
+    p.add_argument("--games", type=int, default=400, help="games against each zoo member (default 400)")
+    p.add_argument("--learners", default=",".join(LEARNERS), help="comma-separated: fast, sb3")
+    p.add_argument("--label", default="", help="what kind of run this is, kept in the record")
+    p.add_argument("--out", type=Path, default=ROOT / "docs/results/time_to_quality.json")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    budgets = sorted(float(b) for b in args.budgets.split(","))
+    learners = args.learners.split(",")
+    record: dict[str, Any] = {
+        "command": "python benchmarks/time_to_quality.py "
+        + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "machine": f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}",
+        "measured": datetime.date.today().isoformat(),
+        "label": args.label,
+        "zoo": ZOO,
+        "budgets_cpu_seconds": budgets,
+        "games_per_member": args.games,
+        "fast_settings": fast_settings(0).to_dict(),
+        "sb3_settings": REFERENCE,
+        "points": [],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for learner in learners:
+            for seed in seeds:
+                trained = (train_fast if learner == "fast" else train_sb3)(seed, budgets, Path(tmp))
+                for point in trained:
+                    scores = score(point.pop("path"), args.games)
+                    mean = sum(s["win_rate"] for s in scores.values()) / len(scores)
+                    record["points"].append(
+                        {"learner": learner, "seed": seed, **point, "mean_win_rate": mean, "scores": scores}
+                    )
+                    print(
+                        f"{learner} seed {seed}: {point['cpu']:.0f} CPU-s, {point['steps']:,} steps, "
+                        f"mean win rate vs the zoo {mean:.3f}",
+                        flush=True,
+                    )
+                write_atomically(
+                    args.out, json.dumps(record, indent=1) + "\n"
+                )  # after each run: nothing lost
+    return record
+
+
+if __name__ == "__main__":
+    main()
