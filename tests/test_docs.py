@@ -33,8 +33,14 @@ PYTHON_BLOCKS = [
     ("page", "index", "block"), PYTHON_BLOCKS, ids=[f"{p}-{i}" for p, i, _ in PYTHON_BLOCKS]
 )
 def test_python_blocks_of_readme_and_docs_run(
-    page: str, index: int, block: str, capsys: pytest.CaptureFixture[str]
+    page: str,
+    index: int,
+    block: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # a block that saves a file (learning.md) writes it here, not in the checkout
     exec(compile(block, f"{page} block {index}", "exec"), {})
     assert capsys.readouterr().out  # every block prints something a reader can compare
 
