@@ -172,6 +172,8 @@ def _hostile_requests(game: str) -> list[tuple[str, str, Any, bytes | None, dict
         ("DELETE", f"/api/games/{game}", None, None, {}, 405),
         ("GET", "/etc/passwd", None, None, {}, 404),
         ("GET", "/ladder", None, None, {}, 404),  # none given
+        ("POST", act, {"action": 0}, None, {"Host": "rebound.example:8000"}, 403),  # DNS rebinding
+        ("GET", f"/api/games/{game}", None, None, {"Host": "rebound.example"}, 403),
     ]
 
 

@@ -30,7 +30,14 @@ from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.serve.games import GameTable
 from hoity_env.serve.page import PLAY_PAGE
 from hoity_env.serve.replay_files import replays_page
-from hoity_env.serve.settings import BadRequest, NotFound, RequestError, ServeSettings, TooLarge
+from hoity_env.serve.settings import (
+    BadRequest,
+    ForeignHost,
+    NotFound,
+    RequestError,
+    ServeSettings,
+    TooLarge,
+)
 
 __all__ = ["ServeServer", "make_server"]
 
@@ -41,6 +48,10 @@ PAGE_POLICY = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "connect-src 'self'"
 )
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+"""The host names a browser on this machine can send when the server is bound to loopback."""
 
 
 class ServeServer(ThreadingHTTPServer):
@@ -120,8 +131,24 @@ class Handler(BaseHTTPRequestHandler):
             raise BadRequest(f"the body must be a JSON object, got {type(value).__name__}")
         return value
 
+    def _check_host(self) -> None:
+        """On a loopback bind, only requests that name a loopback host are served.
+
+        A web page elsewhere can make its own host name resolve to 127.0.0.1 (DNS
+        rebinding) and then script requests to this server as same-origin; its requests
+        still carry that other name in ``Host``. A server bound to another address
+        (``--host``, an explicit choice) serves whatever name reaches it."""
+        bound = self.server.server_address[0]
+        if bound not in ("127.0.0.1", "::1"):
+            return
+        host = self.headers.get("Host", "")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.lower() not in LOOPBACK_NAMES:
+            raise ForeignHost(f"this server answers requests to 127.0.0.1 or localhost, not {host[:80]!r}")
+
     def _run(self, method: str) -> None:
         try:
+            self._check_host()
             self.server.table.sweep()
             self._route(method, self.path.split("?", 1)[0])
         except RequestError as exc:

@@ -58,6 +58,12 @@ class GameOver(RequestError, StateError):
     status = 409
 
 
+class ForeignHost(RequestError):
+    """A request to a loopback server that names another host (a DNS-rebinding page's request)."""
+
+    status = 403
+
+
 class TooLarge(RequestError):
     """A request body over :attr:`ServeSettings.max_body_bytes`."""
 
