@@ -6,8 +6,10 @@ thieves), so each style has a second decision rule here, chosen by
 :meth:`~hoity_env.agents.scripted.ScriptedAgent.decide` when the observation is
 an original one (:func:`~hoity_env.agents.view.ruleset_of`).  Like the standard
 rules, a decision is a pure function of (observation, mask, four uniforms), read
-through :class:`OriginalView` only (never the hidden state), written once and
-used for a batch and for one row alike.
+through :class:`OriginalView` only (never the hidden state).  The rules here
+decide one row at a time, in plain Python: they are the readable reference.
+The agents decide through their twins over whole batches in
+:mod:`hoity_env.agents.original_batch`, checked equal to these by a test.
 
 The styles keep their standard character: ``collector`` buys what grows its run
 and exhibits; ``thief`` mostly steals at the Castle and at the auction;
@@ -39,7 +41,7 @@ from hoity_env.engine.actions import (
 )
 from hoity_env.environment.observation_original import original_field_widths
 
-__all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original"]
+__all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original_rows"]
 
 
 class OriginalView:
@@ -287,7 +289,7 @@ def expert(row: Row, u: np.ndarray, step: int) -> int:
         values = _castle_values(row, present, roles)
         best = int(np.argmax(values))
         if u[1] >= 0.9:  # the odd second-best card, so the expert cannot be read
-            order = np.argsort(-values)
+            order = np.argsort(-values, kind="stable")
             if np.isfinite(values[order[1]]):
                 best = int(order[1])
         return (O_EXHIBIT, row.thief(), O_DETECTIVE)[best]
@@ -323,8 +325,11 @@ ORIGINAL_STYLES: dict[str, Callable[[Row, np.ndarray, int], int]] = {
 """The original-ruleset rule of each scripted style (``ScriptedAgent.original_style`` names one)."""
 
 
-def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """``(B,)`` legal actions of ``style`` for original observations, masks and ``(B, 4)`` uniforms."""
+def decide_original_rows(
+    style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray
+) -> np.ndarray:
+    """``(B,)`` legal actions of ``style`` for original observations, masks and ``(B, 4)`` uniforms,
+    deciding row by row (the reference of :func:`hoity_env.agents.original_batch.decide_original`)."""
     if style not in ORIGINAL_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
     view = OriginalView(observations)
