@@ -332,16 +332,15 @@ def decide_original_rows(
     deciding row by row (the reference of :func:`hoity_env.agents.original_batch.decide_original`)."""
     if style not in ORIGINAL_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
-    view = OriginalView(observations)
     rule = ORIGINAL_STYLES[style]
-    action_step = view.action_step
-    out = np.empty(len(view), dtype=np.int64)
-    for i in range(len(view)):
+    out = np.empty(len(observations), dtype=np.int64)
+    for i in range(len(observations)):
         if masks.shape[1] <= O_CHECK0:
             raise AgentInputError(
                 f"{style} needs the original action layout, got masks of width {masks.shape[1]}"
             )
-        step = 0 if not action_step[i] else (1 if masks[i, O_AUCTION_THIEF:].any() else 2)
-        choice = rule(Row(view, masks, i), draws[i], step)
+        view = OriginalView(observations[i : i + 1])  # one row's view: the facts of row i only
+        step = 0 if not view.action_step[0] else (1 if masks[i, O_AUCTION_THIEF:].any() else 2)
+        choice = rule(Row(view, masks[i : i + 1], 0), draws[i], step)
         out[i] = choice if masks[i, choice] else int(np.argmax(masks[i]))
     return out
