@@ -79,7 +79,10 @@ def test_a_mixed_batch_decides_as_its_rows_one_by_one(rows: Rows) -> None:
     bools, draws = masks.astype(bool), np.random.default_rng(3).random((len(obs), 4))
     for style in ORIGINAL_STYLES:
         batch = decide_original(style, obs, bools, draws)
-        one = [int(decide_original(style, obs[i : i + 1], bools[i : i + 1], draws[i : i + 1])[0]) for i in range(40)]
+        one = [
+            int(decide_original(style, obs[i : i + 1], bools[i : i + 1], draws[i : i + 1])[0])
+            for i in range(40)
+        ]
         assert batch[:40].tolist() == one
 
 

@@ -112,9 +112,7 @@ def collector(f: BatchFacts, u: np.ndarray, step: int) -> np.ndarray:
         return _location(f, u, 0.85, np.where(f.can_exhibit, 0.0, 0.3))
     if step == 1:
         return _auction_simple(f, u, 0.05, eager=True)
-    out: np.ndarray = np.where(
-        f.can_exhibit, A.O_EXHIBIT, np.where(u[:, 1] < 0.7, A.O_DETECTIVE, f.thief())
-    )
+    out: np.ndarray = np.where(f.can_exhibit, A.O_EXHIBIT, np.where(u[:, 1] < 0.7, A.O_DETECTIVE, f.thief()))
     return out
 
 
@@ -168,15 +166,23 @@ def _castle_values(f: BatchFacts, present: np.ndarray, roles: np.ndarray) -> np.
     big, small = f.reward[:, 0], f.reward[:, 1]
     copies = copies_of(f.n)
     rival_runs = np.rint(f.known[:, 1:] * copies).astype(np.int64)
-    rival_best = best_run(rival_runs) + 0.3 * (f.hand_size[:, 1:] * float(copies.sum()) - rival_runs.sum(axis=2))
+    rival_best = best_run(rival_runs) + 0.3 * (
+        f.hand_size[:, 1:] * float(copies.sum()) - rival_runs.sum(axis=2)
+    )
     first = np.prod(1.0 - p[:, :, 0] * (rival_best >= f.best[:, None]), axis=1)
     # The reference mixes Python floats with float32 rewards, which numpy computes in float32.
     f32 = np.float32
-    exhibit = first.astype(f32) * big + (1.0 - first).astype(f32) * small - (2.0 * p[:, :, 1].sum(axis=1)).astype(f32)
+    exhibit = (
+        first.astype(f32) * big
+        + (1.0 - first).astype(f32) * small
+        - (2.0 * p[:, :, 1].sum(axis=1)).astype(f32)
+    )
     m = f.mask
     values = np.empty((len(f.rows), 3))
     values[:, 0] = np.where(m[:, A.O_EXHIBIT], exhibit, -np.inf)
-    values[:, 1] = np.where(m[:, A.O_THIEF_LOW] | m[:, A.O_THIEF_HIGH], 0.8 * exhibitors - 2.0 * any_det, -np.inf)
+    values[:, 1] = np.where(
+        m[:, A.O_THIEF_LOW] | m[:, A.O_THIEF_HIGH], 0.8 * exhibitors - 2.0 * any_det, -np.inf
+    )
     ahead = (f.positions[:, 1:] > f.positions[:, :1]).sum(axis=1)
     values[:, 2] = any_thief * (1 + ahead)
     return values
@@ -189,7 +195,9 @@ def expert(f: BatchFacts, u: np.ndarray, step: int) -> np.ndarray:
         best = values.argmax(axis=1)
         second = np.argsort(-values, axis=1, kind="stable")[:, 1]
         odd = (u[:, 1] >= 0.9) & np.isfinite(values[f.rows, second])  # the odd second-best card
-        options = np.stack([np.full_like(f.rows, A.O_EXHIBIT), f.thief(), np.full_like(f.rows, A.O_DETECTIVE)])
+        options = np.stack(
+            [np.full_like(f.rows, A.O_EXHIBIT), f.thief(), np.full_like(f.rows, A.O_DETECTIVE)]
+        )
         chosen: np.ndarray = options[np.where(odd, second, best), f.rows]
         return chosen
     if step == 1:
@@ -229,7 +237,9 @@ def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, dra
     if style not in ORIGINAL_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
     if masks.shape[1] <= A.O_CHECK0:
-        raise AgentInputError(f"{style} needs the original action layout, got masks of width {masks.shape[1]}")
+        raise AgentInputError(
+            f"{style} needs the original action layout, got masks of width {masks.shape[1]}"
+        )
     view = OriginalView(observations)
     rule = BATCH_STYLES[style]
     step = np.where(view.action_step, np.where(masks[:, A.O_AUCTION_THIEF :].any(axis=1), 1, 2), 0)
