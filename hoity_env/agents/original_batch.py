@@ -20,7 +20,7 @@ import numpy as np
 
 from hoity_env.agents.batch import ensure_legal, sample_index
 from hoity_env.agents.features import best_run, copies_of
-from hoity_env.agents.original import PRIOR, ORIGINAL_STYLES, OriginalView
+from hoity_env.agents.original import ORIGINAL_STYLES, PRIOR, OriginalView
 from hoity_env.agents.view import AgentInputError
 from hoity_env.engine import actions as A
 
@@ -55,11 +55,11 @@ class BatchFacts:
         if held.shape[1] % A.NUM_LOTS:
             held = np.concatenate([held, np.zeros((len(held), 1), dtype=bool)], axis=1)
         held = held.reshape(len(held), -1, A.NUM_LOTS)
-        self.values: np.ndarray = held.any(axis=2)
+        self.values: np.ndarray = np.any(held, axis=2)
         """``(B, V)``: a check of value ``v + 1`` is playable (for some lot)."""
-        self.lots: np.ndarray = held.any(axis=1)
+        self.lots: np.ndarray = np.any(held, axis=1)
         """``(B, 2)``: some check may name lot ``L``."""
-        self.has_check: np.ndarray = self.values.any(axis=1)
+        self.has_check: np.ndarray = np.any(self.values, axis=1)
         self.lowest = self.values.argmax(axis=1) + 1
         self.highest = self.values.shape[1] - self.values[:, ::-1].argmax(axis=1)
 
