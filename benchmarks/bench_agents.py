@@ -25,7 +25,10 @@ burn CPU time without making a small network faster.
 Usage::
 
     python benchmarks/bench_agents.py [--rows 2048] [--repeats 3] [--batch 1,64,1024]
-        [--ppo PATH [--torch-threads 1]] [--before TREE [--costs-only]]
+        [--ppo PATH [--torch-threads 1]] [--before TREE [--costs-only]] [--record PATH.json]
+
+``--record PATH.json`` also writes both tables' figures with the command and the machine
+(``bench_record.py``), for the docs' tables.
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -42,6 +45,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from bench_record import Recorder, add_record_option
 
 import hoity_env
 from hoity_env.agents import AGENT_NAMES, make
@@ -153,12 +157,15 @@ def main() -> None:
     parser.add_argument("--before", default=None, help="also time the hoity_env of this source tree")
     parser.add_argument("--costs-only", action="store_true", help="with --before: only the cost table")
     parser.add_argument("--json-costs", action="store_true", help=argparse.SUPPRESS)  # the --before child
+    add_record_option(parser)
     args = parser.parse_args()
+    recorder = Recorder.start(args.record)
+    figures: dict[str, object] = {"batches": batches_of(args.batch)}
     if args.ppo:
         import torch
 
         torch.set_num_threads(args.torch_threads)
-    batches = [int(b) for b in args.batch.split(",")]
+    batches = batches_of(args.batch)
     obs, masks = real_rows(args.rows, args.seed)
     if args.json_costs:
         print(json.dumps(costs(obs, masks, batches, args.repeats)))
@@ -169,8 +176,12 @@ def main() -> None:
         child += [f"--repeats={args.repeats}", f"--seed={args.seed}"]
         env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
         before = json.loads(subprocess.run(child, env=env, check=True, capture_output=True, text=True).stdout)
+    if before is not None:
+        figures["costs"] = {"before_tree": args.before, "before": before}
     if before is not None and args.costs_only:
-        print_costs(costs(obs, masks, batches, args.repeats), before, batches, args.before)
+        figures["costs"]["after"] = after = costs(obs, masks, batches, args.repeats)  # type: ignore[index]
+        print_costs(after, before, batches, args.before)
+        _record(recorder, figures, args)
         return
     specs = list(AGENT_NAMES) + ([f"ppo:{args.ppo}", f"ppo-sample:{args.ppo}"] if args.ppo else [])
     print(f"decisions per CPU-second, {len(obs)} real {NUM_PLAYERS}-player rows, median of {args.repeats}")
@@ -178,13 +189,27 @@ def main() -> None:
     head = ["agent", "act loop", *(f"B = {b}" for b in batches), *(f"B = {b} / loop" for b in batches)]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
+    figures["rates"] = rates = {}
     for spec in specs:
-        loop, *batched = measure(spec, obs, masks, batches, args.repeats)
+        loop, *batched = rates[spec] = measure(spec, obs, masks, batches, args.repeats)
         name = spec if len(spec) < 24 else spec[:21] + "…"
         cells = [f"{loop:,.0f}", *(f"{r:,.0f}" for r in batched), *(f"{r / loop:.2f}×" for r in batched)]
         print(f"| `{name}` | " + " | ".join(cells) + " |")
     if before is not None:
-        print_costs(costs(obs, masks, batches, args.repeats), before, batches, args.before)
+        figures["costs"]["after"] = after = costs(obs, masks, batches, args.repeats)  # type: ignore[index]
+        print_costs(after, before, batches, args.before)
+    _record(recorder, figures, args)
+
+
+def batches_of(text: str) -> list[int]:
+    """The batch sizes of ``--batch``."""
+    return [int(b) for b in text.split(",")]
+
+
+def _record(recorder: Recorder | None, figures: dict[str, object], args: argparse.Namespace) -> None:
+    """Write the ``--record`` file, if one was asked for."""
+    if recorder:
+        recorder.write(figures, settings=vars(args))
 
 
 if __name__ == "__main__":

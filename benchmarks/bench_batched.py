@@ -27,6 +27,9 @@ the batched state.  Usage::
     python benchmarks/bench_batched.py [--repeats 3] [--agent-steps 400000]
     python benchmarks/bench_batched.py --engine-only --batches 1024   # both rulesets side by side
 
+``--record PATH.json`` also writes the rows, notes and memory figures with the command and
+the machine (``bench_record.py``), for the docs' tables.
+
 Never used in tests: timings on shared machines are noisy.
 """
 
@@ -38,6 +41,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from bench_record import Recorder, add_record_option
 
 Bench = Callable[[int, int], tuple[float, int]]
 """(agent-steps wanted, seed) -> (CPU seconds, agent-steps done)."""
@@ -242,7 +246,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         action="store_true",
         help="only the BatchedGame+observer rows (no env rows, no anchors)",
     )
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     batches = [int(b) for b in args.batches.split(",")]
     rows: dict[str, float] = {}
     notes: list[str] = []
@@ -275,9 +281,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         print(note)
     from hoity_env.engine.batched import BatchedGame
 
+    memory = {}
     for n in (2, 4, 6):
-        per_game = BatchedGame("standard", n).deal(range(256)).nbytes_per_game()
+        per_game = memory[n] = BatchedGame("standard", n).deal(range(256)).nbytes_per_game()
         print(f"memory per game, {n} players: {per_game:,.0f} bytes of arrays (budget 4,096)")
+    if recorder:
+        recorder.write({"rows": rows, "notes": notes, "bytes_per_game": memory}, settings=vars(args))
     return rows
 
 

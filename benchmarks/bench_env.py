@@ -9,10 +9,11 @@ agent-step for:
 
 with the ratios.  "env" time counts only ``reset``/``step`` calls; "loop" time
 adds the random legal action choice (the same cheap method for every env).
-Each figure is the median of ``--repeats`` runs.  Usage::
+All times are CPU time (``time.process_time``: a shared machine blurs it less than
+wall time).  Each figure is the median of ``--repeats`` runs.  Usage::
 
     pip install -e ".[bench]"
-    python benchmarks/bench_env.py [--steps 20000] [--repeats 5]
+    python benchmarks/bench_env.py [--steps 20000] [--repeats 5] [--record PATH.json]
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from bench_record import Recorder, add_record_option
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # rps_v2 imports pygame
 
@@ -38,10 +40,10 @@ def bench_hoity(steps: int, seed: int) -> tuple[float, float, int]:
     rng = np.random.default_rng(seed)
     uniforms = rng.random((steps, 4)).tolist()
     t_env = 0.0
-    t0 = time.perf_counter()
-    t = time.perf_counter()
+    t0 = time.process_time()
+    t = time.process_time()
     obs, _ = env.reset(seed=seed)
-    t_env += time.perf_counter() - t
+    t_env += time.process_time() - t
     agent_steps = 0
     for i in range(steps):
         u = uniforms[i]
@@ -49,13 +51,13 @@ def bench_hoity(steps: int, seed: int) -> tuple[float, float, int]:
         for k, (agent, o) in enumerate(obs.items()):
             legal = np.flatnonzero(o["action_mask"])
             actions[agent] = int(legal[int(u[k] * len(legal))])
-        t = time.perf_counter()
+        t = time.process_time()
         obs, _, _, _, _ = env.step(actions)
         if not env.agents:
             obs, _ = env.reset()
-        t_env += time.perf_counter() - t
+        t_env += time.process_time() - t
         agent_steps += len(actions)
-    return t_env, time.perf_counter() - t0, agent_steps
+    return t_env, time.process_time() - t0, agent_steps
 
 
 def bench_rps(steps: int, seed: int) -> tuple[float, float, int]:
@@ -66,21 +68,21 @@ def bench_rps(steps: int, seed: int) -> tuple[float, float, int]:
     rng = np.random.default_rng(seed)
     choices = rng.integers(0, 3, size=(steps, 2)).tolist()
     t_env = 0.0
-    t0 = time.perf_counter()
-    t = time.perf_counter()
+    t0 = time.process_time()
+    t = time.process_time()
     env.reset(seed=seed)
-    t_env += time.perf_counter() - t
+    t_env += time.process_time() - t
     agent_steps = 0
     for i in range(steps):
         c = choices[i]
         actions = {agent: c[k] for k, agent in enumerate(env.agents)}
-        t = time.perf_counter()
+        t = time.process_time()
         env.step(actions)
         if not env.agents:
             env.reset()
-        t_env += time.perf_counter() - t
+        t_env += time.process_time() - t
         agent_steps += len(actions)
-    return t_env, time.perf_counter() - t0, agent_steps
+    return t_env, time.process_time() - t0, agent_steps
 
 
 def bench_goofspiel(steps: int, seed: int) -> tuple[float, float, int]:
@@ -91,22 +93,22 @@ def bench_goofspiel(steps: int, seed: int) -> tuple[float, float, int]:
     rng = np.random.default_rng(seed)
     uniforms = rng.random((steps, 4)).tolist()
     t_env = 0.0
-    t0 = time.perf_counter()
-    t = time.perf_counter()
+    t0 = time.process_time()
+    t = time.process_time()
     ts = env.reset()
-    t_env += time.perf_counter() - t
+    t_env += time.process_time() - t
     agent_steps = 0
     for i in range(steps):
         u = uniforms[i]
         legal = ts.observations["legal_actions"]
         actions = [legal[p][int(u[p] * len(legal[p]))] for p in range(4)]
-        t = time.perf_counter()
+        t = time.process_time()
         ts = env.step(actions)
         if ts.last():
             ts = env.reset()
-        t_env += time.perf_counter() - t
+        t_env += time.process_time() - t
         agent_steps += 4
-    return t_env, time.perf_counter() - t0, agent_steps
+    return t_env, time.process_time() - t0, agent_steps
 
 
 BenchFn = Callable[[int, int], tuple[float, float, int]]
@@ -127,7 +129,9 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description="hoity_env speed beside rps_v2 and OpenSpiel goofspiel")
     parser.add_argument("--steps", type=int, default=20000, help="parallel step() calls per run")
     parser.add_argument("--repeats", type=int, default=5, help="runs per env (the median is shown)")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     results = {
         "hoity_env 4p parallel": median_rate(bench_hoity, args.steps, args.repeats),
         "pettingzoo rps_v2 parallel": median_rate(bench_rps, args.steps, args.repeats),
@@ -139,6 +143,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         ratio = r["env_us"] / ours["env_us"]
         print(f"{name:32} {r['env_us']:18.2f} {1e6 / r['env_us']:14,.0f} {r['loop_us']:9.2f} {ratio:7.2f}")
     print("(ours × = how many times faster hoity_env is, env time only; medians of", args.repeats, "runs)")
+    if recorder:
+        recorder.write({"rows": results}, settings=vars(args))
     return results
 
 

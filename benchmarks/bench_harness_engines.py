@@ -12,6 +12,7 @@ the original ruleset (RULES O-*), where the styles decide through
 :mod:`hoity_env.agents.original_batch`.
 
     python benchmarks/bench_harness_engines.py [--games 8192] [--one-game-games 200] [--repeats 3]
+        [--record PATH.json]
     python benchmarks/bench_harness_engines.py --rules original
 """
 
@@ -20,6 +21,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+
+from bench_record import Recorder, add_record_option
 
 from hoity_env.evaluation import evaluate
 
@@ -58,7 +61,9 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
     parser.add_argument(
         "--lineups", default=",".join(SHORT), help="comma-separated: zoo, zoo-v1, random (default: all)"
     )
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     out = {}
     print(f"rules: {args.rules}")
     print("| line-up | batched games / CPU-s | one-game games / CPU-s | batched × one-game |")
@@ -75,6 +80,9 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
         )
         out[name] = (batched, one)
         print(f"| {name} | {batched:,.0f} | {one:,.0f} | {batched / one:.1f} |", flush=True)
+    if recorder:
+        rows = [{"lineup": LINEUPS[n], "batched": b, "one_game": o} for n, (b, o) in out.items()]
+        recorder.write({"rows": rows}, settings=vars(args))
     return out
 
 

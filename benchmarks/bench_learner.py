@@ -22,6 +22,9 @@ passes while collecting, the update, and for SB3 its vec-env layer).
 
     python benchmarks/bench_learner.py                       # the full table (minutes)
     python benchmarks/bench_learner.py --sizes 16,256 --steps 8192 --repeats 1   # a short run
+
+``--record PATH.json`` also writes every cell with the command and the machine
+(``bench_record.py``), for the docs' table.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import warnings
 from typing import Any
 
 import torch
+from bench_record import Recorder, add_record_option
 from profile_training import ZOO, timed
 
 import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
@@ -120,6 +124,17 @@ def measure(learner: str, mode: str, games: int, steps: int, repeats: int) -> di
     return median
 
 
+def matmul_gflops(rows: int = 8192, width: int = 128, repeats: int = 50) -> float:
+    """This thread's float32 matrix-product speed at the policy's shapes (GFLOP per CPU-second):
+    the ceiling on any torch learner's steps per CPU-second at a given network and epochs."""
+    a, b = torch.randn(rows, width), torch.randn(width, width)
+    a @ b  # warm-up
+    start = time.process_time()
+    for _ in range(repeats):
+        a @ b
+    return 2 * rows * width * width * repeats / (time.process_time() - start) / 1e9
+
+
 def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, float]]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
@@ -133,7 +148,9 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, 
         "--steps", type=int, default=32_768, help="learner steps per run, at least (default 32768)"
     )
     p.add_argument("--repeats", type=int, default=3, help="runs per cell; the median is shown (default 3)")
+    add_record_option(p)
     args = p.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     torch.set_num_threads(1)
     sizes = [int(s) for s in args.sizes.split(",")]
     modes, learners = args.modes.split(","), args.learners.split(",")
@@ -154,6 +171,9 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, 
                     f"| {env:.0%} | {opponents:.0%} | {1 - env - opponents:.0%} |",
                     flush=True,
                 )
+    if recorder:
+        cells = [{"learner": k[0], "mode": k[1], "games": k[2], **r} for k, r in results.items()]
+        recorder.write({"cells": cells, "matmul_gflops": matmul_gflops()}, settings=vars(args))
     return results
 
 

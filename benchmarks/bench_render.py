@@ -6,6 +6,7 @@ itself, and prints the median ms per frame over ``--repeats`` runs, the frames p
 second that allows, and how many env steps one frame costs.  Usage::
 
     python benchmarks/bench_render.py [--frames 600] [--repeats 3] [--rules standard,original]
+        [--record PATH.json]
 
 Never used in tests: timings on shared machines are noisy.
 """
@@ -17,6 +18,7 @@ import statistics
 import time
 
 import numpy as np
+from bench_record import Recorder, add_record_option
 
 import hoity_env
 
@@ -47,7 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--frames", type=int, default=600, help="frames timed per run (default 600)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per player count; the median is shown")
     parser.add_argument("--rules", default="standard,original", help="rulesets, comma-separated")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
+    rows = []
     print("| rules | players | ms per frame (CPU) | frames/s | ms per env step (CPU) | frame / step |")
     print("|---|---|---|---|---|---|")
     for rules in args.rules.split(","):
@@ -57,6 +62,9 @@ def main(argv: list[str] | None = None) -> None:
             step = statistics.median(r[1] for r in runs)
             ms, per_step = f"{frame * 1e3:.2f}", f"{step * 1e3:.3f}"
             print(f"| {rules} | {n} | {ms} | {1 / frame:.0f} | {per_step} | {frame / step:.0f}x |")
+            rows.append({"rules": rules, "players": n, "frame_seconds": frame, "step_seconds": step})
+    if recorder:
+        recorder.write({"rows": rows}, settings=vars(args))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ the table gives learner steps per CPU-second and the speed-up
 (docs/design.md §7: ≥ 3×, environment + opponents ≤ 25% of training time).
 
     python benchmarks/profile_training.py [--timesteps 60000] [--n-envs 16] [--n-steps 256] [--opponents zoo]
+        [--record PATH.json]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from bench_record import Recorder, add_record_option
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
@@ -100,7 +102,9 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         help="batched engine implementation: numba when installed (auto, default), or numpy",
     )
     parser.add_argument("--skip-one-game", action="store_true", help="train on the batched vec env only")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    recorder = Recorder.start(args.record, argv)
     torch.set_num_threads(1)
     pool = ZOO if args.opponents == "zoo" else args.opponents.split(",")
 
@@ -129,6 +133,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     rows[f"batched ({accelerator})"] = {"steps": steps, "cpu": cpu, **totals}
     if args.skip_one_game:
         _print_table(rows, args, pool, base=None)
+        if recorder:
+            recorder.write({"rows": rows}, settings=vars(args))
         return rows
 
     totals = {"env": 0.0, "opponents": 0.0}
@@ -144,6 +150,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     _print_table(
         rows, args, pool, base=rows["dummy (one-game envs)"]["steps"] / rows["dummy (one-game envs)"]["cpu"]
     )
+    if recorder:
+        recorder.write({"rows": rows}, settings=vars(args))
     return rows
 
 

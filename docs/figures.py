@@ -9,7 +9,9 @@ A page holds a figure between two markers::
 and ``FIGURES[NAME]`` makes that Markdown from result files in the repository (a run's
 ``evaluation.json``, a ladder's ``result.json``, ``docs/results/*.json``), using the
 result classes' own renderers, together with the command that produced the file and the
-machine it ran on.  ``python docs/figures.py`` rewrites every block; ``--check`` changes
+machine it ran on; the speed figures (``perf_figures.py``, ``learning_figures.py``) read the
+benchmarks' ``--record`` files in ``docs/results/performance/``, and ``run_figures.py``
+the committed training runs' own files.  ``python docs/figures.py`` rewrites every block; ``--check`` changes
 nothing and exits 1 naming each page whose block differs (``tests/test_figures.py`` runs
 it), so a page cannot drift from its result file.
 """
@@ -26,6 +28,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "docs"))
+
+import learning_figures  # noqa: E402
+import perf_figures  # noqa: E402
+import run_figures  # noqa: E402
 
 from hoity_env.evaluation import AgentStats  # noqa: E402
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
@@ -192,6 +199,9 @@ FIGURES: dict[str, Callable[[], str]] = {
     "ladder": ladder,
     "zoo-baseline": zoo_baseline,
     "zoo-baseline-original": zoo_baseline_original,
+    **perf_figures.FIGURES,
+    **learning_figures.FIGURES,
+    **run_figures.FIGURES,
 }
 
 

@@ -101,7 +101,9 @@ class Browser:
             details = params.get("exceptionDetails", {})
             self.errors.append("exception: " + details.get("exception", {}).get("description", str(details)))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-            self.errors.append("log: " + params["entry"].get("text", ""))
+            entry = params["entry"]
+            where = f" ({entry['url']})" if entry.get("url") else ""
+            self.errors.append("log: " + entry.get("text", "") + where)
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         """Send one command and return its result (raising on a protocol error)."""

@@ -25,6 +25,8 @@ SCRIPTS = [
     "benchmarks/bench_eval.py",
     "benchmarks/profile_training.py",
     "benchmarks/bench_learner.py",
+    "benchmarks/learner_settings.py",
+    "benchmarks/viewer_size.py",
 ]
 
 

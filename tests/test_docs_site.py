@@ -8,9 +8,12 @@ their pictures, and find pages through the search box.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -91,7 +94,7 @@ def test_every_internal_link_resolves(site: Path) -> None:
                 file = file / "index.html"
             if not file.exists():
                 broken.append(f"{path.relative_to(site)} -> {href}")
-            elif anchor and file.suffix == ".html" and anchor not in pages.get(file, _parse(file)).ids:
+            elif anchor and file.suffix == ".html" and anchor not in (pages.get(file) or _parse(file)).ids:
                 broken.append(f"{path.relative_to(site)} -> {href} (no such anchor)")
         for src in filter(_internal, page.images):
             if not (path.parent / urllib.parse.unquote(src)).exists():
@@ -128,6 +131,40 @@ def test_api_reference_covers_every_module(site: Path) -> None:
     assert modules <= documented, sorted(modules - documented)
 
 
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The built site over HTTP on 127.0.0.1, as a reader's browser gets it.
+
+    Over ``file://`` Chromium blocks the search page's ``fetch`` of each result's page (the
+    snippet under the link): a console error that shows up or not depending on timing."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path == "/favicon.ico":  # asked by the browser itself, not by a page: no content
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _go(browser: Browser, url: str) -> None:
+    browser.call("Page.navigate", url=url)
+    browser.wait_for("Page.loadEventFired")
+
+
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Browser]:
     binary = find_chromium()
@@ -153,8 +190,8 @@ def _wait(browser: Browser, expression: str, seconds: float = 20.0) -> object:
 @pytest.mark.parametrize(
     "page", ["index.html", "environment.html", "training.html", "api/generated/hoity_env.html"]
 )
-def test_pages_load_without_errors_with_their_pictures(site: Path, browser: Browser, page: str) -> None:
-    browser.open(site / page)
+def test_pages_load_without_errors_with_their_pictures(served: str, browser: Browser, page: str) -> None:
+    _go(browser, f"{served}/{page}")
     _wait(browser, "document.readyState === 'complete'")
     broken = browser.evaluate(
         "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
@@ -163,13 +200,13 @@ def test_pages_load_without_errors_with_their_pictures(site: Path, browser: Brow
     assert browser.errors == [], browser.errors
 
 
-def test_search_finds_the_environment_page(site: Path, browser: Browser) -> None:
-    browser.call("Page.navigate", url=(site / "search.html").resolve().as_uri() + "?q=parallel_env")
-    browser.wait_for("Page.loadEventFired")
+def test_search_finds_the_environment_page(served: str, browser: Browser) -> None:
+    _go(browser, f"{served}/search.html?q=parallel_env")
     found = _wait(
         browser,
         "Array.from(document.querySelectorAll('#search-results a')).map(a => a.href).join(' ')",
         seconds=30,
     )
     assert "environment.html" in str(found) or "quickstart.html" in str(found), found
+    _wait(browser, "document.querySelectorAll('#search-results p.context').length > 0")  # the snippets
     assert browser.errors == [], browser.errors

@@ -1,0 +1,245 @@
+"""Training and learner figures of the docs, rendered from committed result files.
+
+The speed of MaskablePPO training (``benchmarks/profile_training.py``), the fast
+learner beside MaskablePPO (``benchmarks/bench_learner.py``) and the fast learner's
+settings compared (``benchmarks/learner_settings.py``) come from those scripts'
+``--record`` files in ``docs/results/performance/``.  Figures of runs too long or too
+heavy to repeat for a docs page (the RLlib check needs a 1.8 GB Ray install) are kept
+as *transcribed* records: the numbers as the command printed them, the command, the
+date, and why they are not regenerated, all said on the page next to the figure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perf_figures import load, met, n, provenance, transcribed, transcribed_note
+
+from hoity_env.evaluation.reports.markdown import interval, rate, table
+
+OLD_TRAINING_RATE = 1264
+"""docs/design.md §7: learner steps per CPU-second of the one-game setup the batched one replaced
+(16 envs); the training target is 3× this figure."""
+
+
+def _training_row(label: str, row: dict[str, float], base: float | None) -> list[str]:
+    speed = row["steps"] / row["cpu"]
+    ppo = row["cpu"] - row["env"] - row["opponents"]
+    shares = [f"{100 * x / row['cpu']:.1f}%" for x in (row["env"], row["opponents"], ppo)]
+    return [label, n(speed), f"{speed / base:.2f}" if base else "1.00", *shares]
+
+
+def training_speed() -> str:
+    """MaskablePPO on the batched vec env and on a ``DummyVecEnv`` of one-game envs, 16 and 64 envs."""
+    body, sources, verdicts = [], [], []
+    for envs in (16, 64):
+        both, numpy = load(f"training_{envs}"), load(f"training_{envs}_numpy")
+        dummy = both["figures"]["rows"]["dummy (one-game envs)"]
+        base = dummy["steps"] / dummy["cpu"]
+        numba = both["figures"]["rows"]["batched (numba)"]
+        body.append(_training_row(f"batched, numba ({envs})", numba, base))
+        body.append(
+            _training_row(f"batched, numpy ({envs})", numpy["figures"]["rows"]["batched (numpy)"], base)
+        )
+        body.append(_training_row(f"`DummyVecEnv` of one-game envs ({envs})", dummy, None))
+        share = (numba["env"] + numba["opponents"]) / numba["cpu"]
+        verdicts.append(f"with {envs} envs {met(share <= 0.25)} ({share:.1%} with numba)")
+        if envs == 16:
+            speed = numba["steps"] / numba["cpu"]
+            speed_verdict = (
+                f"3× the {OLD_TRAINING_RATE:,} learner steps per CPU-second of the one-game setup the "
+                f"batched one replaced (16 envs): {met(speed >= 3 * OLD_TRAINING_RATE)} "
+                f"({speed / OLD_TRAINING_RATE:.1f}× with numba; that figure was measured on a quieter "
+                "machine, so the `DummyVecEnv` row of the same run is the fairer peer)"
+            )
+        sources += [
+            f"* {provenance(f'training_{envs}', both)}",
+            f"* {provenance(f'training_{envs}_numpy', numpy)}",
+        ]
+    header = ["vec env (envs)", "learner steps / CPU-s", "× one-game", "env", "opponents", "PPO"]
+    return (
+        f"{table(header, body)}\n\nThe numpy rows ran in a process of their own; their ratio is to the "
+        f"`DummyVecEnv` row of their size. Targets (docs/design.md §7): {speed_verdict}; environment "
+        f"and opponents at most 25% of training time: {'; '.join(verdicts)}.\n\n" + "\n".join(sources)
+    )
+
+
+def learner_speed() -> str:
+    """The fast learner beside MaskablePPO, self-play and against the zoo."""
+    record = load("learner")
+    figures = record["figures"]
+    cells = {(c["learner"], c["mode"], c["games"]): c for c in figures["cells"]}
+    body = []
+    for (learner, mode, games), c in cells.items():
+        sb3 = cells.get(("sb3", mode, games))
+        env, opp = c["env"] / c["cpu"], c["opponents"] / c["cpu"]
+        ratio = f"{c['rate'] / sb3['rate']:.1f}" if sb3 else "–"
+        body.append(
+            [
+                mode,
+                str(games),
+                learner,
+                n(c["rate"]),
+                ratio,
+                f"{env:.0%}",
+                f"{opp:.0%}",
+                f"{1 - env - opp:.0%}",
+            ]
+        )
+    header = ["mode", "B", "learner", "steps / CPU-s", "× sb3", "env", "opponents", "learning"]
+    big = [g for (_, _, g) in cells if g >= 256]
+
+    def span(learner: str, mode: str, what: str) -> str:
+        values = sorted(
+            (c["rate"] if what == "rate" else c["rate"] / cells[("sb3", mode, g)]["rate"])
+            for (lrn, m, g), c in cells.items()
+            if lrn == learner and m == mode and g in big
+        )
+        fmt = n if what == "rate" else (lambda x: f"{x:.1f}")
+        return (
+            fmt(values[0])
+            if len(values) == 1 or fmt(values[0]) == fmt(values[-1])
+            else f"{fmt(values[0])}–{fmt(values[-1])}"
+        )
+
+    fast_self = min(
+        c["rate"] for (lrn, m, g), c in cells.items() if lrn == "fast" and m == "self-play" and g in big
+    )
+    opponents = [
+        c["opponents"] / c["cpu"]
+        for (lrn, m, g), c in cells.items()
+        if lrn == "fast" and m == "vs-zoo" and g in big
+    ]
+
+    def ratios(learner: str, mode: str) -> list[float]:
+        return [
+            c["rate"] / cells[("sb3", m, g)]["rate"]
+            for (lrn, m, g), c in cells.items()
+            if (lrn, m) == (learner, mode) and g in big
+        ]
+
+    same, zoo = min(ratios("fast-same", "self-play")), min(ratios("fast", "vs-zoo"))
+    gflops = figures["matmul_gflops"]
+    flop = 1.7e6  # 4 epochs of forward and backward through the 128×128 actor and critic, per learner step
+    sizes = ", ".join(f"{g:,}" for g in sorted(set(big)))
+    bullets = [
+        f"**Self-play at the defaults: {span('fast', 'self-play', 'rate')} learner steps per CPU-second** "
+        f"at B = {sizes} (target ≥ 50,000: {met(fast_self >= 50_000)}), "
+        f"{span('fast', 'self-play', 'ratio')}× "
+        "MaskablePPO.",
+        "**At the same network and data passes the fast learner is "
+        f"{span('fast-same', 'self-play', 'ratio')}× "
+        f"MaskablePPO in self-play** (target 10×: {met(same >= 10)}). Forward and backward through a "
+        "128×128 actor and critic are about 420,000 floating-point operations per row and epoch, so 4 epochs "
+        f"cost about 1.7 MFLOP per learner step; one thread of this machine multiplied the policy's matrices "
+        f"at {gflops:.0f} GFLOP per CPU-second in the same run, which caps any torch learner at about "
+        f"{n(round(gflops * 1e9 / flop, -2))} steps per CPU-second at these settings even if it did "
+        "nothing but matrix products. The defaults buy their speed with one epoch over large "
+        "minibatches and ReLU.",
+        f"**Against the zoo the scripted opponents take {min(opponents):.0%}–{max(opponents):.0%} "
+        "of the fast "
+        f"learner's time** at B ≥ 256, so it is {span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "
+        f"(target 5×: {met(zoo >= 5)}); what the opponents cost is theirs to cut, not the learner's.",
+    ]
+    s = record["settings"]
+    return (
+        f"{table(header, body, 'lrlrrrrr')}\n\nMedians of {s['repeats']} runs of at least {s['steps']:,} "
+        "learner steps and one whole update each.\n\n"
+        + "\n".join(f"* {b}" for b in bullets)
+        + f"\n\n{provenance('learner', record)}"
+    )
+
+
+def _changes(changes: dict[str, Any]) -> str:
+    if not changes:
+        return "defaults"
+    shown = {k: (" × ".join(map(str, v)) if isinstance(v, list) else v) for k, v in changes.items()}
+    return ", ".join(f"`{k}` {v:,}" if isinstance(v, int) else f"`{k}` {v}" for k, v in shown.items())
+
+
+def learner_settings() -> str:
+    """The defaults beside a few variants, after the same number of self-play steps."""
+    record = load("learner_settings")
+    rows = record["figures"]["rows"]
+    opponents = list(rows[0]["scores"])
+    body = [
+        [
+            _changes(r["changes"]),
+            f"{r['cpu_seconds']:.0f}",
+            *(f"{rate(s['win_rate'])} {interval(s['ci_low'], s['ci_high'])}" for s in r["scores"].values()),
+        ]
+        for r in rows
+    ]
+    header = ["changes from the defaults", "training CPU-s", *(f"vs {o}" for o in opponents)]
+    rates = [r["scores"][opponents[0]]["win_rate"] for r in rows]
+    s = record["settings"]
+    return (
+        f"{table(header, body)}\n\nEach row trained {s['steps']:,} self-play learner steps from seed 0, "
+        f"then its sampled policy played {s['games']:,} games against three copies of each opponent. "
+        f"One seed per row: against `{opponents[0]}` the rows span {min(rates):.3f}–{max(rates):.3f}, "
+        "and seed-to-seed spread at this budget is of the same size as the differences, so the "
+        "defaults are a reasonable point, not a tuned optimum.\n\n"
+        f"{provenance('learner_settings', record)}"
+    )
+
+
+def rllib_scaling() -> str:
+    """The RLlib check's throughput (transcribed: it needs the Ray venv)."""
+    record = transcribed("rllib_scaling")
+    body = [
+        [r["mode"], str(r["env_runners"]), n(r["env_steps_per_s"]), f"{r['driver_cpu_s']:.1f}"]
+        for r in record["figures"]["rows"]
+    ]
+    quiet = record["figures"]["quiet"]
+    quiet_text = "; ".join(
+        f"{mode}: {', '.join(n(v) for v in values)} env steps/s with "
+        f"{', '.join(map(str, quiet['env_runners']))} env runners"
+        for mode, values in quiet["rates"].items()
+    )
+    ray = record["figures"]["ray_eval"]
+    return (
+        f"{table(['mode', 'env runners', 'env steps/s', 'CPU-s in the driver'], body)}\n\n"
+        f"{record['figures']['note']} On the same machine with nothing else running: {quiet_text}. "
+        f"{ray['games']:,} games of `hoity-eval --backend ray` on a local Ray instance took "
+        f"{ray['ray_seconds']} s against {ray['local_seconds']} s locally (starting Ray dominates at "
+        "that size), with the same table.\n\n"
+        f"{transcribed_note('rllib_scaling', record)}"
+    )
+
+
+def cleanrl_example() -> str:
+    """The CleanRL-style file's printed result (run through ``bench_record.py``'s command recorder)."""
+    record = load("cleanrl_ppo")
+    lines = record["figures"]["stdout"].strip().splitlines()
+    shown = record["command"].split(" -- ", 1)[-1]
+    return f"    {shown}\n    ... {lines[-1]}\n\n{provenance('cleanrl_ppo', record)}"
+
+
+def original_main_job() -> str:
+    """The main job under the original rules on the one-game envs (transcribed: that code is gone)."""
+    record = transcribed("original_main_job")
+    f = record["figures"]
+    scores = []
+    for name, s in f["scores"].items():
+        ci = f" {interval(s['ci_low'], s['ci_high'])}" if "ci_low" in s else ""
+        scores.append(f"{rate(s['win_rate'])}{ci} against three `{name}`s")
+    per_step = f["short_run"]["cpu_seconds"] / f["short_run"]["steps"]
+    return (
+        f"{f['wall_minutes']} minutes of wall time ({f['training_wall_minutes']} of them training) and "
+        f"{f['cpu_minutes']} CPU-minutes (`user` + `sys`, evaluation workers included). Training itself was "
+        f"the smaller part: a {f['short_run']['steps']:,}-step run took {f['short_run']['cpu_seconds']} "
+        f"CPU-seconds, so {f['total_steps']:,} steps take about {per_step * f['total_steps'] / 60:.0f} "
+        f"CPU-minutes; the rest was the {f['evaluation_games']:,} one-game evaluation games of the curve "
+        f"and the final report. The learner won {', '.join(scores)} ({f['games_per_opponent']} games "
+        f"each).\n\n{transcribed_note('original_main_job', record)}"
+    )
+
+
+FIGURES = {
+    "cleanrl-example": cleanrl_example,
+    "original-main-job": original_main_job,
+    "learner-settings": learner_settings,
+    "learner-speed": learner_speed,
+    "rllib-scaling": rllib_scaling,
+    "training-speed": training_speed,
+}

@@ -1,0 +1,317 @@
+"""Speed figures of the docs, rendered from the benchmarks' ``--record`` files.
+
+Each benchmark that feeds a page writes ``docs/results/performance/NAME.json``
+(``benchmarks/bench_record.py``: the figures, the exact command, the machine with its load
+average at the start and end of the run, the package versions and git commit, the run's
+wall and CPU time).  The functions here turn those files into the Markdown of the figure
+blocks (``docs/figures.py`` registers them), verdicts against the targets of
+docs/design.md §7 included, so no speed figure in the docs is typed by hand.  Tables of
+the learners and of training are in ``learning_figures.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hoity_env.evaluation.reports.markdown import table
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = "docs/results/performance"
+
+
+def load(name: str, folder: str = RESULTS) -> dict[str, Any]:
+    """The record ``FOLDER/NAME.json`` (default ``docs/results/performance/``)."""
+    record: dict[str, Any] = json.loads((ROOT / folder / f"{name}.json").read_text(encoding="utf-8"))
+    return record
+
+
+def machine(record: dict[str, Any]) -> str:
+    """The machine of a record, in words (with the load average: the machine is shared)."""
+    box = record["machine"]
+    if isinstance(box, str):
+        return box
+    start, end = box["load_average"]
+    return (
+        f"{box['cpus']} CPUs ({box['arch']}), Python {box['python']}, shared with other jobs "
+        f"(load average {start:.1f} at the start, {end:.1f} at the end)"
+    )
+
+
+def provenance(name: str, record: dict[str, Any]) -> str:
+    """Where a figure comes from: command, machine, date, versions and the run's own time."""
+    versions = record.get("versions", {})
+    shown = ", ".join(f"{k} {v}" for k, v in versions.items() if k not in ("git_commit", "hoity_env"))
+    commit = f" at commit {versions['git_commit']}" if "git_commit" in versions else ""
+    took = ""
+    if "wall_seconds" in record:
+        took = (
+            f" The run took {record['wall_seconds']:,.0f} s of wall time, {record['cpu_seconds']:,.0f} CPU-s."
+        )
+    return (
+        f"Command: `{record['command']}`{commit}; machine: {machine(record)}; measured "
+        f"{record['measured']}; {shown} (`{RESULTS}/{name}.json`).{took}"
+    )
+
+
+def n(x: float) -> str:
+    """A rate with thousands separators."""
+    return f"{x:,.0f}"
+
+
+def times(x: float) -> str:
+    """A ratio: one decimal below 10, none above."""
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+def met(ok: bool) -> str:
+    """A target's verdict, in bold."""
+    return "**met**" if ok else "**not met**"
+
+
+def transcribed(name: str, folder: str = RESULTS) -> dict[str, Any]:
+    """A transcribed record, checked to say so (``transcribed``: why it is not regenerated)."""
+    record = load(name, folder)
+    if not record.get("transcribed"):
+        raise SystemExit(f"{name}.json: a record without --record provenance must say why in 'transcribed'")
+    return record
+
+
+def transcribed_note(name: str, record: dict[str, Any], folder: str = RESULTS) -> str:
+    """Where a transcribed figure comes from, and why it is not regenerated."""
+    source = f"`{record['command']}`" if record.get("command") else record["source"]
+    return (
+        f"Transcribed from the output of {source} ({record['measured']}, {record['machine']}); "
+        f"not regenerated for the docs: {record['transcribed']} (`{folder}/{name}.json`)."
+    )
+
+
+def env_speed() -> str:
+    """The one-game env beside PettingZoo ``rps_v2`` and OpenSpiel goofspiel."""
+    record = load("env")
+    rows = record["figures"]["rows"]
+    ours = rows["hoity_env 4p parallel"]["env_us"]
+    labels = {
+        "hoity_env 4p parallel": "hoity_env, 4 players, parallel",
+        "pettingzoo rps_v2 parallel": "PettingZoo `rps_v2`, parallel",
+        "openspiel goofspiel 4p rl_env": "OpenSpiel goofspiel, 4 players, `rl_environment`",
+    }
+    body = [
+        [labels[k], f"{r['env_us']:.1f}", n(1e6 / r["env_us"]), f"{r['env_us'] / ours:.2f}"]
+        for k, r in rows.items()
+    ]
+    text = table(
+        ["environment", "CPU µs per agent-step", "agent-steps / CPU-s", "hoity_env is … × faster"], body
+    )
+    rps = rows["pettingzoo rps_v2 parallel"]["env_us"] / ours
+    goof = rows["openspiel goofspiel 4p rl_env"]["env_us"] / ours
+    s = record["settings"]
+    return (
+        f"{text}\n\nMedians of {s['repeats']} runs of {s['steps']:,} `step()` calls, env time only. "
+        f"Targets (docs/design.md §7): at least 3× `rps_v2`, {met(rps >= 3)} ({rps:.2f}×); at least "
+        f"1.5× goofspiel, {met(goof >= 1.5)} ({goof:.2f}×).\n\n{provenance('env', record)}"
+    )
+
+
+def _batched_rows(rows: dict[str, float], batches: list[int], label: str, key: str) -> list[list[str]]:
+    one = rows["hoity parallel_env (one game)"]
+    out = []
+    for b in batches:
+        numpy, numba = (rows.get(key.format(acc=acc, b=b)) for acc in ("numpy", "numba"))
+        best = max(x for x in (numpy, numba) if x is not None)
+        cells = [n(numpy) if numpy else "", n(numba) if numba else ""]
+        out.append([f"{label}, B = {b:,}", *cells, times(best / one)])
+    return out
+
+
+def batched_speed() -> str:
+    """The batched engine and env beside the one-game env and the outside anchors."""
+    record = load("batched")
+    rows, figures = record["figures"]["rows"], record["figures"]
+    batches = [int(b) for b in record["settings"]["batches"].split(",")]
+    one = rows["hoity parallel_env (one game)"]
+    body = [["`parallel_env`, one game", n(one), "", "1.0"]]
+    body += _batched_rows(rows, batches, "`BatchedHoityEnv`", "hoity BatchedHoityEnv {acc} B={b:,}")
+    body += _batched_rows(
+        rows, batches, "`BatchedGame` + `BatchObserver`", "hoity BatchedGame+observer standard {acc} B={b:,}"
+    )
+    anchors = {
+        "gymnasium CartPoleVectorEnv B=1,024": "Gymnasium `CartPoleVectorEnv`, B = 1,024",
+        "pgx kuhn_poker (JAX CPU) B=4,096": "PGX Kuhn poker (JAX, CPU), B = 4,096",
+        "pgx leduc_holdem (JAX CPU) B=4,096": "PGX Leduc hold'em (JAX, CPU), B = 4,096",
+    }
+    body += [[label, n(rows[k]), "", times(rows[k] / one)] for k, label in anchors.items() if k in rows]
+    header = [
+        "environment",
+        "numpy: agent-steps / CPU-s",
+        "numba: agent-steps / CPU-s",
+        "fastest × one-game env",
+    ]
+    engine = {
+        acc: rows.get(f"hoity BatchedGame+observer standard {acc} B=1,024") for acc in ("numpy", "numba")
+    }
+    verdict = ""
+    if engine["numpy"]:
+        verdict = (
+            f"Target (docs/design.md §7): the engine with observations and masks at B = 1,024, at least "
+            f"1M agent-steps per CPU-second on numpy: {met(engine['numpy'] >= 1e6)} "
+            f"({engine['numpy'] / 1e6:.2f}M)"
+        )
+        if engine["numba"]:
+            verdict += (
+                f"; the 2M stretch with numba: {met(engine['numba'] >= 2e6)} ({engine['numba'] / 1e6:.2f}M)"
+            )
+        verdict += ". "
+    single = [
+        f"{rows[f'hoity BatchedHoityEnv {acc} B=1']:,.0f} on {acc}"
+        for acc in ("numpy", "numba")
+        if f"hoity BatchedHoityEnv {acc} B=1" in rows
+    ]
+    if single:
+        verdict += (
+            f"A batch of one makes {' and '.join(single)} agent-steps per CPU-second, beside "
+            f"{n(one)} for the one-game env. "
+        )
+    memory = figures["bytes_per_game"]
+    state = " / ".join(f"{memory[k]:,.0f}" for k in ("2", "4", "6"))
+    notes = "".join(f" {note}." for note in figures["notes"])
+    return (
+        f"{table(header, body)}\n\n{verdict}The batched state takes {state} bytes per game for "
+        f"2 / 4 / 6 players.{notes}\n\n{provenance('batched', record)}"
+    )
+
+
+def numba_gain() -> str:
+    """numba over numpy for ``BatchedHoityEnv``, by batch size (one sentence for the engine page)."""
+    record = load("batched")
+    rows = record["figures"]["rows"]
+    batches = [int(b) for b in record["settings"]["batches"].split(",")]
+    gains = []
+    for b in batches:
+        numpy, numba = (rows.get(f"hoity BatchedHoityEnv {acc} B={b:,}") for acc in ("numpy", "numba"))
+        if numpy and numba:
+            gains.append(f"{numba / numpy:.1f}× at {b:,}")
+    return (
+        f"Measured with the env (`BatchedHoityEnv`, 4 players, random legal play), numba's "
+        f"agent-steps per CPU-second are numpy's times {', '.join(gains)} games "
+        f"([Performance](performance.md#the-batched-engine); `{record['command']}`, {record['measured']})."
+    )
+
+
+def ruleset_speed() -> str:
+    """The batched original engine beside the standard one (one sentence for the rulesets page)."""
+    record = load("batched_rules")
+    rows = record["figures"]["rows"]
+    parts = []
+    for acc in ("numba", "numpy"):
+        original = rows.get(f"hoity BatchedGame+observer original {acc} B=1,024")
+        standard = rows.get(f"hoity BatchedGame+observer standard {acc} B=1,024")
+        if original and standard:
+            parts.append(f"{original / 1e6:.2f}M on {acc} (standard: {standard / 1e6:.2f}M)")
+    return (
+        "With observations and masks at B = 1,024 (4 players) the batched original engine makes "
+        f"{' and '.join(parts)} agent-steps per CPU-second, both rulesets in the same run. "
+        f"{provenance('batched_rules', record)}"
+    )
+
+
+def harness_speed() -> str:
+    """The evaluation harness through both engines."""
+    record = load("harness_engines")
+    body = [
+        [", ".join(r["lineup"]), n(r["batched"]), n(r["one_game"]), times(r["batched"] / r["one_game"])]
+        for r in record["figures"]["rows"]
+    ]
+    zoo = record["figures"]["rows"][0]
+    s = record["settings"]
+    header = ["line-up", "batched games / CPU-s", "one-game games / CPU-s", "batched × one-game"]
+    return (
+        f"{table(header, body)}\n\nMedians of {s['repeats']} runs ({s['games']:,} batched games, "
+        f"{s['one_game_games']:,} one-game games each). Target (docs/design.md §7): at least 2,000 "
+        f"four-player games per CPU-second with the scripted zoo: {met(zoo['batched'] >= 2000)} "
+        f"({n(zoo['batched'])}).\n\n{provenance('harness_engines', record)}"
+    )
+
+
+def agent_speed() -> str:
+    """Decisions per CPU-second of every agent, one by one and in batches."""
+    record = load("agents")
+    figures = record["figures"]
+    batches = figures["batches"]
+    body = []
+    for spec, (loop, *batched) in figures["rates"].items():
+        kind, _, path = spec.partition(":")
+        name = f"`{kind}:` (`{path}`, torch on 1 thread)" if path else f"`{spec}`"
+        body.append([name, n(loop), *(n(r) for r in batched), f"{batched[-1] / loop:.0f}×"])
+    header = ["agent", "`act` loop", *(f"B = {b:,}" for b in batches), f"B = {batches[-1]:,} / loop"]
+    s = record["settings"]
+    return (
+        f"{table(header, body)}\n\nDecisions per CPU-second on {s['rows']:,} real four-player rows, "
+        f"medians of {s['repeats']}.\n\n{provenance('agents', record)}"
+    )
+
+
+def agent_costs() -> str:
+    """Each scripted style's CPU cost per decision before and after its compiled twin."""
+    record = load("agent_costs")
+    figures = record["figures"]
+    batches, costs = figures["batches"], figures["costs"]
+    body = []
+    for spec, after in costs["after"].items():
+        cells = []
+        for (_, checked), (_, checked0) in zip(after, costs["before"][spec], strict=True):
+            cells.append(f"{checked0:.2f} → {checked:.2f} ({times(checked0 / checked)}×)")
+        body.append([f"`{spec}`", *cells])
+    header = ["agent", *(f"B = {b:,}: before → after" for b in batches)]
+    s = record["settings"]
+    return (
+        f"{table(header, body)}\n\nCPU microseconds per decision through the envs' checked entry, "
+        f"medians of {s['repeats']} on {s['rows']:,} real rows; *before* is the `hoity_env` of the "
+        f"source tree `{costs['before_tree']}`, timed in its own process on the same rows.\n\n"
+        f"{provenance('agent_costs', record)}"
+    )
+
+
+def viewer_size() -> str:
+    """The replay viewer's size per round (one sentence for the play page)."""
+    record = load("viewer_size")
+    games = record["figures"]["games"]
+    per_round = [g["bytes"] / g["rounds"] / 1000 for g in games]
+    pages = [g["bytes"] / 1e6 for g in games]
+    rounds = [g["rounds"] for g in games]
+    return (
+        f"It holds one PNG picture per round, about {sum(per_round) / len(per_round):.0f} KB each: "
+        f"{min(per_round):.0f}–{max(per_round):.0f} KB per round over {len(games)} games of "
+        f"{record['settings']['players']} random agents, which lasted "
+        f"{min(rounds)}–{max(rounds)} rounds, pages of {min(pages):.1f}–{max(pages):.1f} MB. "
+        f"{provenance('viewer_size', record)}"
+    )
+
+
+def render_speed() -> str:
+    """The board picture's CPU cost per frame (one paragraph for the play page)."""
+    record = load("render")
+    rows = record["figures"]["rows"]
+    ms = [r["frame_seconds"] * 1e3 for r in rows]
+    steps = [r["frame_seconds"] / r["step_seconds"] for r in rows]
+    players = sorted({r["players"] for r in rows})
+    return (
+        f"A frame costs {min(ms):.1f}–{max(ms):.1f} ms of CPU ({players[0]}–{players[-1]} players, "
+        f"{' and '.join(sorted({r['rules'] for r in rows}))} rules), {min(steps):.0f}–{max(steps):.0f} env "
+        f"steps' worth: recording every step of a game costs a fraction of a second. "
+        f"{provenance('render', record)}"
+    )
+
+
+FIGURES = {
+    "agent-costs": agent_costs,
+    "agent-speed": agent_speed,
+    "batched-speed": batched_speed,
+    "env-speed": env_speed,
+    "harness-speed": harness_speed,
+    "numba-gain": numba_gain,
+    "render-speed": render_speed,
+    "ruleset-speed": ruleset_speed,
+    "viewer-size": viewer_size,
+}
