@@ -5,11 +5,15 @@ For each line-up it plays the same seeded evaluation through
 ``engine="one-game"`` (one process, no workers) and prints, as one table, the
 median games per CPU-second (``time.process_time``) of ``--repeats`` runs and
 their ratio (docs/design.md §7: ≥ 2,000 four-player games per CPU-second with
-the scripted zoo).  The one-game engine plays fewer games (``--one-game-games``)
-because it is that much slower; rates are per game, so they compare.
+the scripted zoo; ≥ 20× the one-game engine under the original rules, issue 23).
+The one-game engine plays fewer games (``--one-game-games``) because it is that
+much slower; rates are per game, so they compare.  ``--rules original`` times
+the original ruleset (RULES O-*), where the styles decide through
+:mod:`hoity_env.agents.original_batch`.
 
     python benchmarks/bench_harness_engines.py [--games 8192] [--one-game-games 200] [--repeats 3]
         [--record PATH.json]
+    python benchmarks/bench_harness_engines.py --rules original
 """
 
 from __future__ import annotations
@@ -27,12 +31,16 @@ LINEUPS = {
     "zoo with expert-v1": ["expert-v1", "collector", "thief", "detective"],
     "random x4": ["random"] * 4,
 }
+SHORT = dict(zip(("zoo", "zoo-v1", "random"), LINEUPS, strict=True))
+"""``--lineups`` names of the line-ups."""
 
 
-def rate(specs: list[str], games: int, engine: str, seed: int) -> float:
+def rate(specs: list[str], games: int, engine: str, seed: int, rules: str = "standard") -> float:
     """Games per CPU-second of one evaluation."""
     start = time.process_time()
-    result = evaluate(specs, num_players=4, games=games, seed=seed, progress=False, engine=engine)
+    result = evaluate(
+        specs, num_players=4, games=games, seed=seed, progress=False, engine=engine, rules=rules
+    )
     return result.games / (time.process_time() - start)
 
 
@@ -47,19 +55,28 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
         "--repeats", type=int, default=3, help="runs per figure; the median is shown (default 3)"
     )
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed of the first run (default 0)")
+    parser.add_argument(
+        "--rules", default="standard", choices=["standard", "original"], help="ruleset (default standard)"
+    )
+    parser.add_argument(
+        "--lineups", default=",".join(SHORT), help="comma-separated: zoo, zoo-v1, random (default: all)"
+    )
     add_record_option(parser)
     args = parser.parse_args(argv)
     recorder = Recorder.start(args.record, argv)
     out = {}
+    print(f"rules: {args.rules}")
     print("| line-up | batched games / CPU-s | one-game games / CPU-s | batched × one-game |")
     print("|---|---|---|---|")
-    for name, specs in LINEUPS.items():
-        rate(specs, 8, "batched", args.seed)  # warm-up: imports, first allocations
+    for name in (SHORT[short] for short in args.lineups.split(",")):
+        specs = LINEUPS[name]
+        rate(specs, 8, "batched", args.seed, args.rules)  # warm-up: imports, first allocations
         batched = statistics.median(
-            rate(specs, args.games, "batched", args.seed + r) for r in range(args.repeats)
+            rate(specs, args.games, "batched", args.seed + r, args.rules) for r in range(args.repeats)
         )
         one = statistics.median(
-            rate(specs, args.one_game_games, "one-game", args.seed + r) for r in range(args.repeats)
+            rate(specs, args.one_game_games, "one-game", args.seed + r, args.rules)
+            for r in range(args.repeats)
         )
         out[name] = (batched, one)
         print(f"| {name} | {batched:,.0f} | {one:,.0f} | {batched / one:.1f} |", flush=True)

@@ -81,9 +81,14 @@ def _provenance(record: dict[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def main_job() -> str:
-    """The main job's printed table (``docs/results/main_job.json``, made by running it)."""
-    record = _load("docs/results/main_job.json")
+def main_job_file(rules: str = "standard") -> str:
+    """Where the main job's record of a ruleset lives: ``docs/results/main_job[_RULES].json``."""
+    return "docs/results/main_job.json" if rules == "standard" else f"docs/results/main_job_{rules}.json"
+
+
+def main_job(rules: str = "standard") -> str:
+    """The main job's printed table (``docs/results/main_job[_RULES].json``, made by running it)."""
+    record = _load(main_job_file(rules))
     evaluation = record["evaluation"]
     text = scores_table(evaluation["scores"], record["num_players"])
     cpu = record.get("cpu_seconds")
@@ -278,6 +283,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "expert-strength": expert_strength,
     "exploit-small": exploit_small,
     "main-job": main_job,
+    "main-job-original": lambda: main_job("original"),
     "reference": reference,
     "champion": champion,
     "ladder": ladder,
@@ -314,21 +320,31 @@ MAIN_JOB_NOTE = (
 
 
 def record_main_job(run_dir: Path, cpu_seconds: float | None) -> Path:
-    """``docs/results/main_job.json`` from a finished run of the main job (its ``evaluation.json``)."""
+    """``docs/results/main_job[_RULES].json`` from a finished run of the main job (its ``evaluation.json``).
+
+    The command records the run's ruleset and name (the runs folder only says where it was
+    written); the model's path is kept relative to that runs folder, so no path of this machine.
+    """
     import datetime
     import os
     import platform
 
+    args = json.loads((run_dir / "args.json").read_text(encoding="utf-8"))
+    rules, name = args.get("rules", "standard"), args.get("name", "ppo")
+    command = "python training/train_ppo.py" + (f" --rules {rules}" if rules != "standard" else "")
+    command += f" --name {name}" if name != "ppo" else ""
+    evaluation = json.loads((run_dir / "evaluation.json").read_text(encoding="utf-8"))
+    evaluation["meta"]["model"] = f"runs/{name}/final_model.zip"
     record = {
-        "command": "python training/train_ppo.py",
+        "command": command,
         "machine": f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}",
         "measured": datetime.date.today().isoformat(),
-        "num_players": json.loads((run_dir / "args.json").read_text(encoding="utf-8"))["num_players"],
+        "num_players": args["num_players"],
         "cpu_seconds": cpu_seconds,
         "note": MAIN_JOB_NOTE,
-        "evaluation": json.loads((run_dir / "evaluation.json").read_text(encoding="utf-8")),
+        "evaluation": evaluation,
     }
-    return write_atomically(ROOT / "docs/results/main_job.json", json.dumps(record, indent=1) + "\n")
+    return write_atomically(ROOT / main_job_file(rules), json.dumps(record, indent=1) + "\n")
 
 
 def _shown(path: Path) -> str:
@@ -341,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record-main-job",
         metavar="RUN_DIR",
-        help="first write docs/results/main_job.json from a finished run of the main job (runs/ppo)",
+        help="first write docs/results/main_job[_RULES].json from a finished run of the main job (runs/ppo)",
     )
     parser.add_argument("--cpu-seconds", type=float, help="with --record-main-job: the run's user+sys time")
     args = parser.parse_args(argv)

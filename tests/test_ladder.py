@@ -159,3 +159,25 @@ def test_cli_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert (out / "result.png").is_file() and (out / "result.md").read_text().strip() in printed
     assert (out / "result.csv").read_text().startswith("agent,mean_win_rate,rating")
+
+
+def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
+    # RULES O-*: the best responses train on the batched original engine (original observation
+    # size), the ladder reads them back (the ruleset is part of what must match) and plays its
+    # head-to-head games under the same rules.  One training per agent keeps the test cheap.
+    from hoity_env.agents import PolicyAgent
+    from hoity_env.environment.observation_original import original_obs_dim
+    from hoity_env.strength import exploitability
+
+    common = {"budget": 1, "curve_points": 0, "ppo": TINY, "progress": False, "runs_dir": tmp_path}
+    trained = exploitability(["thief", "random"], rules="original", games=4, **common)  # type: ignore[arg-type]
+    assert trained.rules == "original" and [e.timesteps for e in trained.entries] == [512, 512]
+    model = PolicyAgent(Path(trained.entries[0].run_dir) / "final_model.zip").model
+    assert model.observation_space.shape == (original_obs_dim(4),)
+    result = ladder(["thief", "random"], rules="original", games=4, exploit_games=4, **common)  # type: ignore[arg-type]
+    assert result.rules == "original" and result.games == 8
+    assert result.exploit == trained.entries  # read back, not trained again
+    assert LadderResult.from_json(result.to_json()) == result
+    same = {"budget": 1, "num_players": 4, "games": 4, "seed": 0, "settings": learner_settings(TINY)}
+    assert find_exploit(tmp_path, "thief", rules="original", **same) is not None  # type: ignore[arg-type]
+    assert find_exploit(tmp_path, "thief", rules="standard", **same) is None  # type: ignore[arg-type]

@@ -6,8 +6,10 @@ thieves), so each style has a second decision rule here, chosen by
 :meth:`~hoity_env.agents.scripted.ScriptedAgent.decide` when the observation is
 an original one (:func:`~hoity_env.agents.view.ruleset_of`).  Like the standard
 rules, a decision is a pure function of (observation, mask, four uniforms), read
-through :class:`OriginalView` only (never the hidden state), written once and
-used for a batch and for one row alike.
+through :class:`OriginalView` only (never the hidden state).  The rules here
+decide one row at a time, in plain Python: they are the readable reference.
+The agents decide through their twins over whole batches in
+:mod:`hoity_env.agents.original_batch`, checked equal to these by a test.
 
 The styles keep their standard character: ``collector`` buys what grows its run
 and exhibits; ``thief`` mostly steals at the Castle and at the auction;
@@ -31,7 +33,7 @@ from hoity_env.environment.observation_original import original_field_widths
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
-__all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original"]
+__all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original_rows"]
 
 
 class OriginalView:
@@ -279,7 +281,7 @@ def expert(row: Row, u: np.ndarray, step: int) -> int:
         values = _castle_values(row, present, roles)
         best = int(np.argmax(values))
         if u[1] >= 0.9:  # the odd second-best card, so the expert cannot be read
-            order = np.argsort(-values)
+            order = np.argsort(-values, kind="stable")
             if np.isfinite(values[order[1]]):
                 best = int(order[1])
         return (O_EXHIBIT, row.thief(), O_DETECTIVE)[best]
@@ -315,20 +317,22 @@ ORIGINAL_STYLES: dict[str, Callable[[Row, np.ndarray, int], int]] = {
 """The original-ruleset rule of each scripted style (``ScriptedAgent.original_style`` names one)."""
 
 
-def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """``(B,)`` legal actions of ``style`` for original observations, masks and ``(B, 4)`` uniforms."""
+def decide_original_rows(
+    style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray
+) -> np.ndarray:
+    """``(B,)`` legal actions of ``style`` for original observations, masks and ``(B, 4)`` uniforms,
+    deciding row by row (the reference of :func:`hoity_env.agents.original_batch.decide_original`)."""
     if style not in ORIGINAL_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
-    view = OriginalView(observations)
     rule = ORIGINAL_STYLES[style]
-    action_step = view.action_step
-    out = np.empty(len(view), dtype=np.int64)
-    for i in range(len(view)):
+    out = np.empty(len(observations), dtype=np.int64)
+    for i in range(len(observations)):
         if masks.shape[1] <= O_CHECK0:
             raise AgentInputError(
                 f"{style} needs the original action layout, got masks of width {masks.shape[1]}"
             )
-        step = 0 if not action_step[i] else (1 if masks[i, O_AUCTION_THIEF:].any() else 2)
-        choice = rule(Row(view, masks, i), draws[i], step)
+        view = OriginalView(observations[i : i + 1])  # one row's view: the facts of row i only
+        step = 0 if not view.action_step[0] else (1 if masks[i, O_AUCTION_THIEF:].any() else 2)
+        choice = rule(Row(view, masks[i : i + 1], 0), draws[i], step)
         out[i] = choice if masks[i, choice] else int(np.argmax(masks[i]))
     return out

@@ -26,7 +26,7 @@ from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THI
 from hoity_env.agents.batch import Bids, ensure_legal, normal_from_uniforms, sample_index
 from hoity_env.agents.features import best_run, lot_gain, near_run, series_counts
 from hoity_env.agents.numba_styles import decide_numba
-from hoity_env.agents.original import decide_original
+from hoity_env.agents.original_batch import decide_original
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
 
 __all__ = [
@@ -86,7 +86,7 @@ class ScriptedAgent(SeededAgent):
         """Decode the observations, then choose a location, a bid or a role for each row.
 
         Original-ruleset observations (told apart by their length) go to the style's
-        original rule in :mod:`hoity_env.agents.original`.
+        original rule (:mod:`hoity_env.agents.original_batch`).
         """
         if ruleset_of(observations) == "original":
             return decide_original(self.original_style or self.name, observations, masks, draws)
