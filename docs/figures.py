@@ -334,7 +334,11 @@ def record_main_job(run_dir: Path, cpu_seconds: float | None) -> Path:
     command = "python training/train_ppo.py" + (f" --rules {rules}" if rules != "standard" else "")
     command += f" --name {name}" if name != "ppo" else ""
     evaluation = json.loads((run_dir / "evaluation.json").read_text(encoding="utf-8"))
-    evaluation["meta"]["model"] = f"runs/{name}/final_model.zip"
+    model = f"runs/{name}/final_model.zip"
+    evaluation["meta"]["model"] = model
+    for row in evaluation.get("scores", {}).values():  # each row names the agent by its path
+        if str(row.get("agent", "")).startswith("ppo:"):
+            row["agent"] = f"ppo:{model}"
     record = {
         "command": command,
         "machine": f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}",
