@@ -96,6 +96,19 @@ def main_job(rules: str = "standard") -> str:
     return f"{text}\n\n{_provenance(record)}{took} {record['note']}"
 
 
+def main_job_ratio() -> str:
+    """The original ruleset's main job against the standard one, in CPU time (one sentence)."""
+    cpu = {rules: _load(main_job_file(rules)).get("cpu_seconds") for rules in ("standard", "original")}
+    if not all(cpu.values()):
+        raise SystemExit("main_job.json and main_job_original.json both need cpu_seconds")
+    ratio = cpu["original"] / cpu["standard"]
+    return (
+        f"The original main job took {cpu['original'] / 60:.1f} CPU-minutes, the standard one "
+        f"{cpu['standard'] / 60:.1f} (`{main_job_file('original')}`, `{main_job_file()}`): "
+        f"{ratio:.2f}× (target: at most 1.5×)."
+    )
+
+
 def command_of(args_path: str, script: str) -> str:
     """The training command a run's ``args.json`` records (every setting spelled out)."""
     args = _load(args_path)
@@ -284,6 +297,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "exploit-small": exploit_small,
     "main-job": main_job,
     "main-job-original": lambda: main_job("original"),
+    "main-job-ratio": main_job_ratio,
     "reference": reference,
     "champion": champion,
     "ladder": ladder,

@@ -304,8 +304,21 @@ def render_speed() -> str:
     )
 
 
+def harness_original() -> str:
+    """The harness with the zoo under the original rules, batched against one-game (one sentence)."""
+    record = load("harness_original")
+    zoo = record["figures"]["rows"][0]
+    return (
+        f"The harness plays the zoo under the original rules at {n(zoo['batched'])} four-player games "
+        f"per CPU-second against {n(zoo['one_game'])} for the one-game engine, "
+        f"{times(zoo['batched'] / zoo['one_game'])}× (target: at least 20×). "
+        f"{provenance('harness_original', record)}"
+    )
+
+
 FIGURES = {
     "agent-costs": agent_costs,
+    "harness-original": harness_original,
     "agent-speed": agent_speed,
     "batched-speed": batched_speed,
     "env-speed": env_speed,
