@@ -6,8 +6,12 @@ Argument: the wheel file, to check what it ships.  Fails (non-zero exit, traceba
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
+import signal
 import subprocess
 import sys
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -63,7 +67,43 @@ def main() -> None:
     assert "champion" in table, table
     print(table)
     assert "--opponents" in run("hoity-play", "--help")
+    serve_smoke()
     print("installed wheel: OK")
+
+
+def serve_smoke() -> None:
+    """``hoity-serve`` from the wheel: it serves the page and a new game, then stops on Ctrl-C."""
+    proc = subprocess.Popen(
+        ["hoity-serve", "--port", "0", "--replays", "served"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        line = ""
+        while "serving" not in line:
+            line = proc.stderr.readline()
+            assert line, "hoity-serve exited before serving"
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found is not None, line
+        url = found.group(0)
+        with urllib.request.urlopen(url, timeout=30) as page:
+            assert b"<html" in page.read().lower()
+        new = urllib.request.Request(
+            url + "api/games",
+            data=json.dumps({"players": 4, "opponents": ["champion", "random", "expert"]}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(new, timeout=60) as answer:
+            view = json.load(answer)
+        assert view["choices"], view
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+        saved = sorted(p.name for p in Path("served").iterdir())
+        print(f"hoity-serve: page and a new game served; replays saved on stop: {saved}")
+        assert saved, "the open game was not saved when the server stopped"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 if __name__ == "__main__":
