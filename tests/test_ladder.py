@@ -169,7 +169,8 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     from hoity_env.environment.observation_original import original_obs_dim
     from hoity_env.strength import exploitability
 
-    common = {"budget": 1, "curve_points": 0, "ppo": TINY, "progress": False, "runs_dir": tmp_path}
+    common = {"budget": 1, "curve_points": 0, "ppo": TINY, "learner": "fast", "progress": False}
+    common["runs_dir"] = tmp_path
     trained = exploitability(["thief", "random"], rules="original", games=4, **common)  # type: ignore[arg-type]
     assert trained.rules == "original" and [e.timesteps for e in trained.entries] == [512, 512]
     model = PolicyAgent(Path(trained.entries[0].run_dir) / "final_model.zip").model
@@ -178,6 +179,7 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     assert result.rules == "original" and result.games == 8
     assert result.exploit == trained.entries  # read back, not trained again
     assert LadderResult.from_json(result.to_json()) == result
-    same = {"budget": 1, "num_players": 4, "games": 4, "seed": 0, "settings": learner_settings(TINY)}
+    settings = {"learner": "fast", **learner_settings(TINY, "fast")}
+    same = {"budget": 1, "num_players": 4, "games": 4, "seed": 0, "settings": settings}
     assert find_exploit(tmp_path, "thief", rules="original", **same) is not None  # type: ignore[arg-type]
     assert find_exploit(tmp_path, "thief", rules="standard", **same) is None  # type: ignore[arg-type]
