@@ -132,8 +132,7 @@ class Browser:
     # ------------------------------------------------------------- actions
     def open(self, path: Path) -> None:
         """Load a local file and wait for its load event."""
-        self.call("Page.navigate", url=path.resolve().as_uri())
-        self.wait_for("Page.loadEventFired")
+        self.goto(path.resolve().as_uri())
 
     def goto(self, url: str) -> None:
         """Load an address (a test server's page) and wait for its load event."""

@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -160,22 +159,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _wait(browser: Browser, expression: str, seconds: float = 20.0) -> object:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = browser.evaluate(expression)
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {expression}")
-
-
 @pytest.mark.parametrize(
     "page", ["index.html", "environment.html", "training.html", "api/generated/hoity_env.html"]
 )
 def test_pages_load_without_errors_with_their_pictures(served: str, browser: Browser, page: str) -> None:
     browser.goto(f"{served}/{page}")
-    _wait(browser, "document.readyState === 'complete'")
+    browser.wait_until("document.readyState === 'complete'")
     broken = browser.evaluate(
         "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
     )
@@ -185,11 +174,10 @@ def test_pages_load_without_errors_with_their_pictures(served: str, browser: Bro
 
 def test_search_finds_the_environment_page(served: str, browser: Browser) -> None:
     browser.goto(f"{served}/search.html?q=parallel_env")
-    found = _wait(
-        browser,
+    found = browser.wait_until(
         "Array.from(document.querySelectorAll('#search-results a')).map(a => a.href).join(' ')",
         seconds=30,
     )
     assert "environment.html" in str(found) or "quickstart.html" in str(found), found
-    _wait(browser, "document.querySelectorAll('#search-results p.context').length > 0")  # the snippets
+    browser.wait_until("document.querySelectorAll('#search-results p.context').length > 0")  # the snippets
     assert browser.errors == [], browser.errors
