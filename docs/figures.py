@@ -239,11 +239,12 @@ def exploit_2m() -> str:
 
 
 def best_response_tuning() -> str:
-    """How ``FAST_SETTINGS`` were chosen: 2M-step best responses to ``expert``, one per setting."""
+    """How ``FAST_SETTINGS`` were chosen: 2M-step best responses to ``expert``, one per setting and seed."""
     record = _load("docs/results/tune_best_response.json")
     rows = [
         [
             r["label"],
+            str(r["seed"]),
             f"{r['train_cpu_seconds']:.1f}",
             f"{r['steps_per_cpu_second']:,}",
             f"{rate(r['win_rate'])} {interval(*r['ci'])}",
@@ -251,11 +252,21 @@ def best_response_tuning() -> str:
         for r in record["runs"]
     ]
     text = table(
-        ["changes from `LearnerSettings()`", "training CPU-s", "steps / CPU-s", "win rate vs 3× `expert`"],
+        [
+            "changes from `LearnerSettings()`",
+            "seed",
+            "training CPU-s",
+            "steps / CPU-s",
+            "win rate vs 3× `expert`",
+        ],
         rows,
-        "lrrr",
+        "lrrrr",
     )
-    return f"{text}\n\n{_provenance(record)} ({record['note']}; `docs/results/tune_best_response.json`.)"
+    loads = [r["load_average"] for r in record["runs"]]
+    return (
+        f"{text}\n\n{_provenance(record)} (load average {min(loads):.1f}-{max(loads):.1f} at the runs' ends; "
+        f"{record['note']}; `docs/results/tune_best_response.json`.)"
+    )
 
 
 def time_to_quality() -> str:

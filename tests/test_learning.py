@@ -108,7 +108,15 @@ def test_gae_matches_a_hand_computed_case() -> None:
 
 # ------------------------------------------------------------------ settings
 def test_settings_name_the_bad_field() -> None:
-    for field, value in [("num_games", 0), ("gamma", 1.5), ("hidden", ()), ("magnet", "x"), ("clip", -1.0)]:
+    bad = [
+        ("num_games", 0),
+        ("gamma", 1.5),
+        ("hidden", ()),
+        ("magnet", "x"),
+        ("clip", -1.0),
+        ("lr_schedule", "cosine"),
+    ]
+    for field, value in bad:
         with pytest.raises(ConfigError, match=field):
             LearnerSettings(**{field: value})  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="magnet_coef"):
@@ -125,6 +133,19 @@ def test_settings_round_trip_and_pool_parsing() -> None:
         LearnerSettings.from_dict({"bogus": 1})
     with pytest.raises(ConfigError, match="bad weight"):
         parse_pool("expert@heavy")
+
+
+def test_linear_schedule_anneals_the_rate_to_zero_over_the_budget_and_survives_json() -> None:
+    settings = TINY.replace(lr_schedule="linear", total_steps=4 * 4 * 16 * 4)  # 4 updates of 256 steps
+    assert LearnerSettings.from_dict(settings.to_dict()) == settings
+    learner, rates = Learner(settings), []
+    while learner.steps < settings.total_steps:
+        learner.iterate()
+        rates.append(learner.optimizer.param_groups[0]["lr"])
+    assert rates == pytest.approx([settings.learning_rate * f for f in (1.0, 0.75, 0.5, 0.25)])
+    constant = Learner(TINY)
+    constant.iterate()
+    assert constant.optimizer.param_groups[0]["lr"] == TINY.learning_rate
 
 
 # ------------------------------------------------------------------ seating

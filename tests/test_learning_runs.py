@@ -25,6 +25,7 @@ TINY = LearnerSettings(
     snapshot_every=1,
     magnet="ema",
     magnet_coef=0.1,
+    lr_schedule="linear",  # a resumed run keeps its schedule: the weights below would differ
 )
 ITERATION = 4 * 4 * 16  # at most this many learner steps per iteration
 

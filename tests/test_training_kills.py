@@ -19,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -39,12 +40,12 @@ RUN = [
 _STEPS = re.compile(r"total_timesteps\s*\|\s*(\d+)")
 
 
-def _start(argv: list[str], log: Path) -> subprocess.Popen[str]:
+def _start(argv: list[str], log: Path, recipe: str = "train_ppo") -> subprocess.Popen[str]:
     """The recipe as a user runs it; stderr goes to ``log`` (a pipe nobody reads could fill up)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with log.open("w") as err:
         return subprocess.Popen(
-            [sys.executable, str(ROOT / "training" / "train_ppo.py"), *argv],
+            [sys.executable, str(ROOT / "training" / f"{recipe}.py"), *argv],
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
@@ -67,6 +68,16 @@ def _stop_at(proc: subprocess.Popen[str], steps: int, signum: int, log: Path) ->
 
 def _checkpoints(run: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (run / "checkpoints").glob("*.zip")}
+
+
+def _kill_at_first_checkpoint(proc: subprocess.Popen[str], run: Path) -> None:
+    """kill -9 ``proc`` as soon as a ``*_steps.zip`` checkpoint is in ``run`` (polled every millisecond)."""
+    deadline = time.monotonic() + 120
+    while not list((run / "checkpoints").glob("*_steps.zip")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint before the run ended"
+        time.sleep(0.001)
+    proc.kill()
+    proc.communicate(timeout=60)
 
 
 def test_a_run_killed_by_sigterm_and_kill_9_at_random_points_resumes_to_its_own_end(tmp_path: Path) -> None:
@@ -105,3 +116,45 @@ def test_a_run_killed_by_sigterm_and_kill_9_at_random_points_resumes_to_its_own_
     assert len((run / "resumes.jsonl").read_text().splitlines()) == 2
     assert not any(p.name.startswith("ppo_") for p in (run / "checkpoints").iterdir())
     assert not list(tmp_path.glob("kt_*"))
+
+
+def test_a_fast_learner_run_killed_by_kill_9_resumes_from_its_last_checkpoint_to_its_own_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``shared_ppo.py --learner fast`` killed by kill -9 after its first checkpoint: ``--resume``
+    continues from the newest checkpoint on disk with the run's own settings, and ends where the
+    uninterrupted run ends, weight for weight (the kill in a real process, the rest in this one)."""
+    import torch
+    from test_training import _load
+    from test_training_runs import FAST
+
+    from hoity_env.learning import load_policy
+
+    total = 64 * 24  # 24 iterations of 64 learner steps, a checkpoint after each
+    argv = [*FAST, "--total-timesteps", str(total), "--eval-every", str(total)]
+    shared = _load("shared_ppo")
+    shared.main(["--name", "u", "--runs-dir", str(tmp_path / "straight"), *argv])
+
+    run, log = tmp_path / "k", tmp_path / "stderr.txt"
+    proc = _start(["--name", "k", "--runs-dir", str(tmp_path), *argv], log, recipe="shared_ppo")
+    _kill_at_first_checkpoint(proc, run)
+    assert proc.returncode == -signal.SIGKILL, log.read_text()
+    assert not (run / "final_model.zip").exists(), "the run ended before the kill"
+    args_json, kept = (run / "args.json").read_bytes(), _checkpoints(run)
+    last = max(int(name.split("_")[1]) for name in kept if name.endswith("_steps.zip"))
+    assert (run / "checkpoints" / f"state_{last}.pt").is_file()
+
+    capsys.readouterr()
+    shared.main(["--resume", str(run)])  # in this process: one interpreter start less
+    out = capsys.readouterr().out
+    assert f"resumed from {run / 'checkpoints' / f'k_{last}_steps.zip'} at {last:,} learner steps" in out
+    assert "override" not in out and (run / "args.json").read_bytes() == args_json
+    assert all(_checkpoints(run)[name] == digest for name, digest in kept.items()), "a checkpoint changed"
+    report = json.loads((run / "evaluation.json").read_text())["meta"]
+    assert report["timesteps"] == total and report["learner"] == "fast"
+    with (run / "progress.csv").open(newline="") as fh:
+        steps = [int(float(r["time/total_timesteps"])) for r in csv.DictReader(fh)]
+    assert steps == list(range(64, total + 1, 64)), steps  # no step lost or logged twice
+    resumed = load_policy(run / "final_model.zip").state_dict()
+    straight = load_policy(tmp_path / "straight" / "u" / "final_model.zip").state_dict()
+    assert all(torch.equal(resumed[k], straight[k]) for k in straight)

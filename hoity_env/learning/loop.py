@@ -72,6 +72,8 @@ class Learner:
         self.obs, self.masks, _ = self.env.reset(seed=s.seed)
         self.steps = 0
         """Learner steps so far (decisions of learner seats)."""
+        self._rollout_start = 0
+        """``steps`` when the last rollout began (the learning-rate schedule reads it)."""
         self.updates = 0
         self.cpu = dict.fromkeys(CPU_PARTS, 0.0)
         self._returns = np.zeros(self.rows, dtype=np.float64)
@@ -82,6 +84,7 @@ class Learner:
         buf, n = self.buffer, self.num_players
         finished: list[np.ndarray] = []
         clock = time.process_time
+        self._rollout_start = self.steps
         for t in range(buf.steps):
             start = clock()
             obs_t, mask_t = buf.store_inputs(t, self.obs, self.masks)
@@ -139,6 +142,10 @@ class Learner:
             last[index] = self.policy.value(obs[index])
             advantages, returns = gae(buf.rewards, buf.values, buf.dones, last, s.gamma, s.gae_lambda)
         batch = buf.learner_batch(advantages, returns)
+        if s.lr_schedule == "linear":
+            rate = s.learning_rate * max(0.0, 1.0 - self._rollout_start / s.total_steps)
+            for group in self.optimizer.param_groups:
+                group["lr"] = rate
         stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)

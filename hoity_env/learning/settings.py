@@ -28,6 +28,7 @@ from hoity_env.engine.errors import ConfigError
 SELF = "self"
 SNAPSHOT = "snapshot"
 MAGNETS = ("none", "uniform", "frozen", "ema")
+LR_SCHEDULES = ("constant", "linear")
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -59,6 +60,10 @@ class LearnerSettings:
     epochs: int = 1
     minibatch_size: int = 8192
     learning_rate: float = 1e-3
+    lr_schedule: str = "constant"
+    """``constant`` or ``linear``: the rate falls linearly from ``learning_rate`` at step 0 to 0 at
+    ``total_steps`` (set before each update from the learner steps done before its rollout), as
+    CleanRL's ``anneal_lr``; a fixed budget then ends on small, settling steps."""
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -111,6 +116,8 @@ class LearnerSettings:
             raise ConfigError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
         if self.activation not in ACTIVATIONS:
             raise ConfigError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ConfigError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
         if self.magnet not in MAGNETS:
             raise ConfigError(f"magnet must be one of {MAGNETS}, got {self.magnet!r}")
         if self.magnet != "none" and self.magnet_coef == 0:
@@ -208,4 +215,4 @@ def parse_pool(text: str) -> tuple[tuple[str, float], ...]:
     return result
 
 
-__all__ = ["ACTIVATIONS", "MAGNETS", "SELF", "SNAPSHOT", "LearnerSettings", "parse_pool"]
+__all__ = ["ACTIVATIONS", "LR_SCHEDULES", "MAGNETS", "SELF", "SNAPSHOT", "LearnerSettings", "parse_pool"]

@@ -35,17 +35,25 @@ def ppo_update(
         return {}
     for _ in range(settings.epochs):
         order = torch.randperm(size, generator=generator)
-        for index in torch.split(order, settings.minibatch_size):
-            obs, mask = batch.obs[index], batch.masks[index]
+        # One gather per epoch into shuffled copies, then contiguous slices (views): cheaper
+        # than an advanced-indexing gather per minibatch, and the same rows in the same order.
+        shuffled = [
+            t.index_select(0, order)
+            for t in (batch.obs, batch.masks, batch.actions, batch.logp, batch.advantages, batch.returns)
+        ]
+        for start in range(0, size, settings.minibatch_size):
+            obs, mask, actions, old_logp, advantages, returns = (
+                t[start : start + settings.minibatch_size] for t in shuffled
+            )
             logp, values = policy(obs, mask)
             terms = ppo_loss(
                 logp,
                 values,
                 mask,
-                batch.actions[index],
-                batch.logp[index],
-                batch.advantages[index],
-                batch.returns[index],
+                actions,
+                old_logp,
+                advantages,
+                returns,
                 clip=settings.clip,
                 vf_coef=settings.vf_coef,
                 ent_coef=settings.ent_coef,
