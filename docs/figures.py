@@ -241,31 +241,25 @@ def exploit_2m() -> str:
 def best_response_tuning() -> str:
     """How ``FAST_SETTINGS`` were chosen: 2M-step best responses to ``expert``, one per setting and seed."""
     record = _load("docs/results/tune_best_response.json")
-    rows = [
-        [
-            r["label"],
+
+    def row(r: dict[str, Any], load: str, mark: str = "") -> list[str]:
+        return [
+            r["label"] + mark,
             str(r["seed"]),
             f"{r['train_cpu_seconds']:.1f}",
             f"{r['steps_per_cpu_second']:,}",
             f"{rate(r['win_rate'])} {interval(*r['ci'])}",
+            load,
         ]
-        for r in record["runs"]
-    ]
-    text = table(
-        [
-            "changes from `LearnerSettings()`",
-            "seed",
-            "training CPU-s",
-            "steps / CPU-s",
-            "win rate vs 3× `expert`",
-        ],
-        rows,
-        "lrrrr",
-    )
-    loads = [r["load_average"] for r in record["runs"]]
+
+    rows = [row(r, f"{r['load_average']:.1f}") for r in record["runs"]]
+    rows += [row(r, "10-17", " †") for r in record.get("earlier_runs", [])]
+    header = ["changes from `LearnerSettings()`", "seed", "training CPU-s", "steps / CPU-s"]
+    text = table([*header, "win rate vs 3× `expert`", "load"], rows, "lrrrrr")
+    earlier = f" † {record['earlier_runs_note']}." if record.get("earlier_runs") else ""
     return (
-        f"{text}\n\n{_provenance(record)} (load average {min(loads):.1f}-{max(loads):.1f} at the runs' ends; "
-        f"{record['note']}; `docs/results/tune_best_response.json`.)"
+        f"{text}\n\n{_provenance(record)} Load: the machine's load average as the run ended "
+        f"(CPU seconds rise with it). ({record['note']}; `docs/results/tune_best_response.json`.){earlier}"
     )
 
 

@@ -130,7 +130,7 @@ def test_a_fast_learner_run_killed_by_kill_9_resumes_from_its_last_checkpoint_to
 
     from hoity_env.learning import load_policy
 
-    total = 64 * 24  # 24 iterations of 64 learner steps, a checkpoint after each
+    total = 64 * 12  # 12 iterations of 64 learner steps, a checkpoint after each
     argv = [*FAST, "--total-timesteps", str(total), "--eval-every", str(total)]
     shared = _load("shared_ppo")
     shared.main(["--name", "u", "--runs-dir", str(tmp_path / "straight"), *argv])

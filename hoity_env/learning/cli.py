@@ -44,6 +44,7 @@ FLAGS: dict[str, tuple[str, type, str]] = {
     "epochs": ("--epochs", int, "PPO epochs per update"),
     "minibatch_size": ("--minibatch", int, "PPO minibatch size (rows)"),
     "learning_rate": ("--lr", float, "Adam learning rate"),
+    "lr_schedule": ("--lr-schedule", str, "constant, or linear (annealed to 0 over --steps)"),
     "gamma": ("--gamma", float, "discount factor"),
     "gae_lambda": ("--gae-lambda", float, "GAE lambda"),
     "ent_coef": ("--ent-coef", float, "entropy bonus coefficient"),

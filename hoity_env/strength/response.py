@@ -40,8 +40,9 @@ __all__ = [
 ]
 
 LEARNERS = ("fast", "sb3")
-"""Who trains a best response: SB3's MaskablePPO (the default: at the same budget its best
-responses win more, docs/evaluation.md) or the fast learner (about 7× less CPU)."""
+"""Who trains a best response: SB3's MaskablePPO (the default, the reference recipes' learner) or
+the fast learner (at 2M steps against ``expert`` a best response as strong, within the intervals,
+for a small part of the CPU: docs/evaluation.md)."""
 
 PPO_SETTINGS: dict[str, Any] = {
     "n_envs": 16,
@@ -63,7 +64,7 @@ FAST_SETTINGS: dict[str, Any] = {
     "rollout_steps": 16,
     "epochs": 1,
     "minibatch_size": 1024,
-    "learning_rate": 1e-3,
+    "learning_rate": 2e-3,
     "gamma": 0.995,
     "gae_lambda": 0.95,
     "ent_coef": 0.01,
@@ -74,10 +75,14 @@ FAST_SETTINGS: dict[str, Any] = {
 """The fast best responder's :class:`~hoity_env.learning.LearnerSettings` fields (JSON form:
 ``hidden`` a list); the target, budget, players, rules and seed come from the call.
 
-Tuned on 2M-step best responses to ``expert`` (docs/evaluation.md): 1,024 games × 16 steps
-per update, one epoch of 1,024-row minibatches (16 gradient steps per update: small
-minibatches cost little more than large ones and learn more per sample), a 64×64 network
-(the 128×128 one cost a third more CPU for no better result)."""
+Tuned on 2M-step best responses to ``expert`` (docs/learning.md, each row
+``python benchmarks/tune_best_response.py --settings '{...}' --seed S``, seeds 0 and 1):
+1,024 games × 16 steps per update, one epoch of 1,024-row minibatches (16 gradient steps per
+update: small minibatches cost little more than large ones and learn more per sample), a
+64×64 network (the 128×128 one cost a third more CPU for no better result) and a constant
+rate of 2e-3: at this budget the learner is short of updates, not of stability, so the
+higher rate wins more than 1e-3 (and than 3e-3), and a linear anneal to 0, which halves
+the mean rate, loses."""
 
 _FAST_FROM_CALL = ("opponents", "total_steps", "num_players", "rules", "seed")
 
