@@ -131,3 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = ["FLAGS", "build_parser", "league_settings", "main"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
