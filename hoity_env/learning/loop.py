@@ -146,12 +146,15 @@ class Learner:
             rate = s.learning_rate * max(0.0, 1.0 - self._rollout_start / s.total_steps)
             for group in self.optimizer.param_groups:
                 group["lr"] = rate
+        self.magnet.anneal(self.steps)
         stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)
         if s.snapshot_every and self.updates % s.snapshot_every == 0:
             self.seating.add_snapshot(self.policy)
         self.cpu["learning"] += time.process_time() - start
+        if self.magnet.active:
+            stats["magnet_coef"] = self.magnet.coef
         return stats
 
     def iterate(self) -> dict[str, float]:
