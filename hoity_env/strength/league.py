@@ -64,6 +64,8 @@ class League:
         """CPU-seconds spent by this run before the current process's share."""
         self.exploiters = int(state["exploiters"])
         self._started = time.process_time()
+        self.signal = 0
+        """The signal that stopped the last :meth:`run` early (0: it ran to its end)."""
 
     # ------------------------------------------------------------ start / resume
     @classmethod
@@ -116,7 +118,7 @@ class League:
     # ------------------------------------------------------------ the run
     def run(self) -> Learner:
         """Train until ``main.total_steps`` or ``cpu_budget``; checkpoints, events, clean stops."""
-        self._started = time.process_time()
+        self.cpu, self._started = self.cpu_now(), time.process_time()
         every = self.settings.main.checkpoint_every
         last = self.learner.steps
         with stop_on_signals() as stop:
@@ -130,6 +132,7 @@ class League:
                 if changed or stop.requested or (every and self.learner.steps - last >= every):
                     self.checkpoint()
                     last = self.learner.steps
+            self.signal = stop.signum
         if (
             last != self.learner.steps
             or not (self.folder.checkpoints / f"league_{self._tag()}.json").exists()
