@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import signal
 import subprocess
 import sys
@@ -24,13 +23,8 @@ def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
-        line = ""
-        while "serving" not in line:
-            line = proc.stderr.readline()
-            assert line, "hoity-serve exited before serving"
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url is not None, line
-        with urllib.request.urlopen(url.group(0) + "api/setup", timeout=30) as answer:
+        url = cli.wait_until_serving(proc.stderr)
+        with urllib.request.urlopen(url + "api/setup", timeout=30) as answer:
             assert "expert" in json.load(answer)["agents"]
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
