@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine import STANDARD, BatchedGame, Event, EventKind, Game, GameState, RulesConfig
-from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
+from hoity_env.engine.actions import BID0
 from hoity_env.engine.cards import Deck
 
 RULESETS = ("standard", "original")
@@ -23,14 +23,8 @@ FAST_TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
 """The fast learner in the best-response tests: 8 games x 64 steps, 512 learner steps per rollout."""
 
 __all__ = [
-    "AUCTION",
-    "BID0",
-    "CASTLE",
-    "DETECTIVE",
-    "EXHIBIT",
     "FAST_TINY",
     "RULESETS",
-    "THIEF",
     "SideBySide",
     "bid",
     "card_places",
