@@ -20,8 +20,9 @@ intended: each kernel restates one numpy rule so that the differential test can
 hold the two equal, and ``duplicates`` lists such kernel/numpy pairs as expected.
 So does the loop every style kernel opens with (per-row scratch arrays, then for
 each row: its observation, mask and uniforms, the decision step, one branch per
-step): numba cannot take the style's rule as an argument without losing the
-inlining that makes the kernels fast, so each style writes its loop out.
+step): one shared loop would take each style's step rules as function arguments,
+which numba calls per row through first-class function types instead of compiling
+them into the loop, so each style writes its loop out.
 """
 
 from __future__ import annotations
