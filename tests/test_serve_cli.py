@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import signal
@@ -82,3 +83,10 @@ def test_bad_arguments_are_one_line_errors(
     assert cli.main([*args, "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_waiting_for_the_server_fails_clearly_when_it_exits_first() -> None:
+    with pytest.raises(RuntimeError, match="exited before serving"):
+        cli.wait_until_serving(io.StringIO("hoity-serve: error: --port must be >= 0\n"))
+    line = "hoity-serve: serving http://127.0.0.1:8123/ (replays in r); Ctrl-C stops\n"
+    assert cli.wait_until_serving(io.StringIO("starting\n" + line)) == "http://127.0.0.1:8123/"
