@@ -95,7 +95,12 @@ class League:
         settings = LeagueSettings.from_dict(json.loads((folder.path / SETTINGS).read_text("utf-8")))
         latest = folder.latest_state()
         steps = latest.stem.split("_", 1)[1]
-        state = json.loads((folder.checkpoints / f"league_{steps}.json").read_text("utf-8"))
+        record = folder.checkpoints / f"league_{steps}.json"
+        if not record.is_file():
+            raise ConfigError(
+                f"{latest} has no league record beside it ({record.name}); not a league checkpoint"
+            )
+        state = json.loads(record.read_text("utf-8"))
         logger.info("resuming league %s at %d learner steps", folder.path, int(steps))
         return cls(settings, folder.path, load_learner(latest), state)
 
