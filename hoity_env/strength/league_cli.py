@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import parse
+from hoity_env.cli_args import add_settings_flags, fail, parse
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.cli import build_parser as learner_parser
@@ -60,14 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[4:7])
     p.set_defaults(out=Path("runs/league"))
     league = p.add_argument_group("league")
-    for name, (flag, kind, text) in FLAGS.items():
-        league.add_argument(
-            flag,
-            dest=f"league_{name}",
-            type=kind,
-            default=getattr(DEFAULTS, name),
-            help=f"{text} (%(default)s)",
-        )
+    add_settings_flags(league, FLAGS, DEFAULTS, prefix="league_")
     league.add_argument(
         "--pfsp", default=DEFAULTS.pfsp, choices=PFSP, help="opponent weighting (%(default)s)"
     )
@@ -110,8 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             league = League.start(league_settings(args), fresh_folder(args.out))
         league.run()
     except ConfigError as exc:
-        print(f"hoity-league: error: {exc}", file=sys.stderr)
-        return 2
+        return fail("hoity-league", exc)
     if league.signal:
         print(
             f"hoity-league: stopped by signal {league.signal}; continue with --resume {league.path}",
