@@ -11,7 +11,9 @@
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
-  (needs the ``rllib`` extra, not a running Ray).
+  (needs the ``rllib`` extra, not a running Ray);
+* ``population:PATH``: a mixture over the members listed in a ``population.json``
+  manifest, one member drawn per game (:mod:`hoity_env.agents.population`).
 
 Every agent ``make`` builds is both an :class:`Agent` (``act`` for one seat) and a
 :class:`BatchAgent` (``act_batch`` over ``(B, D)`` observations and ``(B, A)``
@@ -35,6 +37,7 @@ from hoity_env.agents.view import AgentInputError, BatchObservationView, Observa
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hoity_env.agents.population import PopulationAgent
     from hoity_env.agents.rllib import RLlibAgent
 
 SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
@@ -49,13 +52,15 @@ SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
 
 AGENT_NAMES = tuple(SCRIPTED)
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
-SPEC_FORMS = f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
+SPEC_FORMS = (
+    f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
+)
 """Every form of agent spec, for help texts and errors."""
 
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent:
+) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
@@ -63,7 +68,7 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
-    for prefix in (*POLICY_PREFIXES, "rllib:"):
+    for prefix in (*POLICY_PREFIXES, "rllib:", "population:"):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
             raise ConfigError(
                 f"agent spec {spec!r} names no checkpoint: write {prefix}PATH "
@@ -78,6 +83,12 @@ def make(
                 num_players=num_players,
                 num_actions=num_actions,
             )
+    if spec.startswith("population:"):
+        from hoity_env.agents.population import PopulationAgent
+
+        return PopulationAgent(
+            spec[len("population:") :], seed=seed, num_players=num_players, num_actions=num_actions
+        )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
     if spec in NAMED_AGENTS:
