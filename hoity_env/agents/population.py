@@ -136,14 +136,18 @@ def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]
     """Save a population manifest at ``path`` (atomically: never half a file); returns ``path``.
 
     ``members`` are :class:`Member` s or dicts with ``spec``, ``weight`` and optional
-    ``origin``, checked as :func:`read_population` checks them, before anything is written.
+    ``origin``, checked as :func:`read_population` checks them, before anything is written
+    (missing folders are made).
     Relative paths in member specs are read relative to ``path``'s folder.
     """
     if isinstance(members, (str, dict)) or not members:
         raise ConfigError("members must be a non-empty list of members")
     checked = [check_member(m, i) for i, m in enumerate(members)]
-    data = {"format": POPULATION_FORMAT, "members": [dataclasses.asdict(m) for m in checked]}
-    return write_atomically(path, json.dumps(data, indent=1) + "\n")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = ",\n".join(f"  {json.dumps(dataclasses.asdict(m))}" for m in checked)  # a member per line
+    text = f'{{\n "format": {json.dumps(POPULATION_FORMAT)},\n "members": [\n{rows}\n ]\n}}\n'
+    return write_atomically(path, text)
 
 
 def resolve_spec(spec: str, folder: Path) -> str:
