@@ -222,3 +222,20 @@ def test_a_population_plays_in_the_batched_vs_bots_env(tmp_path: Path) -> None:
         assert isinstance(agent, PopulationAgent)
         drawn |= set(agent.members_of(np.arange(4) * 4 + seat).tolist())
     assert drawn == {0, 1}
+
+
+def test_hoity_serve_seats_a_population(tmp_path: Path) -> None:
+    from serve_client import ok, request, serving
+
+    from hoity_env.serve import ServeSettings
+
+    spec = _population(tmp_path, [Member("random", 1.0), Member("detective", 1.0)])
+    with serving(ServeSettings(agents=(spec,), replays=tmp_path / "replays")) as server:
+        body = {"players": 2, "rules": "standard", "seat": 0, "opponents": [spec], "seed": 2}
+        status, view = request(server, "POST", "/api/games", body)
+        assert status == 201, view
+        assert view["agents"] == ["human", spec]
+        while not view["done"]:
+            action = {"action": view["choices"][0]["action"]}
+            view = ok(server, "POST", f"/api/games/{view['id']}/action", action)
+        assert view["replay"].endswith(".jsonl")
