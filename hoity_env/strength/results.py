@@ -7,9 +7,8 @@ Frozen dataclasses with exact JSON and CSV forms, as the harness's results
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.serialize import TableResult
@@ -163,6 +162,17 @@ class SweepResult(TableResult):
     seeds: tuple[int, ...]
     learners: tuple[str, ...]
     entries: tuple[SweepEntry, ...]
+    maxima: tuple[SweepEntry, ...] = ()
+    """Per target (in :attr:`targets` order) its estimate with the highest win rate; filled in
+    from the entries when not given, refused when given and not theirs."""
+
+    def __post_init__(self) -> None:
+        best = tuple(
+            max((e for e in self.entries if e.target == t), key=lambda e: e.win_rate) for t in self.targets
+        )
+        if self.maxima and self.maxima != best:
+            raise ValueError("SweepResult.maxima are not the entries' maxima")
+        object.__setattr__(self, "maxima", best)
 
     @property
     def games(self) -> int:
@@ -176,27 +186,10 @@ class SweepResult(TableResult):
 
     def maximum(self, target: str) -> SweepEntry:
         """The estimate of ``target`` with the highest best-response win rate (``KeyError`` if none)."""
-        rows = [e for e in self.entries if e.target == target]
-        if not rows:
-            raise KeyError(target)
-        return max(rows, key=lambda e: e.win_rate)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields, and per target its maximum (``maxima``: read, never trusted, when loading)."""
-        data = super().to_dict()
-        data["maxima"] = {t: dataclasses.asdict(self.maximum(t)) for t in self.targets}
-        return data
-
-    @classmethod
-    def from_json(cls, text: str) -> SweepResult:
-        """Parse :meth:`to_json` output; the ``maxima`` are recomputed from the entries."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a JSON result: {exc}") from exc
-        if isinstance(data, dict):
-            data.pop("maxima", None)
-        return super().from_json(json.dumps(data))
+        for m in self.maxima:
+            if m.target == target:
+                return m
+        raise KeyError(target)
 
     def caveat(self) -> str:
         """What the maximum is and is not."""
