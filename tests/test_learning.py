@@ -87,6 +87,31 @@ def test_ppo_loss_counts_the_magnet_term_with_its_coefficient() -> None:
     assert pulled.total.item() == pytest.approx(plain.total.item() + 2.0 * pulled.kl_magnet.item())
 
 
+def test_the_magnet_anneals_linearly_to_its_final_coefficient() -> None:
+    from hoity_env.learning.magnet import Magnet
+
+    settings = TINY.replace(magnet="uniform", magnet_coef=0.2, magnet_final_coef=0.05, total_steps=1000)
+    magnet = Magnet(settings, Learner(TINY).policy)
+    assert [magnet.anneal(s) for s in (0, 500, 1000, 5000)] == pytest.approx([0.2, 0.125, 0.05, 0.05])
+    constant = Magnet(settings.replace(magnet_final_coef=None), Learner(TINY).policy)
+    assert [constant.anneal(s) for s in (0, 1000)] == [0.2, 0.2]
+
+
+def test_an_annealed_run_logs_the_coefficient_each_update_and_resumes_to_the_same_weights() -> None:
+    settings = TINY.replace(magnet="uniform", magnet_coef=0.5, magnet_final_coef=0.0, total_steps=512)
+    learner = Learner(settings)
+    coefs = []
+    learner.learn(on_iteration=lambda current, stats: coefs.append(stats["magnet_coef"]) and None)
+    steps_before = [0, *[256 * k for k in range(1, len(coefs))]]
+    assert coefs == pytest.approx([0.5 * (1 - s / 512) for s in steps_before])
+    half = Learner(settings)
+    half.learn(256)
+    resumed = Learner.from_state_dict(half.state_dict())
+    resumed.learn()
+    for mine, theirs in zip(resumed.policy.parameters(), learner.policy.parameters(), strict=True):
+        assert torch.equal(mine, theirs)
+
+
 # ------------------------------------------------------------------ GAE
 def test_gae_matches_a_hand_computed_case() -> None:
     # One row, three steps; the game ends at step 1, so step 2 starts a new game.
@@ -113,6 +138,10 @@ def test_settings_name_the_bad_field() -> None:
             LearnerSettings(**{field: value})  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="magnet_coef"):
         LearnerSettings(magnet="uniform")
+    with pytest.raises(ConfigError, match="magnet_final_coef"):
+        LearnerSettings(magnet="uniform", magnet_coef=0.1, magnet_final_coef=-1.0)
+    with pytest.raises(ConfigError, match="magnet_final_coef"):
+        LearnerSettings(magnet_final_coef=0.1)
     with pytest.raises(ConfigError, match="weight"):
         LearnerSettings(opponents=(("expert", 0.0),))
 

@@ -139,12 +139,15 @@ class Learner:
             last[index] = self.policy.value(obs[index])
             advantages, returns = gae(buf.rewards, buf.values, buf.dones, last, s.gamma, s.gae_lambda)
         batch = buf.learner_batch(advantages, returns)
+        self.magnet.anneal(self.steps)
         stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)
         if s.snapshot_every and self.updates % s.snapshot_every == 0:
             self.seating.add_snapshot(self.policy)
         self.cpu["learning"] += time.process_time() - start
+        if self.magnet.active:
+            stats["magnet_coef"] = self.magnet.coef
         return stats
 
     def iterate(self) -> dict[str, float]:

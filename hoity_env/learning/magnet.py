@@ -5,6 +5,11 @@
   ``magnet_refresh`` updates (0: never), as magnetic mirror descent's moving magnet;
 * ``ema``: an exponential moving average of the policy's weights,
   ``μ ← (1 - rate) μ + rate π`` after every update.
+
+The pull's strength is ``magnet_coef``, or, with ``magnet_final_coef`` set, a linear
+anneal from ``magnet_coef`` at step 0 to ``magnet_final_coef`` at ``total_steps``
+(:meth:`Magnet.anneal`, called by the learner before each update with its steps so
+far, so a resumed run anneals exactly as the uninterrupted one).
 """
 
 from __future__ import annotations
@@ -21,9 +26,16 @@ from hoity_env.learning.settings import LearnerSettings
 class Magnet:
     """The magnet of one run; :meth:`log_probs` is what the loss compares the policy with."""
 
+    final: float | None = None  # class defaults: a magnet pickled before annealing existed
+    start: float = 0.0
+    total: int = 0
+
     def __init__(self, settings: LearnerSettings, policy: MaskedPolicy) -> None:
         self.kind = settings.magnet
         self.coef = settings.magnet_coef
+        """The coefficient of the next update (see :meth:`anneal`)."""
+        self.start, self.final = settings.magnet_coef, settings.magnet_final_coef
+        self.total = settings.total_steps
         self.refresh = settings.magnet_refresh
         self.rate = settings.magnet_rate
         self.network: MaskedPolicy | None = None
@@ -33,6 +45,13 @@ class Magnet:
     @property
     def active(self) -> bool:
         return self.kind != "none"
+
+    def anneal(self, steps: int) -> float:
+        """Set (and return) :attr:`coef` for an update after ``steps`` learner steps."""
+        if self.final is not None and self.total:
+            fraction = min(max(steps / self.total, 0.0), 1.0)
+            self.coef = self.start + (self.final - self.start) * fraction
+        return self.coef
 
     @torch.no_grad()
     def log_probs(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor | None:

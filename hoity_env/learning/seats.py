@@ -71,6 +71,7 @@ class Seating:
     ) -> None:
         self.rng = rng
         self.num_games, self.num_players = settings.num_games, settings.num_players
+        self.num_actions = num_actions
         self.entries = [spec for spec, _ in settings.opponents]
         weights = np.array([w for _, w in settings.opponents], dtype=np.float64)
         self.weights = weights / weights.sum()
@@ -106,6 +107,42 @@ class Seating:
         else:
             self.actors.append(SnapshotAgent(policy, self._seed(), f"snapshot-{self.snapshots}"))
         self.snapshots += 1
+
+    def add_entry(self, spec: str, weight: float) -> int:
+        """A new agent-spec entry in the pool (a league's new member); its index.
+
+        Games already in progress keep their seats; the entry is drawn from the next
+        episodes on, with ``weight`` beside the current (normalised) weights until
+        :meth:`set_weights` sets them all.
+        """
+        if spec in (SELF, SNAPSHOT) or not isinstance(spec, str) or not spec:
+            raise ConfigError(f"add_entry takes an agent spec, got {spec!r}")
+        if not isinstance(weight, int | float) or not np.isfinite(weight) or weight <= 0:
+            raise ConfigError(f"the weight of a new entry must be a number > 0, got {weight!r}")
+        agent = make(spec, seed=self._seed(), num_players=self.num_players, num_actions=self.num_actions)
+        # Actors are indexed: scripted and added ones first, then the snapshot ring.
+        self.actors.insert(self.first_snapshot, agent)
+        self.assignment[self.assignment >= self.first_snapshot] += 1
+        self.first_snapshot += 1
+        self.entries.append(spec)
+        self.entry_actor.append(self.first_snapshot - 1)
+        self.weights = np.append(self.weights, float(weight))
+        self.weights = self.weights / self.weights.sum()
+        return len(self.entries) - 1
+
+    def free_retired(self, entries: Sequence[int]) -> None:
+        """Drop the actors of ``entries`` (weight 0: never drawn again) that no game still seats.
+
+        A retired entry's games in progress play on; its agent is freed at the first call
+        after they end, so a league's memory stays bounded however many members it retires.
+        """
+        in_use = set(np.unique(self.assignment).tolist())
+        for entry in entries:
+            if self.weights[entry] > 0:
+                raise StateError(f"entry {entry} ({self.entries[entry]!r}) still has weight; retire it first")
+            actor = self.entry_actor[entry]
+            if actor != LEARNER and actor not in in_use:
+                self.actors[actor] = None
 
     def set_weights(self, weights: Sequence[float]) -> None:
         """New draw weights, one per pool entry, for the episodes that start from now on."""

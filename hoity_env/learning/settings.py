@@ -84,6 +84,10 @@ class LearnerSettings:
     magnet_coef: float = 0.0
     magnet_refresh: int = 0
     magnet_rate: float = 0.01
+    magnet_final_coef: float | None = None
+    """The magnet's annealing: ``None`` keeps ``magnet_coef`` all run; a number moves the
+    coefficient linearly from ``magnet_coef`` at step 0 to this value at ``total_steps``
+    (regularised self-play anneals the pull toward the magnet as the policy improves)."""
 
     # --- the run
     seed: int = 0
@@ -115,6 +119,11 @@ class LearnerSettings:
             raise ConfigError(f"magnet must be one of {MAGNETS}, got {self.magnet!r}")
         if self.magnet != "none" and self.magnet_coef == 0:
             raise ConfigError(f"magnet={self.magnet!r} needs magnet_coef > 0")
+        final = self.magnet_final_coef
+        if final is not None and (not _number(final) or final < 0):
+            raise ConfigError(f"magnet_final_coef must be None or a number >= 0, got {final!r}")
+        if final is not None and self.magnet == "none":
+            raise ConfigError("magnet_final_coef anneals a magnet: set magnet to uniform, frozen or ema")
         if not isinstance(self.normalize_advantages, bool):
             raise ConfigError(f"normalize_advantages must be a bool, got {self.normalize_advantages!r}")
         _check_pool(self.opponents)

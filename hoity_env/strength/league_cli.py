@@ -1,0 +1,137 @@
+"""``hoity-league``: a league run on the fast learner (snapshots, exploiters, PFSP) from the command line.
+
+    hoity-league --pool "self,expert@2,collector,thief,detective" --steps 20000000 \\
+        --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
+    hoity-league --resume runs/league
+
+The main agent's flags are ``hoity-learn``'s (``--pool`` is its starting pool, the
+magnet flags regularise it); the league's own flags add snapshots, exploiters and
+PFSP weights (:mod:`hoity_env.strength.league_members`).  The run folder
+(:mod:`hoity_env.strength.league`) ends with ``policy.zip`` (the main agent, a
+``ppo:``/``ppo-sample:`` spec), ``league.json`` and ``population.json`` (a
+``population:`` spec).  ``--eval-games N`` then plays the main agent (sampling)
+against three copies of each ``--eval-against`` agent and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from hoity_env.cli_args import parse
+from hoity_env.engine.errors import ConfigError
+from hoity_env.files import fresh_folder
+from hoity_env.learning.cli import build_parser as learner_parser
+from hoity_env.learning.cli import settings_from as learner_settings
+from hoity_env.strength.league_members import PFSP, LeagueSettings
+
+DEFAULTS = LeagueSettings(main=learner_settings(learner_parser().parse_args([])))
+
+# LeagueSettings field -> (flag, type, help)
+FLAGS: dict[str, tuple[str, type, str]] = {
+    "snapshot_every": ("--league-snapshot-every", int, "learner steps between snapshots joining the pool"),
+    "snapshot_weight": ("--snapshot-weight", float, "base draw weight of a snapshot"),
+    "exploiter_every": ("--exploiter-every", int, "learner steps between exploiters (0: none)"),
+    "exploiter_budget": ("--exploiter-budget", int, "each exploiter's best-response budget"),
+    "exploiter_games": ("--exploiter-games", int, "games scoring each exploiter"),
+    "exploiter_weight": ("--exploiter-weight", float, "base draw weight of an exploiter"),
+    "pfsp_power": ("--pfsp-power", float, "PFSP's p in (1 - win rate)^p"),
+    "pfsp_floor": ("--pfsp-floor", float, "the least PFSP factor"),
+    "pfsp_every": ("--pfsp-every", int, "learner steps between PFSP scorings besides events (0: none)"),
+    "pfsp_games": ("--pfsp-games", int, "games per member at each PFSP scoring"),
+    "max_members": ("--max-members", int, "added members kept before the oldest retires"),
+    "cpu_budget": ("--cpu-budget", float, "CPU-seconds after which the run ends (0: steps only)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = learner_parser()
+    p.prog = "hoity-league"
+    p.description = "Train a main agent in a league: snapshots, exploiters and PFSP on the fast learner."
+    p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[2:5])
+    p.set_defaults(out=Path("runs/league"))
+    league = p.add_argument_group("league")
+    for name, (flag, kind, text) in FLAGS.items():
+        league.add_argument(
+            flag,
+            dest=f"league_{name}",
+            type=kind,
+            default=getattr(DEFAULTS, name),
+            help=f"{text} (%(default)s)",
+        )
+    league.add_argument(
+        "--pfsp", default=DEFAULTS.pfsp, choices=PFSP, help="opponent weighting (%(default)s)"
+    )
+    league.add_argument(
+        "--exploiter-settings", default="{}", help="JSON overrides of the fast best responder's settings"
+    )
+    league.add_argument(
+        "--eval-against", default="expert,collector,thief,detective,random", help="agents for --eval-games"
+    )
+    return p
+
+
+def league_settings(args: argparse.Namespace) -> LeagueSettings:
+    """The :class:`LeagueSettings` the flags describe (bad values raise :class:`ConfigError`)."""
+    try:
+        overrides = json.loads(args.exploiter_settings)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--exploiter-settings must be a JSON object: {exc}") from None
+    values = {name: getattr(args, f"league_{name}") for name in FLAGS}
+    return LeagueSettings(
+        main=learner_settings(args),
+        pfsp=args.pfsp,
+        exploiter_settings=overrides,
+        **values,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from hoity_env.strength.league import League
+
+    args = parse(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    start = time.process_time()
+    try:
+        if args.resume is not None:
+            league = League.resume(args.resume)
+        else:
+            league = League.start(league_settings(args), fresh_folder(args.out))
+        league.run()
+    except ConfigError as exc:
+        print(f"hoity-league: error: {exc}", file=sys.stderr)
+        return 2
+    s = league.settings.main
+    added = sum(m.kind != "start" for m in league.members)
+    print(
+        f"league: {league.learner.steps:,} learner steps, {added} members added, "
+        f"{time.process_time() - start:.1f} CPU-s in this process ({league.cpu_now():.1f} in the run)"
+    )
+    print(
+        f"main agent: {league.path / 'policy.zip'}; population: population:{league.path / 'population.json'}"
+    )
+    if args.eval_games:
+        from hoity_env.evaluation import evaluate
+
+        me = f"ppo-sample:{league.path / 'policy.zip'}"
+        for spec in (a.strip() for a in args.eval_against.split(",") if a.strip()):
+            table = [me] + [spec] * (s.num_players - 1)
+            result = evaluate(
+                table, num_players=s.num_players, games=args.eval_games, seed=s.seed + 1, rules=s.rules
+            )
+            print(result.to_markdown())
+    return 0
+
+
+__all__ = ["FLAGS", "build_parser", "league_settings", "main"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
