@@ -156,7 +156,7 @@ def test_a_bad_manifest_is_one_config_error_naming_the_field(tmp_path: Path, dat
 def test_missing_manifest_and_bad_writes_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="population manifest not found"):
         make(f"population:{tmp_path / 'none.json'}")
-    with pytest.raises(ConfigError, match="names no checkpoint"):
+    with pytest.raises(ConfigError, match="names no manifest"):
         make("population:")
     with pytest.raises(ConfigError, match=r"members\[0\]\.spec .*population"):
         write_population(tmp_path / "p.json", [Member("population:x.json", 1.0)])

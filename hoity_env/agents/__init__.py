@@ -31,13 +31,13 @@ from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
+from hoity_env.agents.population import PopulationAgent, write_population
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hoity_env.agents.population import PopulationAgent
     from hoity_env.agents.rllib import RLlibAgent
 
 SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
@@ -70,9 +70,16 @@ def make(
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
     for prefix in (*POLICY_PREFIXES, "rllib:", "population:"):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
+            what, example = (
+                ("manifest", "runs/league/population.json")
+                if prefix == "population:"
+                else (
+                    "checkpoint",
+                    "runs/ppo/final_model.zip",
+                )
+            )
             raise ConfigError(
-                f"agent spec {spec!r} names no checkpoint: write {prefix}PATH "
-                f"(e.g. {prefix}runs/ppo/final_model.zip)"
+                f"agent spec {spec!r} names no {what}: write {prefix}PATH (e.g. {prefix}{example})"
             )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
@@ -84,8 +91,6 @@ def make(
                 num_actions=num_actions,
             )
     if spec.startswith("population:"):
-        from hoity_env.agents.population import PopulationAgent
-
         return PopulationAgent(
             spec[len("population:") :], seed=seed, num_players=num_players, num_actions=num_actions
         )
@@ -125,10 +130,12 @@ __all__ = [
     "NumpyPolicyAgent",
     "ObservationView",
     "PolicyAgent",
+    "PopulationAgent",
     "RandomAgent",
     "SeededAgent",
     "ThiefAgent",
     "check_batch",
     "legal_actions",
     "make",
+    "write_population",
 ]
