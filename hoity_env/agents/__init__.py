@@ -56,6 +56,8 @@ SPEC_FORMS = (
     f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
 )
 """Every form of agent spec, for help texts and errors."""
+_EXAMPLES = {"population:": ("manifest", "runs/league/population.json")}
+"""What a ``PREFIX:PATH`` spec names, and an example, where it is not a checkpoint."""
 
 
 def make(
@@ -70,14 +72,7 @@ def make(
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
     for prefix in (*POLICY_PREFIXES, "rllib:", "population:"):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
-            what, example = (
-                ("manifest", "runs/league/population.json")
-                if prefix == "population:"
-                else (
-                    "checkpoint",
-                    "runs/ppo/final_model.zip",
-                )
-            )
+            what, example = _EXAMPLES.get(prefix, ("checkpoint", "runs/ppo/final_model.zip"))
             raise ConfigError(
                 f"agent spec {spec!r} names no {what}: write {prefix}PATH (e.g. {prefix}{example})"
             )
