@@ -22,7 +22,6 @@ masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hoity_env.agents.base import Agent, SeededAgent, legal_actions
@@ -35,22 +34,12 @@ from hoity_env.agents.population import PopulationAgent, write_population
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
+from hoity_env.agents.zoo import AGENT_NAMES, SCRIPTED
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from hoity_env.agents.rllib import RLlibAgent
 
-SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
-    "random": RandomAgent,
-    "collector": CollectorAgent,
-    "thief": ThiefAgent,
-    "detective": DetectiveAgent,
-    "expert": ExpertAgent,
-    "expert-v1": ExpertV1Agent,
-}
-"""Names of the scripted zoo, each a constructor taking a seed."""
-
-AGENT_NAMES = tuple(SCRIPTED)
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 SPEC_FORMS = (
     f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
@@ -87,7 +76,7 @@ def make(
             )
     if spec.startswith("population:"):
         return PopulationAgent(
-            spec[len("population:") :], seed=seed, num_players=num_players, num_actions=num_actions
+            spec[len("population:") :], make, seed=seed, num_players=num_players, num_actions=num_actions
         )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)

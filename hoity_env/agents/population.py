@@ -35,11 +35,13 @@ import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from hoity_env.agents.batch import act_batch, check_batch
+from hoity_env.agents.named import NAMED_AGENTS
+from hoity_env.agents.zoo import SCRIPTED
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.files import write_atomically
 
@@ -74,8 +76,6 @@ def _where(path: Path | None, field: str) -> str:
 
 def check_member(member: Any, index: int, path: Path | None = None) -> Member:
     """``member`` (a :class:`Member` or a manifest dict) checked; errors name ``members[index].FIELD``."""
-    from hoity_env.agents import NAMED_AGENTS, SCRIPTED
-
     field = f"members[{index}]"
     if isinstance(member, Member):
         member = dataclasses.asdict(member)
@@ -159,19 +159,35 @@ def resolve_spec(spec: str, folder: Path) -> str:
     return spec
 
 
+class Build(Protocol):
+    """How members are built from their specs: :func:`hoity_env.agents.make`'s signature."""
+
+    def __call__(
+        self,
+        spec: str,
+        seed: int | None = None,
+        *,
+        num_players: int | None = None,
+        num_actions: int | None = None,
+    ) -> Any: ...
+
+
 class PopulationAgent:
-    """Plays one member of a population per game, drawn by weight (see the module docstring)."""
+    """Plays one member of a population per game, drawn by weight (see the module docstring).
+
+    ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
+    (``make`` itself, passed in: this module sits below it).
+    """
 
     def __init__(
         self,
         path: str | Path,
+        build: Build,
         *,
         seed: int | None = None,
         num_players: int | None = None,
         num_actions: int | None = None,
     ) -> None:
-        from hoity_env.agents import make
-
         self.path = Path(path)
         self.name = f"{POPULATION_PREFIX}{self.path}"
         self.members = read_population(self.path)
@@ -183,7 +199,7 @@ class PopulationAgent:
         agents = []
         for i, spec in enumerate(self.specs):
             try:
-                agents.append(make(spec, num_players=num_players, num_actions=num_actions))
+                agents.append(build(spec, num_players=num_players, num_actions=num_actions))
             except ConfigError as exc:
                 raise ConfigError(f"population {self.path}: members[{i}].spec {spec!r}: {exc}") from exc
         self.agents = agents
