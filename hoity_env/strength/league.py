@@ -64,6 +64,8 @@ class League:
         """CPU-seconds spent by this run before the current process's share."""
         self.exploiters = int(state["exploiters"])
         self._started = time.process_time()
+        self.signal = 0
+        """The signal that stopped the last :meth:`run` early (0: it ran to its end)."""
 
     # ------------------------------------------------------------ start / resume
     @classmethod
@@ -95,7 +97,12 @@ class League:
         settings = LeagueSettings.from_dict(json.loads((folder.path / SETTINGS).read_text("utf-8")))
         latest = folder.latest_state()
         steps = latest.stem.split("_", 1)[1]
-        state = json.loads((folder.checkpoints / f"league_{steps}.json").read_text("utf-8"))
+        record = folder.checkpoints / f"league_{steps}.json"
+        if not record.is_file():
+            raise ConfigError(
+                f"{latest} has no league record beside it ({record.name}); not a league checkpoint"
+            )
+        state = json.loads(record.read_text("utf-8"))
         logger.info("resuming league %s at %d learner steps", folder.path, int(steps))
         return cls(settings, folder.path, load_learner(latest), state)
 
@@ -111,7 +118,7 @@ class League:
     # ------------------------------------------------------------ the run
     def run(self) -> Learner:
         """Train until ``main.total_steps`` or ``cpu_budget``; checkpoints, events, clean stops."""
-        self._started = time.process_time()
+        self.cpu, self._started = self.cpu_now(), time.process_time()
         every = self.settings.main.checkpoint_every
         last = self.learner.steps
         with stop_on_signals() as stop:
@@ -125,6 +132,7 @@ class League:
                 if changed or stop.requested or (every and self.learner.steps - last >= every):
                     self.checkpoint()
                     last = self.learner.steps
+            self.signal = stop.signum
         if (
             last != self.learner.steps
             or not (self.folder.checkpoints / f"league_{self._tag()}.json").exists()

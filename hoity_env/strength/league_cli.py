@@ -4,6 +4,8 @@
         --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
     hoity-league --resume runs/league
 
+Ctrl-C or SIGTERM saves a checkpoint and exits with 130 or 143 (``--resume`` continues).
+
 The main agent's flags are ``hoity-learn``'s (``--pool`` is its starting pool, the
 magnet flags regularise it); the league's own flags add snapshots, exploiters and
 PFSP weights (:mod:`hoity_env.strength.league_members`).  The run folder
@@ -108,6 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"hoity-league: error: {exc}", file=sys.stderr)
         return 2
+    if league.signal:
+        print(
+            f"hoity-league: stopped by signal {league.signal}; continue with --resume {league.path}",
+            file=sys.stderr,
+        )
+        return 128 + league.signal
     s = league.settings.main
     added = sum(m.kind != "start" for m in league.members)
     print(
