@@ -7,8 +7,9 @@ Frozen dataclasses with exact JSON and CSV forms, as the harness's results
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.serialize import TableResult
@@ -20,6 +21,17 @@ __all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "SweepEntry", "SweepRe
 def trained_by(learner: str) -> str:
     """ "a MaskablePPO best response" or "a fast-learner best response", for the reports."""
     return "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
+
+
+R = TypeVar("R", "ExploitEntry", "SweepEntry")
+
+
+def _of_target(rows: Sequence[R], target: str) -> R:
+    """The first row of ``target`` (``KeyError`` if none)."""
+    for row in rows:
+        if row.target == target:
+            return row
+    raise KeyError(target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,10 +91,7 @@ class ExploitResult(TableResult):
 
     def entry(self, target: str) -> ExploitEntry:
         """The entry of ``target`` (``KeyError`` if it was not measured)."""
-        for e in self.entries:
-            if e.target == target:
-                return e
-        raise KeyError(target)
+        return _of_target(self.entries, target)
 
     def to_markdown(self) -> str:
         """The table, the caveat with the budget, and each learning curve."""
@@ -186,10 +195,7 @@ class SweepResult(TableResult):
 
     def maximum(self, target: str) -> SweepEntry:
         """The estimate of ``target`` with the highest best-response win rate (``KeyError`` if none)."""
-        for m in self.maxima:
-            if m.target == target:
-                return m
-        raise KeyError(target)
+        return _of_target(self.maxima, target)
 
     def caveat(self) -> str:
         """What the maximum is and is not."""
