@@ -1,5 +1,7 @@
 """``hoity-league``: a league run on the fast learner (snapshots, exploiters, PFSP) from the command line.
 
+Examples::
+
     hoity-league --pool "self,expert@2,collector,thief,detective" --steps 20000000 \\
         --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
     hoity-league --resume runs/league
@@ -55,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = learner_parser()
     p.prog = "hoity-league"
     p.description = "Train a main agent in a league: snapshots, exploiters and PFSP on the fast learner."
-    p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[2:5])
+    p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[4:7])
     p.set_defaults(out=Path("runs/league"))
     league = p.add_argument_group("league")
     for name, (flag, kind, text) in FLAGS.items():
