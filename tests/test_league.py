@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from hoity_env.engine.errors import ConfigError, StateError
+from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.strength.league import League
 from hoity_env.strength.league_cli import main
@@ -107,6 +108,10 @@ def _check_records(league: League) -> None:
     population = json.loads((league.path / "population.json").read_text())
     assert population["format"] == "hoity-population/1"
     assert [m["spec"] for m in population["members"]][-1] == "ppo-sample:policy.zip"
+    mixed = evaluate(
+        [f"population:{league.path / 'population.json'}", *["random"] * 3], num_players=4, games=4
+    )
+    assert sum(a.games for a in mixed.agent_stats) == 16  # the league plays as one agent
 
 
 def test_a_league_records_its_members_and_resumed_from_a_checkpoint_ends_as_the_whole_run(
