@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import signal
 import subprocess
 import sys
@@ -73,18 +72,14 @@ def main() -> None:
 
 def serve_smoke() -> None:
     """``hoity-serve`` from the wheel: it serves the page and a new game, then stops on Ctrl-C."""
+    from hoity_env.serve.cli import wait_until_serving
+
     proc = subprocess.Popen(
         ["hoity-serve", "--port", "0", "--replays", "served"], stderr=subprocess.PIPE, text=True
     )
     try:
         assert proc.stderr is not None
-        line = ""
-        while "serving" not in line:
-            line = proc.stderr.readline()
-            assert line, "hoity-serve exited before serving"
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found is not None, line
-        url = found.group(0)
+        url = wait_until_serving(proc.stderr)
         with urllib.request.urlopen(url, timeout=30) as page:
             assert b"<html" in page.read().lower()
         new = urllib.request.Request(

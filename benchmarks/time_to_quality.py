@@ -44,7 +44,12 @@ sys.path.insert(0, str(ROOT))
 from hoity_env.evaluation import evaluate_tables  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
 from hoity_env.learning import Learner, LearnerSettings  # noqa: E402
-from hoity_env.strength.response import FAST_SETTINGS, fast_learner_settings  # noqa: E402
+from hoity_env.strength.response import (  # noqa: E402
+    FAST_SETTINGS,
+    PPO_SETTINGS,
+    fast_learner_settings,
+    maskable_ppo,
+)
 
 ZOO = ["expert", "collector", "thief", "detective", "random"]
 LEARNERS = ("fast", "sb3")
@@ -83,26 +88,12 @@ def train_fast(seed: int, budgets: list[float], folder: Path) -> list[dict[str, 
 
 def train_sb3(seed: int, budgets: list[float], folder: Path) -> list[dict[str, Any]]:
     """MaskablePPO at the reference settings until the last budget; a model saved as each passes."""
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
     from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
     env = HoityVsBotsSB3VecEnv(num_envs=REFERENCE["n_envs"], opponent_pool=ZOO, reward="progress")
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        n_steps=REFERENCE["n_steps"],
-        batch_size=REFERENCE["batch_size"],
-        n_epochs=REFERENCE["n_epochs"],
-        learning_rate=REFERENCE["learning_rate"],
-        gamma=0.995,
-        gae_lambda=0.95,
-        ent_coef=0.01,
-        policy_kwargs={"net_arch": [128, 128]},
-        seed=seed,
-        device="cpu",
-    )
+    model = maskable_ppo(env, {**PPO_SETTINGS, **REFERENCE}, seed)
     points: list[dict[str, Any]] = []
     start = time.process_time()
 

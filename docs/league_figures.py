@@ -66,4 +66,25 @@ def league_ablation() -> str:
     )
 
 
-__all__ = ["league_ablation"]
+def champion_v2() -> str:
+    """The champion's exploitability estimates (each, and their maximum) and its head-to-head record."""
+    record = _load("docs/results/champion_v2.json")
+    estimates = [
+        [e["learner"], str(e["seed"]), f"{e['budget']:,}", *_cell(e), f"{e['train_seconds']:.0f}"]
+        for e in record["exploitability"]
+    ]
+    header = ["best responder", "seed", "budget (learner steps)", "wins", "95% interval", "training s"]
+    heads = [[f"`{h['opponent']}` ×3", *_cell(h)] for h in record["head_to_head"]]
+    best = record["max_exploitability"]
+    return (
+        f"{table(header, estimates, 'llrrrr')}\n\n"
+        f"Exploitability of `{record['agent']}`: the most any best response won, **{best:.3f}** "
+        "(an estimate from below: a longer or better best response can only win more; the fair "
+        "share is 0.25).\n\n"
+        f"{table(['opponents', 'win rate', '95% interval'], heads, 'lrr')}\n\n"
+        f"{record['games']:,} duplicate-format games per row. Command: `{record['command']}`; "
+        f"machine: {record['machine']}; {record['date']}."
+    )
+
+
+__all__ = ["champion_v2", "league_ablation"]

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-__all__ = ["CHECKPOINT_WARNING", "add_rules", "fail", "non_negative", "parse", "positive", "specs"]
+__all__ = [
+    "CHECKPOINT_WARNING",
+    "add_rules",
+    "add_settings_flags",
+    "fail",
+    "non_negative",
+    "parse",
+    "positive",
+    "specs",
+]
 
 CHECKPOINT_WARNING = (
     "ppo:PATH and ppo-sample:PATH load a MaskablePPO checkpoint (.zip), rllib:PATH a saved RLlib "
@@ -69,3 +79,18 @@ def fail(prog: str, message: object, status: int = 2, kind: str = "error") -> in
     """Print ``PROG: error: MESSAGE`` (one line, on stderr) and return the exit status."""
     print(f"{prog}: {kind}: {message}", file=sys.stderr)
     return status
+
+
+def add_settings_flags(
+    p: argparse.ArgumentParser | Any,
+    flags: Mapping[str, tuple[str, type, str]],
+    defaults: object,
+    prefix: str = "",
+) -> None:
+    """One flag per settings field: ``flags[field] = (flag, type, help)``, its default the field's
+    in ``defaults``; the value lands in ``args.<prefix><field>`` (how ``hoity-learn`` and
+    ``hoity-league`` turn a settings dataclass into flags without a keyword ladder)."""
+    for name, (flag, kind, text) in flags.items():
+        p.add_argument(
+            flag, dest=prefix + name, type=kind, default=getattr(defaults, name), help=f"{text} (%(default)s)"
+        )

@@ -7,25 +7,24 @@ Series numbers: RULES.md numbers the series 1-6, the engine 0-5.  Helpers here t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hoity_env.engine import STANDARD, BatchedGame, Event, EventKind, Game, GameState, RulesConfig
-from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
+from hoity_env.engine.actions import BID0
 from hoity_env.engine.cards import Deck
 
 RULESETS = ("standard", "original")
 """Both rulesets: the contract, conformance, property, determinism and no-leak tests run for each."""
 
+FAST_TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
+"""The fast learner in the best-response tests: 8 games x 64 steps, 512 learner steps per rollout."""
+
 __all__ = [
-    "AUCTION",
-    "BID0",
-    "CASTLE",
-    "DETECTIVE",
-    "EXHIBIT",
+    "FAST_TINY",
     "RULESETS",
-    "THIEF",
     "SideBySide",
     "bid",
     "card_places",
@@ -35,10 +34,16 @@ __all__ = [
     "oldest_of_series",
     "play_round",
     "rule_series",
+    "tiny_training",
 ]
 
 _FIXED_KEYS = frozenset({"version", "rules", "num_players", "terminated", "truncated", "winners", "rng"})
 """``to_dict`` keys ``make_state`` does not take: set by the game, or outcomes and the generator."""
+
+
+def tiny_training(runs_dir: Path, ppo: dict[str, Any] = FAST_TINY, learner: str = "fast") -> dict[str, Any]:
+    """The keywords every best-response test passes: its run folder, no progress bar, tiny settings."""
+    return {"runs_dir": runs_dir, "progress": False, "ppo": ppo, "learner": learner}
 
 
 def bid(amount: int) -> int:

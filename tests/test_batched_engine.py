@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF, SideBySide, bid, make_state
+from helpers import SideBySide, bid, make_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hoity_env.engine import STANDARD, Game, GameState, IllegalActionError, RulesConfig
+from hoity_env.engine.actions import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState, refresh_derived
 from hoity_env.engine.errors import ConfigError, StateError

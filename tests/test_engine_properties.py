@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import BID0, RULESETS, card_places
+from helpers import RULESETS, card_places
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +28,7 @@ from hoity_env.engine import (
     display_key,
     is_exhibition,
 )
+from hoity_env.engine.actions import BID0
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.exhibitions import (
     best_exhibition,

@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import FAST_TINY as TINY
+from helpers import tiny_training
 
 from hoity_env.engine import STANDARD
 from hoity_env.engine.errors import ConfigError
@@ -19,9 +21,6 @@ from hoity_env.eval_cli import main
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
 from hoity_env.strength.response import FAST_SETTINGS, learner_settings
-
-TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
-"""The fast learner: 8 games x 64 steps, 512 learner steps per rollout."""
 
 
 def _record(agents: tuple[str, ...], ranks: tuple[int, ...]) -> GameRecord:
@@ -50,10 +49,7 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
         "games": 8,
         "exploit_games": 8,
         "curve_points": 0,
-        "runs_dir": runs,
-        "progress": False,
-        "ppo": TINY,
-        "learner": "fast",
+        **tiny_training(runs),
     }
     result = ladder(["thief", "random"], **kwargs)  # type: ignore[arg-type]
     assert result.agents == ("thief", "random") and result.budget == 512 and result.games_per_pair == 8
@@ -91,10 +87,7 @@ def test_find_exploit_matches_every_setting(tmp_path: Path) -> None:
         games=4,
         exploit_games=4,
         curve_points=0,
-        runs_dir=tmp_path,
-        progress=False,
-        ppo=TINY,
-        learner="fast",
+        **tiny_training(tmp_path),
     )
     same = {
         "budget": 512,
@@ -169,8 +162,7 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     from hoity_env.environment.observation_original import original_obs_dim
     from hoity_env.strength import exploitability
 
-    common = {"budget": 1, "curve_points": 0, "ppo": TINY, "learner": "fast", "progress": False}
-    common["runs_dir"] = tmp_path
+    common = {"budget": 1, "curve_points": 0, **tiny_training(tmp_path)}
     trained = exploitability(["thief", "random"], rules="original", games=4, **common)  # type: ignore[arg-type]
     assert trained.rules == "original" and [e.timesteps for e in trained.entries] == [512, 512]
     model = PolicyAgent(Path(trained.entries[0].run_dir) / "final_model.zip").model

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from hoity_env.engine.errors import ConfigError, StateError
+from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.strength.league import League
 from hoity_env.strength.league_cli import main
@@ -107,6 +108,10 @@ def _check_records(league: League) -> None:
     population = json.loads((league.path / "population.json").read_text())
     assert population["format"] == "hoity-population/1"
     assert [m["spec"] for m in population["members"]][-1] == "ppo-sample:policy.zip"
+    mixed = evaluate(
+        [f"population:{league.path / 'population.json'}", *["random"] * 3], num_players=4, games=4
+    )
+    assert sum(a.games for a in mixed.agent_stats) == 16  # the league plays as one agent
 
 
 def test_a_league_records_its_members_and_resumed_from_a_checkpoint_ends_as_the_whole_run(
@@ -147,3 +152,31 @@ def test_cli_trains_a_league_and_refuses_bad_flags(
     assert main([*flags, "--pfsp-power", "0", "--out", str(tmp_path / "bad")]) == 2
     assert "pfsp_power" in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
+
+
+def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes_from_it(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    flags = ["--pool", "self,random", "--steps", "100000000", "--games", "8", "--rollout-steps", "16"]
+    flags += ["--minibatch", "256", "--hidden", "8x8", "--checkpoint-every", "1", "--out", str(run)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hoity_env.strength.league_cli", *flags], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((run / "checkpoints").glob("league_*.json")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err
+    assert "--resume" in err
+    latest = max(int(p.stem.split("_")[1]) for p in (run / "checkpoints").glob("league_*.json"))
+    resumed = League.resume(run)
+    assert resumed.learner.steps == latest > 0
+    assert json.loads((run / "league.json").read_text())["steps"] == latest

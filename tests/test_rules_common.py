@@ -13,20 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import (
-    AUCTION,
-    CASTLE,
-    DETECTIVE,
-    EXHIBIT,
-    THIEF,
-    bid,
-    card_places,
-    cards_of_series,
-    events_of,
-    make_state,
-    play_round,
-    rule_series,
-)
+from helpers import bid, card_places, cards_of_series, events_of, make_state, play_round, rule_series
 
 from hoity_env.engine import (
     STANDARD,
@@ -44,6 +31,7 @@ from hoity_env.engine import (
     is_exhibition,
     resolve_rules,
 )
+from hoity_env.engine.actions import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.cards import Deck
 
 DECK4 = build_deck(STANDARD, 4)

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import AUCTION, CASTLE, events_of, make_original, play_round
+from helpers import events_of, make_original, play_round
 
 from hoity_env.engine import ConfigError, EventKind, Game, IllegalActionError, RulesConfig, StateError
-from hoity_env.engine.actions import ORIGINAL_INDICES, check_action, original_layout
+from hoity_env.engine.actions import AUCTION, CASTLE, ORIGINAL_INDICES, check_action, original_layout
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.original.rules import competition_ranks
 

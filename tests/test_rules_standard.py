@@ -21,21 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import (
-    AUCTION,
-    BID0,
-    CASTLE,
-    DETECTIVE,
-    EXHIBIT,
-    THIEF,
-    bid,
-    card_places,
-    events_of,
-    make_state,
-    play_round,
-)
+from helpers import bid, card_places, events_of, make_state, play_round
 
 from hoity_env.engine import STANDARD, EventKind, Game, IllegalActionError, RulesConfig, build_deck
+from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 
 DECK = build_deck(STANDARD, 4)
 A, C = AUCTION, CASTLE

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
-import re
 import signal
 import subprocess
 import sys
@@ -24,13 +24,8 @@ def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
-        line = ""
-        while "serving" not in line:
-            line = proc.stderr.readline()
-            assert line, "hoity-serve exited before serving"
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url is not None, line
-        with urllib.request.urlopen(url.group(0) + "api/setup", timeout=30) as answer:
+        url = cli.wait_until_serving(proc.stderr)
+        with urllib.request.urlopen(url + "api/setup", timeout=30) as answer:
             assert "expert" in json.load(answer)["agents"]
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
@@ -88,3 +83,10 @@ def test_bad_arguments_are_one_line_errors(
     assert cli.main([*args, "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_waiting_for_the_server_fails_clearly_when_it_exits_first() -> None:
+    with pytest.raises(RuntimeError, match="exited before serving"):
+        cli.wait_until_serving(io.StringIO("hoity-serve: error: --port must be >= 0\n"))
+    line = "hoity-serve: serving http://127.0.0.1:8123/ (replays in r); Ctrl-C stops\n"
+    assert cli.wait_until_serving(io.StringIO("starting\n" + line)) == "http://127.0.0.1:8123/"

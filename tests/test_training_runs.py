@@ -352,22 +352,32 @@ class _Unhandled(Exception):
     """What SIGTERM raises in this test when the recipe does not handle it (it would kill pytest)."""
 
 
-def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _exits_143_on_sigterm(recipe: Callable[[], object]) -> None:
+    """Run ``recipe`` (it sends itself a SIGTERM midway): it exits 143 and puts our handler back.
+
+    Our handler stands in for the default one, which would kill pytest if the recipe
+    did not handle the signal.
+    """
+
     def guard(signum: int, frame: object) -> None:
         raise _Unhandled
 
     previous = signal.signal(signal.SIGTERM, guard)
     try:
-        with monkeypatch.context() as patch:
-            _interrupt_training(patch, 2, lambda: os.kill(os.getpid(), signal.SIGTERM))
-            with pytest.raises(SystemExit) as stop:
-                _load("train_ppo").main(_tiny_run(tmp_path, "s", 256))
+        with pytest.raises(SystemExit) as stop:
+            recipe()
         assert stop.value.code == 143
         assert signal.getsignal(signal.SIGTERM) is guard  # the recipe put the handler back
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with monkeypatch.context() as patch:
+        _interrupt_training(patch, 2, lambda: os.kill(os.getpid(), signal.SIGTERM))
+        _exits_143_on_sigterm(lambda: _load("train_ppo").main(_tiny_run(tmp_path, "s", 256)))
     run = tmp_path / "s"
     assert (run / "checkpoints" / "s_128_steps.zip").is_file()
     err = capsys.readouterr().err
@@ -398,9 +408,6 @@ def test_fast_recipe_sigterm_saves_exits_143_and_resumes_to_the_uninterrupted_we
     shared = _load("shared_ppo")
     shared.main(["--name", "u", "--runs-dir", str(tmp_path), *FAST])  # uninterrupted, for comparison
 
-    def guard(signum: int, frame: object) -> None:
-        raise _Unhandled
-
     real_update, calls = Learner.update, []
 
     def update(self: Any) -> dict[str, float]:
@@ -409,16 +416,9 @@ def test_fast_recipe_sigterm_saves_exits_143_and_resumes_to_the_uninterrupted_we
             os.kill(os.getpid(), signal.SIGTERM)  # mid-iteration: it finishes, then the run stops
         return real_update(self)
 
-    previous = signal.signal(signal.SIGTERM, guard)
-    try:
-        with monkeypatch.context() as patch:
-            patch.setattr(Learner, "update", update)
-            with pytest.raises(SystemExit) as stop:
-                shared.main(["--name", "s", "--runs-dir", str(tmp_path), *FAST])
-        assert stop.value.code == 143
-        assert signal.getsignal(signal.SIGTERM) is guard  # the recipe put the handler back
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with monkeypatch.context() as patch:
+        patch.setattr(Learner, "update", update)
+        _exits_143_on_sigterm(lambda: shared.main(["--name", "s", "--runs-dir", str(tmp_path), *FAST]))
     run = tmp_path / "s"
     assert (run / "checkpoints" / "s_128_steps.zip").is_file()
     assert (run / "checkpoints" / "state_128.pt").is_file()

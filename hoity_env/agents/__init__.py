@@ -11,7 +11,9 @@
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
-  (needs the ``rllib`` extra, not a running Ray).
+  (needs the ``rllib`` extra, not a running Ray);
+* ``population:PATH``: a mixture over the members listed in a ``population.json``
+  manifest, one member drawn per game (:mod:`hoity_env.agents.population`).
 
 Every agent ``make`` builds is both an :class:`Agent` (``act`` for one seat) and a
 :class:`BatchAgent` (``act_batch`` over ``(B, D)`` observations and ``(B, A)``
@@ -20,7 +22,6 @@ masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hoity_env.agents.base import Agent, SeededAgent, legal_actions
@@ -29,33 +30,28 @@ from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
+from hoity_env.agents.population import PopulationAgent, write_population
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
+from hoity_env.agents.zoo import AGENT_NAMES, SCRIPTED
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from hoity_env.agents.rllib import RLlibAgent
 
-SCRIPTED: dict[str, Callable[[int | None], SeededAgent]] = {
-    "random": RandomAgent,
-    "collector": CollectorAgent,
-    "thief": ThiefAgent,
-    "detective": DetectiveAgent,
-    "expert": ExpertAgent,
-    "expert-v1": ExpertV1Agent,
-}
-"""Names of the scripted zoo, each a constructor taking a seed."""
-
-AGENT_NAMES = tuple(SCRIPTED)
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
-SPEC_FORMS = f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH"
+SPEC_FORMS = (
+    f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
+)
 """Every form of agent spec, for help texts and errors."""
+_EXAMPLES = {"population:": ("manifest", "runs/league/population.json")}
+"""What a ``PREFIX:PATH`` spec names, and an example, where it is not a checkpoint."""
 
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent:
+) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
@@ -63,11 +59,11 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
-    for prefix in (*POLICY_PREFIXES, "rllib:"):
+    for prefix in (*POLICY_PREFIXES, "rllib:", "population:"):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
+            what, example = _EXAMPLES.get(prefix, ("checkpoint", "runs/ppo/final_model.zip"))
             raise ConfigError(
-                f"agent spec {spec!r} names no checkpoint: write {prefix}PATH "
-                f"(e.g. {prefix}runs/ppo/final_model.zip)"
+                f"agent spec {spec!r} names no {what}: write {prefix}PATH (e.g. {prefix}{example})"
             )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
@@ -78,6 +74,10 @@ def make(
                 num_players=num_players,
                 num_actions=num_actions,
             )
+    if spec.startswith("population:"):
+        return PopulationAgent(
+            spec[len("population:") :], make, seed=seed, num_players=num_players, num_actions=num_actions
+        )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
     if spec in NAMED_AGENTS:
@@ -114,10 +114,12 @@ __all__ = [
     "NumpyPolicyAgent",
     "ObservationView",
     "PolicyAgent",
+    "PopulationAgent",
     "RandomAgent",
     "SeededAgent",
     "ThiefAgent",
     "check_batch",
     "legal_actions",
     "make",
+    "write_population",
 ]

@@ -11,11 +11,22 @@ array from the agent's own generator, and a decision is a pure function of
 (observation, mask, draws).  Because a generator fills ``(B, K)`` with the same
 numbers as ``B`` successive ``(1, K)`` calls, an agent deciding rows one by one
 and a twin deciding them as one batch (same seed) choose the same actions.
+
+**Game hooks** (optional): an agent whose play depends on which game a row is
+from (a population, :mod:`hoity_env.agents.population`, draws one member per
+game) also has ``start_games(games, seeds=None)`` and ``act_games(games,
+observations, masks, checked=False)``.  Loops that batch the rows of many games
+(the batched harness, the batched vs-bots env, the fast learner's seats) call
+:func:`start_games` when games begin and pass ``games=`` (a label per row) to
+:func:`act_batch`; for every other agent both are the plain calls.  A label
+names one seat's game: an agent object playing several seats of one game gets a
+label per seat (each seat is its own player).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -31,7 +42,9 @@ __all__ = [
     "check_batch",
     "ensure_legal",
     "normal_from_uniforms",
+    "plays_per_game",
     "sample_index",
+    "start_games",
 ]
 
 
@@ -80,8 +93,25 @@ def can_act_in_batches(agent: object) -> bool:
     return callable(getattr(agent, "act_batch", None))
 
 
+def plays_per_game(agent: object) -> bool:
+    """Whether ``agent`` has the game hooks (module docstring): its rows must be labelled by game."""
+    return callable(getattr(agent, "start_games", None)) and callable(getattr(agent, "act_games", None))
+
+
+def start_games(agent: object, games: np.ndarray, seeds: Sequence[int] | None = None) -> None:
+    """Tell ``agent`` that games labelled ``games`` begin (``seeds``: one per game, or its own
+    generator's draws); nothing for an agent without the game hooks."""
+    if plays_per_game(agent):
+        agent.start_games(np.asarray(games, dtype=np.int64), seeds)  # type: ignore[attr-defined]
+
+
 def act_batch(
-    agent: object, observations: np.ndarray, masks: np.ndarray, *, checked: bool = False
+    agent: object,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    *,
+    checked: bool = False,
+    games: np.ndarray | None = None,
 ) -> np.ndarray:
     """``agent``'s ``(B,)`` int64 actions: its ``act_batch``, or one ``act`` per row for any
     other :class:`~hoity_env.agents.base.Agent` (the batched envs and harness take both).
@@ -89,8 +119,14 @@ def act_batch(
     ``checked=True`` says the batch comes straight from hoity_env's own encoder (float32
     observations, 0/1 int8 or bool masks with a legal action in every row), so an agent
     with ``act_batch_checked`` skips re-validating it: at the batch sizes of training the
-    checks cost as much as a simple style's whole decision.
+    checks cost as much as a simple style's whole decision.  ``games``: each row's game
+    label, for an agent with the game hooks (module docstring); ignored by the others.
     """
+    if games is not None and plays_per_game(agent):
+        return np.asarray(
+            agent.act_games(games, observations, masks, checked=checked),  # type: ignore[attr-defined]
+            dtype=np.int64,
+        )
     if checked:
         fast = getattr(agent, "act_batch_checked", None)
         if fast is not None:

@@ -18,6 +18,11 @@ compiled), so the styles' kernels and the per-row helpers they share with
 the numpy rule it mirrors (the same branches, the same order of operations) is
 intended: each kernel restates one numpy rule so that the differential test can
 hold the two equal, and ``duplicates`` lists such kernel/numpy pairs as expected.
+So does the loop every style kernel opens with (per-row scratch arrays, then for
+each row: its observation, mask and uniforms, the decision step, one branch per
+step): one shared loop would take each style's step rules as function arguments,
+which numba calls per row through first-class function types instead of compiling
+them into the loop, so each style writes its loop out.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import numpy as np
 
 from hoity_env.agents.batch import sample_index
 from hoity_env.agents.features import best_run, copies_of
-from hoity_env.agents.view import AgentInputError, num_players_of
+from hoity_env.agents.view import AgentInputError, SeatFields, num_players_of
 from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES
 from hoity_env.environment.observation_original import original_field_widths
 
@@ -36,11 +36,12 @@ O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = O
 __all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original_rows"]
 
 
-class OriginalView:
+class OriginalView(SeatFields):
     """Named access to a ``(B, D)`` batch of original-ruleset observations (leading ``B`` axis).
 
-    ``k`` in the player fields counts seats after the observer (0 is the observer).
-    Check values stay normalized by the largest check: comparisons need no scale.
+    ``k`` in the player fields counts seats after the observer (0 is the observer);
+    the phase, positions and locations are decoded by :class:`SeatFields`.  Check values
+    stay normalized by the largest check: comparisons need no scale.
     """
 
     def __init__(self, observations: np.ndarray) -> None:
@@ -71,18 +72,6 @@ class OriginalView:
         return self.obs[:, base:].reshape(-1, self.n, self._p_dim)[:, :, self._p[name]]
 
     @property
-    def action_step(self) -> np.ndarray:
-        out: np.ndarray = self.glob("phase")[:, 1] > 0.5
-        return out
-
-    @property
-    def locations(self) -> np.ndarray:
-        """``(B, n)``: 0 auction, 1 castle, -1 not revealed (location step)."""
-        onehot = self.players("location")
-        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, onehot.argmax(axis=2), -1)
-        return out
-
-    @property
     def lot_series(self) -> np.ndarray:
         """``(B, 2)``: series of each lot, -1 without one."""
         onehot = self.glob("lot_series").reshape(-1, NUM_LOTS, 6)
@@ -105,12 +94,6 @@ class OriginalView:
     def free_thieves(self) -> np.ndarray:
         """``(B, n)``: each player's thieves out of jail (0-2)."""
         out: np.ndarray = (self.players("thief_cells") == 0).sum(axis=2)
-        return out
-
-    @property
-    def positions(self) -> np.ndarray:
-        """``(B, n)``: track positions / finish."""
-        out: np.ndarray = self.players("position")[:, :, 0]
         return out
 
     def rates(self) -> np.ndarray:

@@ -11,6 +11,10 @@ scalars, so the one-game reader cannot drift from the batched one.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
+
 import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
@@ -18,7 +22,14 @@ from hoity_env.engine.errors import HoityError
 from hoity_env.environment.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 from hoity_env.environment.observation_original import original_obs_dim
 
-__all__ = ["AgentInputError", "BatchObservationView", "ObservationView", "num_players_of", "ruleset_of"]
+__all__ = [
+    "AgentInputError",
+    "BatchObservationView",
+    "ObservationView",
+    "SeatFields",
+    "num_players_of",
+    "ruleset_of",
+]
 
 _RATES = slice(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
 
@@ -61,7 +72,67 @@ def num_players_of(observation: np.ndarray) -> int:
     return n
 
 
-class BatchObservationView:
+class SeatFields(ABC):
+    """The fields both rulesets lay out alike, decoded once for both batch views.
+
+    A view says where its fields are (:meth:`glob`, :meth:`players`); the phase,
+    the track positions and the revealed locations are read the same way from the
+    standard observation (:class:`BatchObservationView`) and the original one
+    (:class:`~hoity_env.agents.original.OriginalView`).
+    """
+
+    __slots__ = ()
+
+    @abstractmethod
+    def glob(self, name: str) -> np.ndarray:
+        """Global field ``name``: ``(B, width)``."""
+
+    @abstractmethod
+    def players(self, name: str) -> np.ndarray:
+        """Field ``name`` of every player, observer first: ``(B, n, width)``."""
+
+    @property
+    def action_step(self) -> np.ndarray:
+        """``(B,)`` bool: True in the action step (bid or role), False in the location step."""
+        out: np.ndarray = self.glob("phase")[:, 1] > 0.5
+        return out
+
+    @property
+    def positions(self) -> np.ndarray:
+        """``(B, n)``: track positions / finish, observer first."""
+        out: np.ndarray = self.players("position")[:, :, 0]
+        return out
+
+    @property
+    def locations(self) -> np.ndarray:
+        """``(B, n)`` int64: locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
+        onehot = self.players("location")
+        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, onehot.argmax(axis=2), -1)
+        return out
+
+
+class _Column:
+    """A one-wide field of the standard observation as a ``(B,)`` array; a ``flag`` reads as bool (> 0.5).
+
+    ``part`` names the view's reader of the field's block (``glob`` or ``own``).
+    """
+
+    def __init__(self, part: str, field: str, *, flag: bool = False) -> None:
+        self.part, self.field, self.flag = part, field, flag
+        self.__doc__ = f"``(B,)``{' bool' if flag else ''}: the observation's ``{field}`` field."
+
+    @overload
+    def __get__(self, view: None, owner: type | None = None) -> _Column: ...
+    @overload
+    def __get__(self, view: BatchObservationView, owner: type | None = None) -> np.ndarray: ...
+    def __get__(self, view: BatchObservationView | None, owner: type | None = None) -> _Column | np.ndarray:
+        if view is None:
+            return self
+        column: np.ndarray = getattr(view, self.part)(self.field)[:, 0]
+        return column > 0.5 if self.flag else column
+
+
+class BatchObservationView(SeatFields):
     """Named, read-only access to a ``(B, D)`` batch of observations; every field has a leading ``B`` axis.
 
     ``k`` in the player fields counts seats after the observer: 0 is the observer,
@@ -91,10 +162,12 @@ class BatchObservationView:
         out.obs, out.n = self.obs[rows], self.n
         return out
 
-    def _g(self, name: str) -> np.ndarray:
+    def glob(self, name: str) -> np.ndarray:
+        """Global field ``name``: ``(B, width)``."""
         return self.obs[:, G_SL[name]]
 
-    def _o(self, name: str) -> np.ndarray:
+    def own(self, name: str) -> np.ndarray:
+        """Private field ``name``: ``(B, width)``."""
         s = O_SL[name]
         return self.obs[:, G_DIM + s.start : G_DIM + s.stop]
 
@@ -103,76 +176,66 @@ class BatchObservationView:
         return self.obs[:, G_DIM + O_DIM :].reshape(-1, self.n, P_DIM)[:, :, P_SL[name]]
 
     # global
-    @property
-    def action_step(self) -> np.ndarray:
-        """``(B,)`` bool: True in the action step (bid or role), False in the location step."""
-        out: np.ndarray = self._g("phase")[:, 1] > 0.5
-        return out
-
-    @property
-    def round_fraction(self) -> np.ndarray:
-        return self._g("round")[:, 0]
-
-    @property
-    def lot_present(self) -> np.ndarray:
-        out: np.ndarray = self._g("lot_present")[:, 0] > 0.5
-        return out
+    round_fraction = _Column("glob", "round")
+    lot_present = _Column("glob", "lot_present", flag=True)
+    lot_age = _Column("glob", "lot_age")
+    deck_fraction = _Column("glob", "deck")
 
     @property
     def lot_series(self) -> np.ndarray:
         """``(B,)`` int64: 0-based series of the lot, -1 without one."""
-        onehot = self._g("lot_series")
+        onehot = self.glob("lot_series")
         out: np.ndarray = np.where(onehot.max(axis=1) > 0.5, onehot.argmax(axis=1), -1)
         return out
 
-    @property
-    def lot_age(self) -> np.ndarray:
-        return self._g("lot_age")[:, 0]
-
-    @property
-    def deck_fraction(self) -> np.ndarray:
-        return self._g("deck")[:, 0]
-
     # own (private)
+    best_size = _Column("own", "best_size")
+    best_age = _Column("own", "best_age")
+    can_exhibit = _Column("own", "can_exhibit", flag=True)
+
     @property
     def hand(self) -> np.ndarray:
         """``(B, 6)``: own cards per series, as fractions of the series' copies."""
-        return self._o("hand")
-
-    @property
-    def best_size(self) -> np.ndarray:
-        return self._o("best_size")[:, 0]
-
-    @property
-    def best_age(self) -> np.ndarray:
-        return self._o("best_age")[:, 0]
-
-    @property
-    def can_exhibit(self) -> np.ndarray:
-        out: np.ndarray = self._o("can_exhibit")[:, 0] > 0.5
-        return out
+        return self.own("hand")
 
     # public, per player
-    @property
-    def positions(self) -> np.ndarray:
-        """``(B, n)``: track positions / finish, observer first."""
-        return self.players("position")[:, :, 0]
-
     @property
     def money(self) -> np.ndarray:
         """``(B, n)``: money / starting money, observer first."""
         return self.players("money")[:, :, 0]
 
-    @property
-    def locations(self) -> np.ndarray:
-        """``(B, n)`` int64: locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
-        onehot = self.players("location")
-        out: np.ndarray = np.where(onehot.max(axis=2) >= 0.5, onehot.argmax(axis=2), -1)
-        return out
-
     def rates(self) -> np.ndarray:
         """``(B, n, 5)``: shares of past rounds at auction, castle, exhibit, thief, detective."""
         return self.obs[:, G_DIM + O_DIM :].reshape(-1, self.n, P_DIM)[:, :, _RATES]
+
+
+_T = TypeVar("_T")
+
+
+class _RowOf(Generic[_T]):
+    """An attribute of :class:`ObservationView`: row 0 of the batch view's attribute of the same name.
+
+    One line per field instead of a property each, so the one-row reader is the
+    batched reader by construction; ``convert`` makes the scalar (``bool``,
+    ``int``, ``float``) or keeps the row (``np.asarray``).
+    """
+
+    def __init__(self, convert: Callable[[Any], _T], doc: str | None = None) -> None:
+        self.convert = convert
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, view: None, owner: type | None = None) -> _RowOf[_T]: ...
+    @overload
+    def __get__(self, view: ObservationView, owner: type | None = None) -> _T: ...
+    def __get__(self, view: ObservationView | None, owner: type | None = None) -> _RowOf[_T] | _T:
+        if view is None:
+            return self
+        return self.convert(getattr(view.batch, self.name)[0])
 
 
 class ObservationView:
@@ -196,63 +259,21 @@ class ObservationView:
         """Field ``name`` for every player, observer first: shape ``(n, width)``."""
         return _first(self.batch.players(name))
 
-    @property
-    def action_step(self) -> bool:
-        """True in the action step (bid or role), False in the location step."""
-        return bool(self.batch.action_step[0])
-
-    @property
-    def round_fraction(self) -> float:
-        return float(self.batch.round_fraction[0])
-
-    @property
-    def lot_present(self) -> bool:
-        return bool(self.batch.lot_present[0])
-
-    @property
-    def lot_series(self) -> int:
-        """0-based series of the lot, -1 without one."""
-        return int(self.batch.lot_series[0])
-
-    @property
-    def lot_age(self) -> float:
-        return float(self.batch.lot_age[0])
-
-    @property
-    def deck_fraction(self) -> float:
-        return float(self.batch.deck_fraction[0])
-
-    @property
-    def hand(self) -> np.ndarray:
-        """Own cards per series, as fractions of the series' copies."""
-        return _first(self.batch.hand)
-
-    @property
-    def best_size(self) -> float:
-        return float(self.batch.best_size[0])
-
-    @property
-    def best_age(self) -> float:
-        return float(self.batch.best_age[0])
-
-    @property
-    def can_exhibit(self) -> bool:
-        return bool(self.batch.can_exhibit[0])
-
-    @property
-    def positions(self) -> np.ndarray:
-        """Track positions / finish, observer first."""
-        return _first(self.batch.positions)
-
-    @property
-    def money(self) -> np.ndarray:
-        """Money / starting money, observer first."""
-        return _first(self.batch.money)
-
-    @property
-    def locations(self) -> np.ndarray:
-        """Locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
-        return _first(self.batch.locations)
+    action_step = _RowOf(bool, "True in the action step (bid or role), False in the location step.")
+    round_fraction = _RowOf(float)
+    lot_present = _RowOf(bool)
+    lot_series = _RowOf(int, "0-based series of the lot, -1 without one.")
+    lot_age = _RowOf(float)
+    deck_fraction = _RowOf(float)
+    hand = _RowOf(np.asarray, "Own cards per series, as fractions of the series' copies.")
+    best_size = _RowOf(float)
+    best_age = _RowOf(float)
+    can_exhibit = _RowOf(bool)
+    positions = _RowOf(np.asarray, "Track positions / finish, observer first.")
+    money = _RowOf(np.asarray, "Money / starting money, observer first.")
+    locations = _RowOf(
+        np.asarray, "Locations revealed this round (action step): 0 auction, 1 castle, -1 unknown."
+    )
 
     def rates(self) -> np.ndarray:
         """Shares (observer first) of past rounds at auction, castle, exhibit, thief, detective."""

@@ -8,6 +8,7 @@ purchase, a theft).  ``to_dict`` gives a JSON-safe dict.
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from typing import Any
 
@@ -99,6 +100,11 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+def plain_fields(record: Any) -> dict[str, Any]:
+    """A dataclass's fields by name as :func:`plain` values (tuples become lists): its JSON object."""
+    return {f.name: plain(getattr(record, f.name)) for f in dataclasses.fields(record)}
 
 
 class Event(Record):

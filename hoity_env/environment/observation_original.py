@@ -23,7 +23,7 @@ from hoity_env.engine.config import CHECKS_PER_SEAT
 from hoity_env.engine.game import Game
 from hoity_env.engine.original.state import OriginalState
 from hoity_env.engine.state import GameState
-from hoity_env.environment.observation import Field
+from hoity_env.environment.observation import OWN_FIELDS, Field
 
 ORIGINAL_GLOBAL_FIELDS: tuple[Field, ...] = (
     ("phase", 2, "one-hot: location step, action step"),
@@ -35,12 +35,8 @@ ORIGINAL_GLOBAL_FIELDS: tuple[Field, ...] = (
     ("piles", 2, "per pile: face-down cards left / deck size"),
     ("leader_reward", 2, "(big, small) reward of the leading pawn's castle / largest reward (O-9)"),
 )
-ORIGINAL_OWN_FIELDS: tuple[Field, ...] = (
-    ("hand", 6, "own cards per series / copies of that series (private)"),
-    ("best_size", 1, "cards in own best exhibition / deck size (private)"),
-    ("best_age", 1, "age of its oldest card, as lot_age; 0 without one (private)"),
-    ("can_exhibit", 1, "1 if own hand holds a valid exhibition (private)"),
-)
+ORIGINAL_OWN_FIELDS: tuple[Field, ...] = OWN_FIELDS
+"""The private block is the standard one: the observer's own antiques, nothing else."""
 ORIGINAL_PLAYER_FIELDS: tuple[Field, ...] = (
     ("position", 1, "track position / finish, capped at 1"),
     ("hand_size", 1, "cards in hand / deck size"),

@@ -18,6 +18,11 @@ What is identical and what is only equal in distribution:
   whole batch (seeded from the evaluation seed and the chunk), not from one
   generator per game: the games are different samples of the same play, so
   results agree in distribution (a test compares win rates), not game by game.
+* **Agents with the game hooks** (``population:PATH``, :mod:`hoity_env.agents.batch`)
+  are told each game's one-game seed (:func:`~hoity_env.evaluation.match.agent_seeds`
+  of its deal, rotation and seat) and which game every row is from, so a population
+  draws the same member for each game as the one-game path; with deterministic
+  members the records are identical (a test checks this).
 
 Illegal choices get the one-game env's default treatment (``fallback``: the
 lowest legal action).
@@ -31,12 +36,12 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from hoity_env.agents.base import Agent
-from hoity_env.agents.batch import act_batch
+from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.config import RulesConfig
 from hoity_env.environment.batched_env import MAX_SEED
 from hoity_env.environment.batched_observation import make_batch_observer
-from hoity_env.evaluation.match import GameRecord, deal_seed
+from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed
 from hoity_env.evaluation.stats import competition_ranks
 
 __all__ = ["BATCH_GAMES", "play_deals_batched"]
@@ -87,6 +92,11 @@ def play_deals_batched(
             agent.reset(int(ss.generate_state(1)[0]))
         seat_of = (np.arange(k)[None, :] + rotations[:, None]) % k  # [G, entry] → seat
         games = np.arange(len(deals))
+        hooked = [i for i, agent in enumerate(entries) if plays_per_game(agent)]
+        if hooked:  # each game seeded as the one-game path seeds the seat entry i sits in
+            seeds = [agent_seeds(seed, int(d), int(r), k) for d, r in zip(deals, rotations, strict=True)]
+            for i in hooked:
+                start_games(entries[i], games, [seeds[j][int(seat_of[j, i])] for j in games])
         while not state.done.all():
             live = ~state.done
             masks = batched.action_masks(state)  # both rulesets (original masks have no table)
@@ -95,7 +105,7 @@ def play_deals_batched(
             g = games[live]
             for i, agent in enumerate(entries):
                 seat = seat_of[g, i]
-                joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat], checked=True)
+                joint[g, seat] = act_batch(agent, obs[g, seat], masks[g, seat], checked=True, games=g)
             batched.step(state, batched.fallback_masks(masks, joint)[0], validate=False)
         keys = batched.rank_keys(state)
         for j in range(len(deals)):

@@ -23,6 +23,7 @@ import numpy as np
 
 from hoity_env.agents.base import Agent
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.events import plain_fields
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation.stats import competition_ranks
 
@@ -76,17 +77,7 @@ class GameRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (tuples become lists)."""
-        return {
-            "deal": self.deal,
-            "rotation": self.rotation,
-            "env_seed": self.env_seed,
-            "agents": list(self.agents),
-            "winners": list(self.winners),
-            "ranks": list(self.ranks),
-            "positions": list(self.positions),
-            "rounds": self.rounds,
-            "truncated": self.truncated,
-        }
+        return plain_fields(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:

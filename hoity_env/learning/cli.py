@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import parse
+from hoity_env.cli_args import add_settings_flags, fail, parse
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.runs import LATEST, resume, train_in_folder
@@ -80,10 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         "weights after @: 'self@2,snapshot,expert@0.5'",
     )
     who.add_argument("--resume", metavar="DIR", type=Path, help="continue the run in DIR (its own settings)")
-    for name, (flag, kind, text) in FLAGS.items():
-        p.add_argument(
-            flag, dest=name, type=kind, default=getattr(DEFAULTS, name), help=f"{text} (%(default)s)"
-        )
+    add_settings_flags(p, FLAGS, DEFAULTS)
     p.add_argument("--hidden", default="x".join(map(str, DEFAULTS.hidden)), help="hidden widths, e.g. 64x64")
     p.add_argument("--out", type=Path, default=Path("runs/learn"), help="run folder (a taken name gets _2 …)")
     p.add_argument(
@@ -120,8 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             folder = fresh_folder(args.out)
             learner = train_in_folder(settings, folder)
     except ConfigError as exc:
-        print(f"hoity-learn: error: {exc}", file=sys.stderr)
-        return 2
+        return fail("hoity-learn", exc)
     cpu = time.process_time() - start
     s = learner.settings
     shares = ", ".join(f"{k} {v / max(cpu, 1e-9):.0%}" for k, v in learner.cpu.items())

@@ -73,7 +73,7 @@ class Learner:
         self.steps = 0
         """Learner steps so far (decisions of learner seats)."""
         self._rollout_start = 0
-        """``steps`` when the last rollout began (the learning-rate and magnet schedules read it)."""
+        """``steps`` when the last rollout began (the learning-rate schedule reads it)."""
         self.updates = 0
         self.cpu = dict.fromkeys(CPU_PARTS, 0.0)
         self._returns = np.zeros(self.rows, dtype=np.float64)
@@ -146,7 +146,7 @@ class Learner:
             rate = s.learning_rate * max(0.0, 1.0 - self._rollout_start / s.total_steps)
             for group in self.optimizer.param_groups:
                 group["lr"] = rate
-        self.magnet.anneal(self._rollout_start)  # as the rate: the steps before this rollout
+        self.magnet.anneal(self.steps)
         stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from hoity_env.agents import make
-from hoity_env.agents.batch import act_batch
+from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.learning.magnet import frozen_copy
 from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
@@ -176,6 +176,10 @@ class Seating:
         rows = np.broadcast_to(actor[:, None], (k, self.num_players)).copy()
         rows[np.arange(k), seat] = LEARNER
         self.assignment[games] = rows  # a "self" entry's actor is LEARNER in every seat
+        for index, agent in enumerate(self.actors):  # a population draws a member per seat it plays
+            if plays_per_game(agent):
+                g, s = np.nonzero(rows == index)
+                start_games(agent, games[g] * self.num_players + s)
 
     def learner_rows(self) -> np.ndarray:
         """Flat row indices (``game * n + seat``) of the learner's seats now."""
@@ -191,7 +195,9 @@ class Seating:
         rows_mask = masks.reshape(flat.shape[0], -1)
         for index in present[present != LEARNER]:
             rows = np.flatnonzero(flat == index)
-            joint[rows] = act_batch(self.actors[index], rows_obs[rows], rows_mask[rows], checked=True)
+            joint[rows] = act_batch(
+                self.actors[index], rows_obs[rows], rows_mask[rows], checked=True, games=rows
+            )
 
 
 __all__ = ["LEARNER", "Seating", "SnapshotAgent"]

@@ -36,6 +36,7 @@ from typing import Any
 
 from hoity_env.engine.config import RulesConfig, validate_num_players
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.events import plain_fields
 from hoity_env.engine.inputs import is_integer
 from hoity_env.files import write_atomically
 from hoity_env.replays.errors import ReplayError, ReplayMismatch
@@ -70,13 +71,7 @@ class StepRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON line's object."""
-        return {
-            "step": self.step,
-            "round": self.round,
-            "phase": self.phase,
-            "actions": list(self.actions),
-            "events": list(self.events),
-        }
+        return plain_fields(self)
 
 
 @dataclass

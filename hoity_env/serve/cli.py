@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.cli_args import CHECKPOINT_WARNING, fail, non_negative, parse, specs
@@ -30,7 +32,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
 from hoity_env.serve.settings import DEFAULT_AGENTS, ServeSettings
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "wait_until_serving"]
 
 PROG = "hoity-serve"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -79,6 +81,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop (and save) a game idle this long (default 3600)",
     )
     return p
+
+
+def wait_until_serving(stderr: IO[str]) -> str:
+    """The address a ``hoity-serve`` started as a subprocess serves at, read from its stderr.
+
+    Reads lines until the ``serving http://…/`` line :func:`main` writes once the
+    server listens (with ``--port 0`` the port is only known then); a process that
+    exits first is an error.
+    """
+    line = ""
+    while "serving" not in line:
+        line = stderr.readline()
+        if not line:
+            raise RuntimeError(f"{PROG} exited before serving")
+    found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    if found is None:
+        raise RuntimeError(f"no loopback address in {PROG}'s line {line!r}")
+    return found.group(0)
 
 
 def _sweeper(server: object, every: float, stop: threading.Event) -> None:

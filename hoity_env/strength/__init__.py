@@ -2,6 +2,8 @@
 
 * :func:`exploitability` trains a best response (the fast learner, or MaskablePPO)
   against copies of an agent for a fixed budget and scores it (an estimate from below at that budget);
+* :func:`exploitability_sweep` does that at several budgets, seeds and learners (a
+  :class:`Sweep`) and reports per target the maximum, still an estimate from below;
 * :func:`ladder` measures a list of agents three ways: head to head, two ratings,
   and exploitability, reusing finished best responses;
 * :class:`BestResponse` says how each best response is trained; how its
@@ -17,7 +19,8 @@ from __future__ import annotations
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LadderResult, LadderRow, ladder
 from hoity_env.strength.response import PPO_SETTINGS, BestResponse
-from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult
+from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult, SweepEntry, SweepResult
+from hoity_env.strength.sweep import Sweep, exploitability_sweep
 
 __all__ = [
     "PPO_SETTINGS",
@@ -27,6 +30,10 @@ __all__ = [
     "ExploitResult",
     "LadderResult",
     "LadderRow",
+    "Sweep",
+    "SweepEntry",
+    "SweepResult",
     "exploitability",
+    "exploitability_sweep",
     "ladder",
 ]

@@ -5,6 +5,7 @@ Usage::
     hoity-eval exploit --target expert --budget 200000
     hoity-eval exploit --target expert --budget 2000000 --learner fast   # the fast learner
     hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
+    hoity-eval exploit --target champion --budgets 2000000,10000000 --seeds 0,1 --learners fast,sb3
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
 
@@ -14,7 +15,11 @@ each agent (``--target``, then each of ``--pool``, every one on its own with the
 same budget and seeds) and prints the table of
 :class:`~hoity_env.strength.results.ExploitResult`: the best responder's win rate
 with its 95% interval beside the fair share, the learning curve, the run folder,
-and the budget the estimate is from below at.  ``ladder`` plays every agent
+and the budget the estimate is from below at.  With ``--budgets``, ``--seeds`` or
+``--learners`` (comma-separated) it trains one best response per target, learner, seed
+and budget and prints a :class:`~hoity_env.strength.results.SweepResult` instead: every
+estimate with its training CPU time, per target the maximum, and (``--out``) a plot of win
+rate against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent
 against copies of every other, rates them (Plackett-Luce and OpenSkill) and trains
 a best response against each (:mod:`hoity_env.strength.ladder`); finished best
 responses in ``--runs-dir`` with the same settings are reused.  The flags become one
@@ -26,16 +31,19 @@ dispatches here.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.cli_args import add_rules, non_negative, positive, specs
 from hoity_env.engine.batched import BATCHED_RULESETS
+from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.cli import AGENTS_HELP, SPECS_HELP, match_settings_of
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LADDER_GAMES, LadderResult, ladder
 from hoity_env.strength.response import FAST_SETTINGS, LEARNERS, PPO_SETTINGS, BestResponse
-from hoity_env.strength.results import ExploitResult
+from hoity_env.strength.results import ExploitResult, SweepResult
+from hoity_env.strength.sweep import Sweep, exploitability_sweep
 
 __all__ = ["COMMANDS", "DEFAULT_BUDGET", "build_parser", "run"]
 
@@ -65,7 +73,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         budget, budget_help = (
             None,
             (
-                "learner steps per target, rounded up to whole rollouts (fast: "
+                "learner steps per target (required unless --budgets), rounded up to whole rollouts (fast: "
                 f"{FAST_SETTINGS['num_games']} games x {FAST_SETTINGS['rollout_steps']} steps; sb3: "
                 f"{PPO_SETTINGS['n_envs']} envs x {PPO_SETTINGS['n_steps']} steps)"
             ),
@@ -73,7 +81,26 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         games, games_help = 1000, "games of the final evaluation (default 1000)"
         runs_dir, runs_help = (
             Path("runs/exploit"),
-            "each target's run folder is RUNS_DIR/<target> (_2, ... when taken)",
+            "each target's run folder is RUNS_DIR/<target> (_2, ... when taken); with --budgets, --seeds "
+            "or --learners RUNS_DIR/<target>/<learner>_seed<seed>_<budget>",
+        )
+        p.add_argument(
+            "--budgets",
+            type=_integers(1),
+            default=None,
+            help="several budgets, comma-separated (instead of --budget): a separate best response at each",
+        )
+        p.add_argument(
+            "--seeds",
+            type=_integers(0),
+            default=None,
+            help="several seeds, comma-separated (instead of --seed): a best response per seed",
+        )
+        p.add_argument(
+            "--learners",
+            type=_learners,
+            default=None,
+            help=f"several learners, comma-separated (instead of --learner), of {','.join(LEARNERS)}",
         )
     else:
         p = argparse.ArgumentParser(
@@ -114,7 +141,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         "default) or fast (the fast learner on the batched engine, hoity_env.learning: about 7x less "
         "CPU, a weaker best response at the same budget, docs/evaluation.md)",
     )
-    p.add_argument("--budget", type=positive, default=budget, required=budget is None, help=budget_help)
+    p.add_argument("--budget", type=positive, default=budget, help=budget_help)
     p.add_argument("--games", type=positive, default=games, help=games_help)
     p.add_argument("--players", type=positive, default=4, help="number of players, 2-6 (default 4)")
     p.add_argument(
@@ -140,6 +167,25 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     return p
 
 
+def _integers(least: int) -> Callable[[str], list[int]]:
+    """A comma-separated list of integers >= ``least`` (argparse type)."""
+    one = positive if least == 1 else non_negative
+
+    def parse(text: str) -> list[int]:
+        return [one(item.strip()) for item in text.split(",")]
+
+    return parse
+
+
+def _learners(text: str) -> list[str]:
+    """A comma-separated list of learners (argparse type)."""
+    items = [s.strip() for s in text.split(",")]
+    for item in items:
+        if item not in LEARNERS:
+            raise argparse.ArgumentTypeError(f"learners are {', '.join(LEARNERS)}, got {item!r}")
+    return items
+
+
 def torch_on_one_thread() -> None:
     """Torch on one thread, as the training recipes run it: many small matrices, threads only add overhead."""
     try:
@@ -149,10 +195,32 @@ def torch_on_one_thread() -> None:
     torch.set_num_threads(1)
 
 
-def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult:
+def _sweep_of(args: argparse.Namespace) -> Sweep | None:
+    """The :class:`Sweep` of an ``exploit`` command with ``--budgets``, ``--seeds`` or ``--learners``."""
+    if args.budgets is not None and args.budget is not None:
+        raise ConfigError("give --budget or --budgets, not both")
+    if args.budget is None and args.budgets is None:
+        raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
+    if args.budgets is None and args.seeds is None and args.learners is None:
+        return None
+    return Sweep(
+        budgets=tuple(args.budgets or [args.budget]),
+        seeds=tuple(args.seeds if args.seeds is not None else [args.seed]),
+        learners=tuple(args.learners or [args.learner]),
+        curve_points=args.curve_points,
+        curve_games=args.curve_games,
+        runs_dir=args.runs_dir,
+    )
+
+
+def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult | SweepResult:
     """Run one parsed ``exploit`` or ``ladder`` command."""
     torch_on_one_thread()
     settings = match_settings_of(args, args.players)
+    targets = [args.target, *[s for s in args.pool if s != args.target]] if command == "exploit" else []
+    sweep = _sweep_of(args) if command == "exploit" else None
+    if sweep is not None:
+        return exploitability_sweep(targets, sweep, settings)
     response = BestResponse(
         budget=args.budget,
         curve_points=args.curve_points,
@@ -161,5 +229,5 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult:
         learner=args.learner,
     )
     if command == "exploit":
-        return exploitability([args.target, *[s for s in args.pool if s != args.target]], settings, response)
+        return exploitability(targets, settings, response)
     return ladder(args.agents, settings, response, exploit_games=args.exploit_games)

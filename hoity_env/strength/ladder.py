@@ -38,6 +38,7 @@ from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import mean_ranks
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 from hoity_env.evaluation.reports.plots import plot_matrix
+from hoity_env.evaluation.reports.results import PairLookup
 from hoity_env.evaluation.reports.rows import PairStats
 from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
@@ -79,7 +80,7 @@ class LadderRow:
 
 
 @dataclasses.dataclass(frozen=True)
-class LadderResult(TableResult):
+class LadderResult(PairLookup, TableResult):
     """The ladder of :func:`ladder` (JSON round trip; the games themselves are not kept)."""
 
     ROWS = "rows"
@@ -103,13 +104,6 @@ class LadderResult(TableResult):
     def games(self) -> int:
         """Head-to-head games over all pairs (the best responses' games are in :attr:`exploit`)."""
         return sum(p.games for p in self.pairs)
-
-    def pair(self, agent: str, opponent: str) -> PairStats:
-        """``agent`` against copies of ``opponent``."""
-        for p in self.pairs:
-            if p.agent == agent and p.opponent == opponent:
-                return p
-        raise KeyError(f"no pair ({agent!r}, {opponent!r}) in this ladder")
 
     def to_markdown(self) -> str:
         """The ladder (best Plackett-Luce rating first), then the head-to-head matrix."""

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hoity_env.agents.population import resolve_spec, write_population
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.settings import MatchSettings
@@ -43,7 +44,6 @@ logger = logging.getLogger(__name__)
 SETTINGS = "league_settings.json"
 RECORD = "league.json"
 POPULATION = "population.json"
-POPULATION_FORMAT = "hoity-population/1"
 EVENTS = ("snapshot", "exploiter", "pfsp")
 
 
@@ -64,6 +64,8 @@ class League:
         """CPU-seconds spent by this run before the current process's share."""
         self.exploiters = int(state["exploiters"])
         self._started = time.process_time()
+        self.signal = 0
+        """The signal that stopped the last :meth:`run` early (0: it ran to its end)."""
 
     # ------------------------------------------------------------ start / resume
     @classmethod
@@ -116,7 +118,7 @@ class League:
     # ------------------------------------------------------------ the run
     def run(self) -> Learner:
         """Train until ``main.total_steps`` or ``cpu_budget``; checkpoints, events, clean stops."""
-        self._started = time.process_time()
+        self.cpu, self._started = self.cpu_now(), time.process_time()
         every = self.settings.main.checkpoint_every
         last = self.learner.steps
         with stop_on_signals() as stop:
@@ -130,6 +132,7 @@ class League:
                 if changed or stop.requested or (every and self.learner.steps - last >= every):
                     self.checkpoint()
                     last = self.learner.steps
+            self.signal = stop.signum
         if (
             last != self.learner.steps
             or not (self.folder.checkpoints / f"league_{self._tag()}.json").exists()
@@ -171,10 +174,7 @@ class League:
 
     def _resolve(self, member: Member) -> str:
         """A member's spec as the agent loader takes it (added members' paths are run-relative)."""
-        if member.kind == "start":
-            return member.spec
-        kind, _, relative = member.spec.partition(":")
-        return f"{kind}:{self.path / relative}"
+        return member.spec if member.kind == "start" else resolve_spec(member.spec, self.path)
 
     def _add(self, spec: str, origin: str, kind: str, weight: float, **extra: Any) -> None:
         member = Member(spec, origin, kind, self.learner.steps, weight, weight, **extra)
@@ -264,9 +264,9 @@ class League:
         write_atomically(self.folder.checkpoints / f"league_{self._tag()}.json", text)
         self.folder.save(self.learner)
         write_atomically(self.path / RECORD, text)
-        write_atomically(self.path / POPULATION, json.dumps(self.population(), indent=1) + "\n")
+        write_population(self.path / POPULATION, self.population())
 
-    def population(self) -> dict[str, Any]:
+    def population(self) -> list[dict[str, Any]]:
         """The learned members (snapshots, exploiters) and the main agent's latest policy, equally
         weighted: the league as one mixed agent (``population:<run>/population.json``)."""
         members = [
@@ -275,7 +275,7 @@ class League:
             if m.kind != "start" and m.retired_at is None
         ]
         members.append({"spec": "ppo-sample:policy.zip", "weight": 1.0, "origin": "the main agent, latest"})
-        return {"format": POPULATION_FORMAT, "members": members}
+        return members
 
 
 def train_league(settings: LeagueSettings, path: str | Path) -> League:

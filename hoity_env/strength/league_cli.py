@@ -1,8 +1,12 @@
 """``hoity-league``: a league run on the fast learner (snapshots, exploiters, PFSP) from the command line.
 
+Examples::
+
     hoity-league --pool "self,expert@2,collector,thief,detective" --steps 20000000 \\
         --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
     hoity-league --resume runs/league
+
+Ctrl-C or SIGTERM saves a checkpoint and exits with 130 or 143 (``--resume`` continues).
 
 The main agent's flags are ``hoity-learn``'s (``--pool`` is its starting pool, the
 magnet flags regularise it); the league's own flags add snapshots, exploiters and
@@ -23,7 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import parse
+from hoity_env.cli_args import add_settings_flags, fail, parse
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.cli import build_parser as learner_parser
@@ -53,17 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = learner_parser()
     p.prog = "hoity-league"
     p.description = "Train a main agent in a league: snapshots, exploiters and PFSP on the fast learner."
-    p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[2:5])
+    p.epilog = "Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[4:7])
     p.set_defaults(out=Path("runs/league"))
     league = p.add_argument_group("league")
-    for name, (flag, kind, text) in FLAGS.items():
-        league.add_argument(
-            flag,
-            dest=f"league_{name}",
-            type=kind,
-            default=getattr(DEFAULTS, name),
-            help=f"{text} (%(default)s)",
-        )
+    add_settings_flags(league, FLAGS, DEFAULTS, prefix="league_")
     league.add_argument(
         "--pfsp", default=DEFAULTS.pfsp, choices=PFSP, help="opponent weighting (%(default)s)"
     )
@@ -106,8 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             league = League.start(league_settings(args), fresh_folder(args.out))
         league.run()
     except ConfigError as exc:
-        print(f"hoity-league: error: {exc}", file=sys.stderr)
-        return 2
+        return fail("hoity-league", exc)
+    if league.signal:
+        print(
+            f"hoity-league: stopped by signal {league.signal}; continue with --resume {league.path}",
+            file=sys.stderr,
+        )
+        return 128 + league.signal
     s = league.settings.main
     added = sum(m.kind != "start" for m in league.members)
     print(

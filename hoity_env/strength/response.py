@@ -36,6 +36,7 @@ __all__ = [
     "caveat",
     "check_targets",
     "learner_settings",
+    "maskable_ppo",
     "run_folder_name",
 ]
 
@@ -131,6 +132,26 @@ def fast_learner_settings(
         num_players=num_players,
         rules=rules,
         seed=seed,
+    )
+
+
+def maskable_ppo(env: Any, ppo: dict[str, Any], seed: int) -> Any:
+    """SB3's MaskablePPO on ``env`` with ``ppo``'s hyperparameters (:data:`PPO_SETTINGS` keys), on the CPU."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=ppo["learning_rate"],
+        n_steps=ppo["n_steps"],
+        batch_size=ppo["batch_size"],
+        n_epochs=ppo["n_epochs"],
+        gamma=ppo["gamma"],
+        gae_lambda=ppo["gae_lambda"],
+        ent_coef=ppo["ent_coef"],
+        seed=seed,
+        device="cpu",
+        policy_kwargs={"net_arch": [ppo["net_width"], ppo["net_width"]]},
     )
 
 

@@ -7,19 +7,31 @@ Frozen dataclasses with exact JSON and CSV forms, as the harness's results
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.strength.response import caveat
 
-__all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "trained_by"]
+__all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "SweepEntry", "SweepResult", "trained_by"]
 
 
 def trained_by(learner: str) -> str:
     """ "a MaskablePPO best response" or "a fast-learner best response", for the reports."""
     return "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
+
+
+R = TypeVar("R", "ExploitEntry", "SweepEntry")
+
+
+def _of_target(rows: Sequence[R], target: str) -> R:
+    """The first row of ``target`` (``KeyError`` if none)."""
+    for row in rows:
+        if row.target == target:
+            return row
+    raise KeyError(target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +61,9 @@ class ExploitEntry:
     train_seconds: float
     run_dir: str
     curve: tuple[CurvePoint, ...]
+    train_cpu_seconds: float = 0.0
+    """CPU seconds of training (this process, curve evaluations excluded; 0.0 in results written
+    before it was recorded)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,10 +91,7 @@ class ExploitResult(TableResult):
 
     def entry(self, target: str) -> ExploitEntry:
         """The entry of ``target`` (``KeyError`` if it was not measured)."""
-        for e in self.entries:
-            if e.target == target:
-                return e
-        raise KeyError(target)
+        return _of_target(self.entries, target)
 
     def to_markdown(self) -> str:
         """The table, the caveat with the budget, and each learning curve."""
@@ -119,3 +131,123 @@ class ExploitResult(TableResult):
         curves = [(f"vs {self.num_players - 1}× {e.target}", e.curve) for e in self.entries]
         title = f"estimate from below at {self.budget:,} steps"
         plot_curves(path, curves, self.fair_share, title)
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepEntry:
+    """One best response of a sweep: a target, a learner, a seed and a budget, scored."""
+
+    target: str
+    learner: str
+    seed: int
+    budget: int
+    timesteps: int
+    """Learner steps trained (the budget rounded up to whole rollouts): the plot's x axis."""
+    games: int
+    wins: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    train_cpu_seconds: float
+    """CPU seconds of training (this process, curve evaluations excluded)."""
+    run_dir: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepResult(TableResult):
+    """Best responses at several budgets, seeds and learners; per target their maximum (JSON round trip).
+
+    Each estimate is from below, and so is their maximum: the best of several best responses
+    is still only what those budgets and learners found.
+    """
+
+    ROWS = "entries"
+    ROW = SweepEntry
+
+    num_players: int
+    rules: str
+    fair_share: float
+    budgets: tuple[int, ...]
+    seeds: tuple[int, ...]
+    learners: tuple[str, ...]
+    entries: tuple[SweepEntry, ...]
+    maxima: tuple[SweepEntry, ...] = ()
+    """Per target (in :attr:`targets` order) its estimate with the highest win rate; filled in
+    from the entries when not given, refused when given and not theirs."""
+
+    def __post_init__(self) -> None:
+        best = tuple(
+            max((e for e in self.entries if e.target == t), key=lambda e: e.win_rate) for t in self.targets
+        )
+        if self.maxima and self.maxima != best:
+            raise ValueError("SweepResult.maxima are not the entries' maxima")
+        object.__setattr__(self, "maxima", best)
+
+    @property
+    def games(self) -> int:
+        """Evaluation games played, all best responses together."""
+        return sum(e.games for e in self.entries)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The targets, in the order measured."""
+        return tuple(dict.fromkeys(e.target for e in self.entries))
+
+    def maximum(self, target: str) -> SweepEntry:
+        """The estimate of ``target`` with the highest best-response win rate (``KeyError`` if none)."""
+        return _of_target(self.maxima, target)
+
+    def caveat(self) -> str:
+        """What the maximum is and is not."""
+        top = max(self.budgets)
+        return (
+            f"Each estimate is from below at its budget, and so is the maximum: the best of these "
+            f"best responses (budgets up to {top:,} learner steps, learners {', '.join(self.learners)}, "
+            f"seeds {', '.join(map(str, self.seeds))}); a longer budget, another seed or a better "
+            "learner can only find more."
+        )
+
+    def to_markdown(self) -> str:
+        """Per target the maximum, then every estimate, and the caveat."""
+        n = self.num_players
+        lines = [
+            f"**Approximate exploitability at several budgets**: best responses trained against "
+            f"{n - 1} copies of each target, then scored against them in duplicate format ({n} players, "
+            f"rules `{self.rules}`, evaluation seed = the learner's seed). Fair share "
+            f"{self.fair_share:.3f}; 95% Wilson intervals. {self.caveat()}",
+            "",
+            "| target | maximum win rate | 95% CI | learner | seed | budget | fair share |",
+            "| :--- | ---: | ---: | :--- | ---: | ---: | ---: |",
+        ]
+        for t in self.targets:
+            m = self.maximum(t)
+            lines.append(
+                f"| `{t}` | {m.win_rate:.3f} | [{m.ci_low:.3f}, {m.ci_high:.3f}] | {m.learner} | {m.seed} | "
+                f"{m.budget:,} | {self.fair_share:.3f} |"
+            )
+        lines += [
+            "",
+            "| target | learner | seed | budget | steps trained | games | win rate | 95% CI | training CPU-s "
+            "| run folder |",
+            "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |",
+        ]
+        lines += [
+            f"| `{e.target}` | {e.learner} | {e.seed} | {e.budget:,} | {e.timesteps:,} | {e.games} | "
+            f"{e.win_rate:.3f} | [{e.ci_low:.3f}, {e.ci_high:.3f}] | {e.train_cpu_seconds:,.0f} | "
+            f"`{e.run_dir}` |"
+            for e in self.entries
+        ]
+        return "\n".join(lines) + "\n"
+
+    def plot_png(self, path: str | Path | IO[bytes]) -> None:
+        """Win rate against best-response budget: a line per target, learner and seed, the fair share."""
+        curves = []
+        for t in self.targets:
+            for learner in self.learners:
+                for seed in self.seeds:
+                    rows = [e for e in self.entries if (e.target, e.learner, e.seed) == (t, learner, seed)]
+                    label = f"vs {self.num_players - 1}× {t}, {learner}, seed {seed}"
+                    curves.append((label, sorted(rows, key=lambda e: e.timesteps)))
+        plot_curves(
+            path, curves, self.fair_share, "best-response win rate against budget (estimates from below)"
+        )

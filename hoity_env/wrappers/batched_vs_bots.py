@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents import Agent
-from hoity_env.agents.batch import act_batch
+from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.inputs import check_action_array, check_open, check_seed
@@ -123,6 +123,10 @@ class BatchedVsBots:
         self.assignment[games] = np.where(
             offset == 0, -1, np.take_along_axis(chosen, np.maximum(offset - 1, 0), axis=1)
         )
+        for agent, indices in _by_object(self.agents):  # a population draws a member per seat it plays
+            if plays_per_game(agent):
+                g, s = np.nonzero(np.isin(self.assignment[games], indices))
+                start_games(agent, games[g] * n + s)
 
     def close(self) -> None:
         """End the env: later ``reset``/``step`` calls raise."""
@@ -164,7 +168,9 @@ class BatchedVsBots:
             picked = [np.nonzero(self.assignment == i) for i in indices]
             g, s = (np.concatenate(parts) for parts in zip(*picked, strict=True))
             if g.size:
-                joint[g, s] = act_batch(agent, self._obs[g, s], self._masks[g, s], checked=True)
+                joint[g, s] = act_batch(
+                    agent, self._obs[g, s], self._masks[g, s], checked=True, games=g * self.num_players + s
+                )
         obs, masks, rewards, terminated, truncated, infos = self.env.step(joint)
         played = self.seats.copy()  # the seats of this step's actions (a new episode may move them)
         out_infos: dict[str, Any] = {"illegal_action": infos["illegal_action"][self._rows, played]}

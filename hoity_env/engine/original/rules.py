@@ -28,7 +28,7 @@ from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.events import Event, EventKind, Record, frozen
 from hoity_env.engine.exhibitions import ExhibitionKey, display_key
 from hoity_env.engine.original.state import OriginalState
-from hoity_env.engine.standard.castle import choose_card, move
+from hoity_env.engine.standard.castle import choose_card, move, show_exhibitions
 from hoity_env.engine.standard.rules import (
     check_round_limit,
     checked_actions,
@@ -250,14 +250,7 @@ class OriginalRuleset:
     ) -> None:
         """O-6: exhibitions score, thieves steal, detectives arrest, always in this order."""
         rnd, deck = state.round, state.deck
-        displays: dict[int, list[int]] = {}
-        for p in exhibitors:
-            cards = state.best_exhibition(p)
-            if cards is None:  # the mask forbids this; the engine checks anyway
-                raise AssertionError(f"player_{p} exhibits without an exhibition")
-            displays[p] = list(cards)
-            state.reveal(p, cards)
-            events.append(Event(EventKind.EXHIBIT, rnd, player=p, cards=tuple(cards)))
+        displays = show_exhibitions(state, exhibitors, events)
         # 1. Exhibitions score, with the reward read off the leader's castle before anyone moves.
         ranked = sorted(displays, key=lambda p: display_key(displays[p], deck), reverse=True)
         big, small = state.leader_reward()

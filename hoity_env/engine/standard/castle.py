@@ -34,6 +34,23 @@ def choose_card(state: GameState, thief: int, display: list[int]) -> int:
     return max(zip(keys, display, strict=True), key=lambda kc: (kc[0], -deck.year[kc[1]]))[1]
 
 
+def show_exhibitions(state: GameState, exhibitors: list[int], events: list[Event]) -> dict[int, list[int]]:
+    """Every exhibitor lays out its best exhibition, face up (S-6, O-6): the displays, by player.
+
+    Both rulesets open the Castle this way before their own order of arrest, theft
+    and scoring.
+    """
+    displays: dict[int, list[int]] = {}
+    for p in exhibitors:
+        cards = state.best_exhibition(p)
+        if cards is None:  # the action mask forbids this; the engine checks anyway
+            raise AssertionError(f"player_{p} exhibits without an exhibition")
+        displays[p] = list(cards)
+        state.reveal(p, cards)
+        events.append(Event(EventKind.EXHIBIT, state.round, player=p, cards=tuple(cards)))
+    return displays
+
+
 def resolve_castle(
     state: GameState,
     exhibitors: list[int],
@@ -43,14 +60,7 @@ def resolve_castle(
 ) -> None:
     """Resolve the Castle (S-6) for the given role lists (seat order)."""
     rules, rnd = state.rules, state.round
-    displays: dict[int, list[int]] = {}
-    for p in exhibitors:
-        cards = state.best_exhibition(p)
-        if cards is None:  # the action mask forbids this; the engine checks anyway
-            raise AssertionError(f"player_{p} exhibits without an exhibition")
-        displays[p] = list(cards)
-        state.reveal(p, cards)
-        events.append(Event(EventKind.EXHIBIT, rnd, player=p, cards=tuple(cards)))
+    displays = show_exhibitions(state, exhibitors, events)
 
     # 1. Arrest (S-6.1).
     if thieves and detectives:

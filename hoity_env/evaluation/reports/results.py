@@ -24,7 +24,7 @@ from hoity_env.evaluation.reports.plots import plot_matrix, plot_win_rates
 from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats
 from hoity_env.evaluation.reports.serialize import TableResult
 
-__all__ = ["EvaluationResult", "HeadToHeadResult", "TournamentResult"]
+__all__ = ["EvaluationResult", "HeadToHeadResult", "PairLookup", "TournamentResult"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +60,19 @@ class EvaluationResult(TableResult):
         """Bar chart of win rates with 95% intervals and a dashed line at ``1/num_players``."""
         title = f"{self.games} games, {self.num_players} players, seed {self.seed}"
         plot_win_rates(path, self.agent_stats, 1.0 / self.num_players, title)
+
+
+class PairLookup:
+    """A result with a head-to-head matrix: its cells by agent and opponent."""
+
+    pairs: tuple[PairStats, ...]
+
+    def pair(self, agent: str, opponent: str) -> PairStats:
+        """The stats of ``agent`` (one seat) against copies of ``opponent``."""
+        for p in self.pairs:
+            if p.agent == agent and p.opponent == opponent:
+                return p
+        raise KeyError(f"no pair ({agent!r}, {opponent!r}) in this {type(self).__name__}")
 
 
 class _Tables:
@@ -104,7 +117,7 @@ class TournamentResult(_Tables, TableResult):
 
 
 @dataclasses.dataclass(frozen=True)
-class HeadToHeadResult(_Tables, TableResult):
+class HeadToHeadResult(_Tables, PairLookup, TableResult):
     """For each ordered pair (A, B) of ``pool``: A against ``num_players - 1`` copies of B."""
 
     ROWS = "pairs"
@@ -116,13 +129,6 @@ class HeadToHeadResult(_Tables, TableResult):
     seed: int
     pairs: tuple[PairStats, ...]
     tables: tuple[EvaluationResult, ...]
-
-    def pair(self, agent: str, opponent: str) -> PairStats:
-        """The stats of ``agent`` against copies of ``opponent``."""
-        for p in self.pairs:
-            if p.agent == agent and p.opponent == opponent:
-                return p
-        raise KeyError(f"no pair ({agent!r}, {opponent!r}) in this head-to-head result")
 
     def to_markdown(self) -> str:
         """The win-rate matrix (row agent against copies of the column agent)."""
