@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         write_atomically(args.out, json.dumps(record, indent=1) + "\n")
 
     done = {(e["learner"], e["seed"], e["budget"]) for e in record["exploitability"]}
-    for item in args.plan.split(","):
+    for item in (i.strip() for i in args.plan.split(",") if i.strip()):
         learner, seed, budget = item.split(":")
         key = (learner, int(seed), int(budget))
         if key in done:
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         save()
         print(json.dumps(record["exploitability"][-1]), flush=True)
     played = {h["opponent"] for h in record["head_to_head"]}
-    for opponent in args.opponents.split(","):
+    for opponent in (o.strip() for o in args.opponents.split(",") if o.strip()):
         if opponent in played:
             continue
         result = evaluate([args.agent] + [opponent] * 3, num_players=4, games=args.games, seed=1)
