@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
 
+import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
 import perf_figures  # noqa: E402
 import run_figures  # noqa: E402
@@ -295,6 +296,9 @@ def time_to_quality() -> str:
 
 
 FIGURES: dict[str, Callable[[], str]] = {
+    "league-ablation": league_figures.league_ablation,
+    "champion-v2": league_figures.champion,
+    "champion-v1-fast": lambda: league_figures.champion("docs/results/champion_v1_exploit.json"),
     "best-response-tuning": best_response_tuning,
     "exploit-2m": exploit_2m,
     "time-to-quality": time_to_quality,

@@ -2,7 +2,8 @@
 
 ``docs/figures.py`` registers them: ``league-ablation`` reads ``docs/results/league_ablation.json``
 (``benchmarks/league_ablation.py``), ``champion-v2`` reads ``docs/results/champion_v2.json``
-(``benchmarks/champion_v2.py``).
+(``benchmarks/champion_v2.py``), ``champion-v1-fast`` ``docs/results/champion_v1_exploit.json``
+(the same script on the first champion).
 """
 
 from __future__ import annotations
@@ -66,25 +67,28 @@ def league_ablation() -> str:
     )
 
 
-def champion_v2() -> str:
-    """The champion's exploitability estimates (each, and their maximum) and its head-to-head record."""
-    record = _load("docs/results/champion_v2.json")
+def champion(path: str = "docs/results/champion_v2.json") -> str:
+    """An agent's exploitability estimates (each, and their maximum) and its head-to-head record
+    (``benchmarks/champion_v2.py``'s record at ``path``)."""
+    record = _load(path)
     estimates = [
         [e["learner"], str(e["seed"]), f"{e['budget']:,}", *_cell(e), f"{e['train_seconds']:.0f}"]
         for e in record["exploitability"]
     ]
-    header = ["best responder", "seed", "budget (learner steps)", "wins", "95% interval", "training s"]
-    heads = [[f"`{h['opponent']}` ×3", *_cell(h)] for h in record["head_to_head"]]
+    header = ["best responder", "seed", "budget (learner steps)", "wins", "95% interval", "training wall-s"]
+    names = {"ppo-sample:docs/reference/champion/final_model.zip": "champion-v1"}
+    heads = [[f"`{names.get(h['opponent'], h['opponent'])}` ×3", *_cell(h)] for h in record["head_to_head"]]
     best = record["max_exploitability"]
+    against = f"{table(['opponents', 'win rate', '95% interval'], heads, 'lrr')}\n\n" if heads else ""
     return (
         f"{table(header, estimates, 'llrrrr')}\n\n"
         f"Exploitability of `{record['agent']}`: the most any best response won, **{best:.3f}** "
         "(an estimate from below: a longer or better best response can only win more; the fair "
         "share is 0.25).\n\n"
-        f"{table(['opponents', 'win rate', '95% interval'], heads, 'lrr')}\n\n"
+        f"{against}"
         f"{record['games']:,} duplicate-format games per row. Command: `{record['command']}`; "
         f"machine: {record['machine']}; {record['date']}."
     )
 
 
-__all__ = ["champion_v2", "league_ablation"]
+__all__ = ["champion", "league_ablation"]

@@ -46,7 +46,14 @@ def model(request: pytest.FixtureRequest) -> str:
 
 
 def test_named_agents_are_the_shipped_models() -> None:
-    assert NAMED_AGENTS == ("champion", "champion-greedy", "reference", "reference-greedy")
+    assert NAMED_AGENTS == (
+        "champion",
+        "champion-greedy",
+        "champion-v1",
+        "champion-v1-greedy",
+        "reference",
+        "reference-greedy",
+    )
     assert all(name in SPEC_FORMS for name in NAMED_AGENTS)
     total = sum(shipped_path(m).stat().st_size for m in MODELS)
     assert total < 3_000_000, total

@@ -5,8 +5,8 @@
 * ``random``: uniform over legal actions;
 * ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
   docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
-* ``champion``, ``reference`` (and ``champion-greedy``, ``reference-greedy``): our trained
-  policies, shipped in the package as numpy weights and played without torch, by sampling
+* ``champion``, ``champion-v1``, ``reference`` (and ``champion-greedy``, …): our trained
+  policies (``champion-v1`` is the first champion), shipped in the package as numpy weights and played without torch, by sampling
   (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);

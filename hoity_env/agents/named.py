@@ -1,9 +1,11 @@
 """The named agents: hoity_env's trained policies shipped inside the package, playable without torch.
 
-``champion`` is the strongest agent we trained (``training/selfplay.py``, the run in
-``docs/reference/champion/``), ``reference`` the reference PPO run
-(``training/train_ppo.py``, ``docs/reference/``).  Both are four-player policies of
-the standard rules, exported from their ``MaskablePPO`` checkpoints to plain numpy
+``champion`` is the strongest and least exploitable agent we trained: the main agent of
+a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
+``docs/reference/champion-v2/``).  ``champion-v1`` is the first champion
+(``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick, and
+``reference`` the reference PPO run (``training/train_ppo.py``, ``docs/reference/``).
+All are four-player policies of the standard rules, exported from their ``MaskablePPO`` checkpoints to plain numpy
 weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
 (package data; ``tests/test_named_agents.py`` keeps them equal to a fresh export of
 those checkpoints and under 3 MB together).
@@ -11,7 +13,7 @@ those checkpoints and under 3 MB together).
 Plain names sample the policy, as we recommend for playing against them (a
 greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
 legal action.  A named agent makes exactly the choices of the ``PolicyAgent`` of
-its checkpoint (``ppo-sample:docs/reference/champion/final_model.zip`` for
+its checkpoint (``ppo-sample:docs/reference/champion-v2/final_model.zip`` for
 ``champion``, ``ppo:`` for ``champion-greedy``) given the same seed: the same
 probabilities (to float rounding) and one uniform per row from its own generator.
 """
@@ -31,7 +33,8 @@ from hoity_env.engine.errors import ConfigError
 __all__ = ["MODELS", "NAMED_AGENTS", "NumpyPolicyAgent", "make_named", "named_policy"]
 
 MODELS: dict[str, str] = {
-    "champion": "docs/reference/champion/final_model.zip",
+    "champion": "docs/reference/champion-v2/final_model.zip",
+    "champion-v1": "docs/reference/champion/final_model.zip",
     "reference": "docs/reference/final_model.zip",
 }
 """Each shipped model and the checkpoint of the repository it is exported from
@@ -39,7 +42,7 @@ MODELS: dict[str, str] = {
 
 GREEDY_SUFFIX = "-greedy"
 NAMED_AGENTS = tuple(name + suffix for name in MODELS for suffix in ("", GREEDY_SUFFIX))
-"""Every named agent spec: ``champion``, ``champion-greedy``, ``reference``, ``reference-greedy``."""
+"""Every named agent spec: ``champion``, ``champion-v1``, ``reference`` and each one's ``-greedy`` form."""
 
 
 class NumpyPolicyAgent(DistributionAgent):
