@@ -6,7 +6,8 @@
 * ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
   docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
 * ``champion``, ``champion-v1``, ``reference`` (and ``champion-greedy``, …): our trained
-  policies (``champion-v1`` is the first champion), shipped in the package as numpy weights and played without torch, by sampling
+  policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
+  and played without torch, by sampling
   (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra);

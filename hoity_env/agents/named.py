@@ -5,8 +5,8 @@ a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
 ``docs/reference/champion-v2/``).  ``champion-v1`` is the first champion
 (``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick, and
 ``reference`` the reference PPO run (``training/train_ppo.py``, ``docs/reference/``).
-All are four-player policies of the standard rules, exported from their ``MaskablePPO`` checkpoints to plain numpy
-weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
+All are four-player policies of the standard rules, exported from their ``MaskablePPO``
+checkpoints to plain numpy weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
 (package data; ``tests/test_named_agents.py`` keeps them equal to a fresh export of
 those checkpoints and under 3 MB together).
 
