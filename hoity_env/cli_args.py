@@ -8,6 +8,7 @@ into an exit status instead of ``SystemExit``.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ __all__ = [
     "fail",
     "non_negative",
     "parse",
+    "parse_and_log",
     "positive",
     "specs",
 ]
@@ -35,6 +37,14 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
         return parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+
+
+def parse_and_log(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | int:
+    """:func:`parse`, then the library's INFO messages on stderr (the training commands' progress)."""
+    args = parse(parser, argv)
+    if not isinstance(args, int):
+        logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    return args
 
 
 def specs(text: str) -> list[str]:

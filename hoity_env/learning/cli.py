@@ -18,13 +18,11 @@ Results go to stdout, progress to stderr.
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import add_settings_flags, fail, parse
+from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.runs import LATEST, resume, train_in_folder
@@ -104,10 +102,9 @@ def settings_from(args: argparse.Namespace) -> LearnerSettings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(build_parser(), argv)
+    args = parse_and_log(build_parser(), argv)
     if isinstance(args, int):
         return args
-    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     start = time.process_time()
     try:
         if args.resume is not None:

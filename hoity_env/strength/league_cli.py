@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import add_settings_flags, fail, parse
+from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.cli import build_parser as learner_parser
@@ -91,10 +90,9 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
 def main(argv: Sequence[str] | None = None) -> int:
     from hoity_env.strength.league import League
 
-    args = parse(build_parser(), argv)
+    args = parse_and_log(build_parser(), argv)
     if isinstance(args, int):
         return args
-    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     start = time.process_time()
     try:
         if args.resume is not None:
