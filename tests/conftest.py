@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,23 @@ def _sb3_logs_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) ->
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SB3_LOGDIR", str(folder))
         yield
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> Iterator[None]:
+    """Each test leaves SIGINT and SIGTERM (their handlers and the signal mask) as it found them.
+
+    A recipe interrupted in-process ignores both signals while it saves, then exits; the
+    test catches that exit, and without this the pytest process (and every subprocess it
+    starts later, which inherits an ignored SIGINT) would go on ignoring Ctrl-C.
+    """
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    yield
+    for sig, handler in saved.items():
+        if signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @pytest.fixture

@@ -20,9 +20,16 @@ from hoity_env.serve import cli
 from hoity_env.serve.server import make_server
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
 def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "hoity_env.serve.cli", "--port", "0", "--replays", str(tmp_path / "r")]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    # The child gets Ctrl-C as a shell's command would: SIGINT at its default and unblocked,
+    # whatever this test process inherited or was left with.
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     try:
         assert proc.stderr is not None
         url = cli.wait_until_serving(proc.stderr)
