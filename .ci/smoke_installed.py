@@ -74,8 +74,15 @@ def serve_smoke() -> None:
     """``hoity-serve`` from the wheel: it serves the page and a new game, then stops on Ctrl-C."""
     from hoity_env.serve.cli import wait_until_serving
 
+    def default_sigint() -> None:  # Ctrl-C as from a shell, even when this script runs in the background
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
     proc = subprocess.Popen(
-        ["hoity-serve", "--port", "0", "--replays", "served"], stderr=subprocess.PIPE, text=True
+        ["hoity-serve", "--port", "0", "--replays", "served"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert proc.stderr is not None
