@@ -17,7 +17,7 @@ The record (``--out``, default ``docs/results/time_to_quality.json``) holds ever
 point with its learner steps, CPU seconds and per-member win rates with 95%
 intervals, the command and the machine; ``docs/figures.py`` renders it.
 
-    python benchmarks/time_to_quality.py                                    # 3 seeds, 2/5/10 CPU-minutes
+    python benchmarks/time_to_quality.py                                    # 3 seeds, 1/2/5/10 CPU-minutes and 2M steps
     python benchmarks/time_to_quality.py --seeds 0 --budgets 60,120 --games 200   # a small run
 """
 
@@ -34,6 +34,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -68,51 +69,67 @@ def fast_settings(seed: int) -> LearnerSettings:
     return one.replace(opponents=tuple((spec, 1.0) for spec in ZOO))
 
 
-def train_fast(seed: int, budgets: list[float], folder: Path) -> list[dict[str, Any]]:
-    """The fast learner until the last budget; a policy saved as each budget passes."""
+class Marks:
+    """When to save a policy: as training CPU passes each budget, and once as learner steps pass a mark.
+
+    Both learners train until every mark has passed; each saved point records the CPU seconds
+    and learner steps at which it was taken, and which mark took it (``budget`` for a CPU
+    budget, ``at_steps`` for the steps mark; the other is ``None``).
+    """
+
+    def __init__(self, budgets: list[float], steps_mark: int, folder: Path, name: str) -> None:
+        self.budgets, self.steps_mark, self.folder, self.name = budgets, steps_mark, folder, name
+        self.points: list[dict[str, Any]] = []
+        self.passed_budgets = 0
+        self.steps_done = steps_mark <= 0
+        self.start = time.process_time()
+
+    def check(self, steps: int, save: Callable[[Path], None]) -> bool:
+        """Save a point for every mark just passed; True once all have passed."""
+        cpu = time.process_time() - self.start
+        while self.passed_budgets < len(self.budgets) and cpu >= self.budgets[self.passed_budgets]:
+            self._save(save, cpu, steps, budget=self.budgets[self.passed_budgets], at_steps=None)
+            self.passed_budgets += 1
+        if not self.steps_done and steps >= self.steps_mark:
+            self._save(save, cpu, steps, budget=None, at_steps=self.steps_mark)
+            self.steps_done = True
+        return self.passed_budgets == len(self.budgets) and self.steps_done
+
+    def _save(self, save: Callable[[Path], None], cpu: float, steps: int, **mark: Any) -> None:
+        path = self.folder / f"{self.name}_{len(self.points)}.zip"
+        save(path)
+        self.points.append({**mark, "cpu": cpu, "steps": steps, "path": path})
+
+
+def train_fast(seed: int, marks: Marks) -> list[dict[str, Any]]:
+    """The fast learner until every mark has passed; a policy saved at each."""
     learner = Learner(fast_settings(seed))
-    points: list[dict[str, Any]] = []
-    start = time.process_time()
-
-    def on_iteration(current: Learner, stats: dict[str, float]) -> bool:
-        cpu = time.process_time() - start
-        while len(points) < len(budgets) and cpu >= budgets[len(points)]:
-            path = folder / f"fast_{seed}_{len(points)}.zip"
-            current.save_policy(path)
-            points.append({"budget": budgets[len(points)], "cpu": cpu, "steps": current.steps, "path": path})
-        return len(points) == len(budgets)
-
-    learner.learn(10**12, on_iteration=on_iteration)
-    return points
+    marks.start = time.process_time()
+    learner.learn(
+        10**12, on_iteration=lambda current, stats: marks.check(current.steps, current.save_policy)
+    )
+    return marks.points
 
 
-def train_sb3(seed: int, budgets: list[float], folder: Path) -> list[dict[str, Any]]:
-    """MaskablePPO at the reference settings until the last budget; a model saved as each passes."""
+def train_sb3(seed: int, marks: Marks) -> list[dict[str, Any]]:
+    """MaskablePPO at the reference settings until every mark has passed; a model saved at each."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 
     env = HoityVsBotsSB3VecEnv(num_envs=REFERENCE["n_envs"], opponent_pool=ZOO, reward="progress")
     model = maskable_ppo(env, {**PPO_SETTINGS, **REFERENCE}, seed)
-    points: list[dict[str, Any]] = []
-    start = time.process_time()
+    marks.start = time.process_time()
 
     class Budgets(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
-            cpu = time.process_time() - start
-            while len(points) < len(budgets) and cpu >= budgets[len(points)]:
-                path = folder / f"sb3_{seed}_{len(points)}.zip"
-                self.model.save(path)
-                points.append(
-                    {"budget": budgets[len(points)], "cpu": cpu, "steps": self.num_timesteps, "path": path}
-                )
-            return len(points) < len(budgets)
+            return not marks.check(self.num_timesteps, self.model.save)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.learn(total_timesteps=10**12, callback=Budgets())
     env.close()
-    return points
+    return marks.points
 
 
 def score(path: Path, games: int) -> dict[str, dict[str, float]]:
@@ -130,7 +147,12 @@ def score(path: Path, games: int) -> dict[str, dict[str, float]]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
-    p.add_argument("--budgets", default="120,300,600", help="CPU-seconds of training (default 120,300,600)")
+    p.add_argument(
+        "--budgets", default="60,120,300,600", help="CPU-seconds of training (default 60,120,300,600)"
+    )
+    p.add_argument(
+        "--steps-mark", type=int, default=2_000_000, help="also save at this many learner steps (0: no)"
+    )
     p.add_argument("--games", type=int, default=400, help="games against each zoo member (default 400)")
     p.add_argument("--learners", default=",".join(LEARNERS), help="comma-separated: fast, sb3")
     p.add_argument("--label", default="", help="what kind of run this is, kept in the record")
@@ -148,6 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "label": args.label,
         "zoo": ZOO,
         "budgets_cpu_seconds": budgets,
+        "steps_mark": args.steps_mark,
         "games_per_member": args.games,
         "fast_settings": fast_settings(0).to_dict(),
         "sb3_settings": REFERENCE,
@@ -156,7 +179,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         for learner in learners:
             for seed in seeds:
-                trained = (train_fast if learner == "fast" else train_sb3)(seed, budgets, Path(tmp))
+                marks = Marks(budgets, args.steps_mark, Path(tmp), f"{learner}_{seed}")
+                trained = (train_fast if learner == "fast" else train_sb3)(seed, marks)
                 for point in trained:
                     scores = score(point.pop("path"), args.games)
                     mean = sum(s["win_rate"] for s in scores.values()) / len(scores)

@@ -264,44 +264,13 @@ def best_response_tuning() -> str:
     )
 
 
-def time_to_quality() -> str:
-    """Win rate against the zoo at fixed CPU budgets, each learner (``benchmarks/time_to_quality.py``)."""
-    record = _load("docs/results/time_to_quality.json")
-    zoo = record["zoo"]
-    rows = []
-    for point in record["points"]:
-        rows.append(
-            [
-                point["learner"],
-                str(point["seed"]),
-                f"{point['budget']:.0f}",
-                f"{point['steps']:,}",
-                rate(point["mean_win_rate"]),
-                *(
-                    f"{rate(point['scores'][m]['win_rate'])} "
-                    f"{interval(point['scores'][m]['ci_low'], point['scores'][m]['ci_high'])}"
-                    for m in zoo
-                ),
-            ]
-        )
-    header = ["learner", "seed", "CPU-s", "learner steps", "mean win rate", *(f"vs 3× `{m}`" for m in zoo)]
-    text = table(header, rows, "llrrr" + "r" * len(zoo))
-    label = record.get("label", "")
-    label = f" {label[:1].upper()}{label[1:]}." if label else ""
-    return (
-        f"{text}\n\n{record['games_per_member']} games against each zoo member per point, duplicate "
-        f"format, evaluation seed 1, the policy played greedily; 95% Wilson intervals.{label} "
-        f"{_provenance(record)}"
-    )
-
-
 FIGURES: dict[str, Callable[[], str]] = {
     "league-ablation": league_figures.league_ablation,
     "champion-v2": league_figures.champion,
     "champion-v1-fast": lambda: league_figures.champion("docs/results/champion_v1_exploit.json"),
     "best-response-tuning": best_response_tuning,
     "exploit-2m": exploit_2m,
-    "time-to-quality": time_to_quality,
+    "time-to-quality": learning_figures.time_to_quality,
     "expert-strength": expert_strength,
     "exploit-small": exploit_small,
     "main-job": main_job,

@@ -11,9 +11,11 @@ date, and why they are not regenerated, all said on the page next to the figure.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from statistics import mean
 from typing import Any
 
-from perf_figures import load, met, n, provenance, transcribed, transcribed_note
+from perf_figures import load, machine, met, n, provenance, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 
@@ -243,3 +245,73 @@ FIGURES = {
     "rllib-scaling": rllib_scaling,
     "training-speed": training_speed,
 }
+
+
+def _mark(point: dict[str, Any]) -> str:
+    """Which mark saved a point: a CPU budget, or the learner-steps mark."""
+    if point.get("at_steps"):
+        return f"{point['at_steps'] / 1e6:g}M steps"
+    return f"{point['budget']:.0f} CPU-s"
+
+
+def _time_to_quality_verdict(points: list[dict[str, Any]]) -> str:
+    """MaskablePPO's win rate at the steps mark, and the first budget at which the fast learner reaches it.
+
+    Both are means over the seeds; the ratio is MaskablePPO's mean CPU at the mark over that
+    budget (the target: at least 10).
+    """
+    at_mark = [p for p in points if p["learner"] == "sb3" and p.get("at_steps")]
+    if not at_mark:
+        return ""
+    goal, sb3_cpu = mean(p["mean_win_rate"] for p in at_mark), mean(p["cpu"] for p in at_mark)
+    by_budget: dict[float, list[float]] = defaultdict(list)
+    for p in points:
+        if p["learner"] == "fast" and p.get("budget"):
+            by_budget[p["budget"]].append(p["mean_win_rate"])
+    reached = [b for b in sorted(by_budget) if mean(by_budget[b]) >= goal]
+    head = (
+        f"MaskablePPO at {at_mark[0]['at_steps'] / 1e6:g}M learner steps: mean win rate "
+        f"{rate(goal)} after {sb3_cpu:.0f} CPU-s (mean over {len(at_mark)} seed(s))."
+    )
+    if not reached:
+        return f"{head} The fast learner's mean did not reach it at any budget."
+    first = reached[0]
+    return (
+        f"{head} The fast learner's mean reached it by its {first:.0f} CPU-s budget "
+        f"({rate(mean(by_budget[first]))}): **{sb3_cpu / first:.1f}×** less CPU "
+        f"(target ≥ 10×: {met(sb3_cpu / first >= 10)}; the true crossing can lie below that budget)."
+    )
+
+
+def time_to_quality() -> str:
+    """Win rate against the zoo at fixed CPU budgets and at 2M steps, each learner and seed."""
+    record = load("time_to_quality", "docs/results")
+    zoo = record["zoo"]
+    points = sorted(record["points"], key=lambda p: (p["learner"], p["seed"], p["cpu"]))
+    rows = [
+        [
+            point["learner"],
+            str(point["seed"]),
+            _mark(point),
+            f"{point['cpu']:.0f}",
+            f"{point['steps']:,}",
+            rate(point["mean_win_rate"]),
+            *(
+                f"{rate(point['scores'][m]['win_rate'])} "
+                f"{interval(point['scores'][m]['ci_low'], point['scores'][m]['ci_high'])}"
+                for m in zoo
+            ),
+        ]
+        for point in points
+    ]
+    header = ["learner", "seed", "saved at", "CPU-s", "learner steps", "mean win rate"]
+    text = table([*header, *(f"vs 3× `{m}`" for m in zoo)], rows, "lllrrr" + "r" * len(zoo))
+    label = record.get("label", "")
+    label = f" {label[:1].upper()}{label[1:]}." if label else ""
+    verdict = _time_to_quality_verdict(record["points"])
+    return (
+        f"{text}\n\n{record['games_per_member']} games against each zoo member per point, duplicate "
+        f"format, evaluation seed 1, the policy played greedily; 95% Wilson intervals.{label} "
+        f"Command: `{record['command']}`; machine: {machine(record)}; measured {record['measured']} "
+        f"(`docs/results/time_to_quality.json`)." + (f"\n\n{verdict}" if verdict else "")
+    )
