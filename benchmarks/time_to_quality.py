@@ -17,8 +17,8 @@ The record (``--out``, default ``docs/results/time_to_quality.json``) holds ever
 point with its learner steps, CPU seconds and per-member win rates with 95%
 intervals, the command and the machine; ``docs/figures.py`` renders it.
 
-    python benchmarks/time_to_quality.py                                    # 3 seeds, 1/2/5/10 CPU-minutes and 2M steps
-    python benchmarks/time_to_quality.py --seeds 0 --budgets 60,120 --games 200   # a small run
+    python benchmarks/time_to_quality.py          # 3 seeds, 1/2/5/10 CPU-minutes and 2M steps
+    python benchmarks/time_to_quality.py --seeds 0 --budgets 60,120 --games 200  # a small run
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 import warnings
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -105,9 +105,7 @@ def train_fast(seed: int, marks: Marks) -> list[dict[str, Any]]:
     """The fast learner until every mark has passed; a policy saved at each."""
     learner = Learner(fast_settings(seed))
     marks.start = time.process_time()
-    learner.learn(
-        10**12, on_iteration=lambda current, stats: marks.check(current.steps, current.save_policy)
-    )
+    learner.learn(10**12, on_iteration=lambda current, stats: marks.check(current.steps, current.save_policy))
     return marks.points
 
 
