@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,10 @@ from hoity_env.engine import STANDARD
 from hoity_env.engine.errors import ConfigError
 from hoity_env.eval_cli import main
 from hoity_env.evaluation.match import GameRecord
+from hoity_env.strength.cli import _sweep_of, build_parser
 from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
 from hoity_env.strength.response import FAST_SETTINGS, learner_settings
+from hoity_env.strength.sweep import Sweep
 
 
 def _record(agents: tuple[str, ...], ranks: tuple[int, ...]) -> GameRecord:
@@ -175,3 +178,50 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     same = {"budget": 1, "num_players": 4, "games": 4, "seed": 0, "settings": settings}
     assert find_exploit(tmp_path, "thief", rules="original", **same) is not None  # type: ignore[arg-type]
     assert find_exploit(tmp_path, "thief", rules="standard", **same) is None  # type: ignore[arg-type]
+
+
+def test_a_ladder_with_a_sweep_takes_each_agents_maximum_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    sweep = Sweep(
+        budgets=(256, 512),
+        seeds=(0, 1),
+        learners=("fast",),
+        curve_points=0,
+        runs_dir=runs,
+        ppo={"fast": TINY},
+    )
+    kwargs = {"games": 8, "exploit_games": 8, "seed": 3, "progress": False}
+    result = ladder(["thief", "random"], sweep=sweep, **kwargs)  # type: ignore[arg-type]
+    assert len(result.sweep) == 8 and result.budget == 512 and result.learner == "fast"
+    assert result.seed == 3  # the head-to-head seed; the best responses ran at the sweep's seeds
+    for row, entry in zip(result.rows, result.exploit, strict=True):
+        mine = [e for e in result.sweep if e.target == row.agent]
+        assert {(e.seed, e.budget) for e in mine} == {(0, 256), (0, 512), (1, 256), (1, 512)}
+        assert row.exploit_win_rate == entry.win_rate == max(e.win_rate for e in mine)
+        assert row.exploit_run_dir in {e.run_dir for e in mine}
+    assert len({e.run_dir for e in result.sweep}) == 8  # a folder per best response
+    assert LadderResult.from_json(result.to_json()) == result
+    text = result.to_markdown()
+    assert "max of 4 best responses" in text and "Approximate exploitability at several budgets" in text
+    assert result.sweep_result().maximum("thief").win_rate == result.rows[0].exploit_win_rate
+
+    # run again: every best response is read back, none trained
+    def no_training(*args: object, **kw: object) -> None:
+        raise AssertionError("a finished best response was trained again")
+
+    monkeypatch.setattr(sys.modules["hoity_env.strength.ladder"], "exploitability_of", no_training)
+    again = ladder(["thief", "random"], sweep=sweep, **kwargs)  # type: ignore[arg-type]
+    assert again.sweep == result.sweep and again.rows == result.rows
+    with pytest.raises(ConfigError, match="sweep must be a Sweep"):
+        ladder(["thief", "random"], sweep={"budgets": (5,)}, **kwargs)  # type: ignore[arg-type]
+
+
+def test_cli_ladder_sweep_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ladder", "--agents", "thief,random", "--budget", "5", "--budgets", "5,6"]) == 2
+    assert "give --budget or --budgets, not both" in capsys.readouterr().err
+    parser = build_parser("hoity-eval", "ladder")
+    sweep = _sweep_of(parser.parse_args(["--seeds", "0,1", "--learner", "fast", "--runs-dir", "r"]), "ladder")
+    assert sweep == Sweep(budgets=(2_000_000,), seeds=(0, 1), learners=("fast",), runs_dir=Path("r"))
+    assert _sweep_of(parser.parse_args(["--budget", "7"]), "ladder") is None  # one budget: no sweep

@@ -8,6 +8,7 @@ Usage::
     hoity-eval exploit --target champion --budgets 2000000,10000000 --seeds 0,1 --learners fast,sb3
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
+    hoity-eval ladder --agents champion,champion-v1,expert --learner fast --seeds 0,1
 
 ``exploit`` trains a best response (``--learner sb3``, the default: MaskablePPO;
 ``--learner fast``: the fast learner on the batched engine) against ``--players - 1`` copies of
@@ -21,8 +22,10 @@ and budget and prints a :class:`~hoity_env.strength.results.SweepResult` instead
 estimate with its training CPU time, per target the maximum, and (``--out``) a plot of win
 rate against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent
 against copies of every other, rates them (Plackett-Luce and OpenSkill) and trains
-a best response against each (:mod:`hoity_env.strength.ladder`); finished best
-responses in ``--runs-dir`` with the same settings are reused.  The flags become one
+a best response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
+``--seeds`` or ``--learners`` one per learner, seed and budget, and the maximum in the
+ladder, every one listed below it); finished best responses in ``--runs-dir`` with the
+same settings are reused.  The flags become one
 :class:`~hoity_env.evaluation.MatchSettings` and one
 :class:`~hoity_env.strength.response.BestResponse`; :mod:`hoity_env.eval_cli`
 dispatches here.
@@ -84,24 +87,6 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             "each target's run folder is RUNS_DIR/<target> (_2, ... when taken); with --budgets, --seeds "
             "or --learners RUNS_DIR/<target>/<learner>_seed<seed>_<budget>",
         )
-        p.add_argument(
-            "--budgets",
-            type=_integers(1),
-            default=None,
-            help="several budgets, comma-separated (instead of --budget): a separate best response at each",
-        )
-        p.add_argument(
-            "--seeds",
-            type=_integers(0),
-            default=None,
-            help="several seeds, comma-separated (instead of --seed): a best response per seed",
-        )
-        p.add_argument(
-            "--learners",
-            type=_learners,
-            default=None,
-            help=f"several learners, comma-separated (instead of --learner), of {','.join(LEARNERS)}",
-        )
     else:
         p = argparse.ArgumentParser(
             prog=f"{prog} ladder",
@@ -125,8 +110,8 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             help="games of each best response's final evaluation (default 1000)",
         )
         budget, budget_help = (
-            DEFAULT_BUDGET,
-            f"best-response learner steps per agent (default {DEFAULT_BUDGET:,})",
+            None,
+            f"best-response learner steps per agent (default {DEFAULT_BUDGET:,} unless --budgets)",
         )
         games, games_help = LADDER_GAMES, f"head-to-head games per ordered pair (default {LADDER_GAMES})"
         runs_dir = Path("runs/ladder")
@@ -142,6 +127,26 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         "CPU, a weaker best response at the same budget, docs/evaluation.md)",
     )
     p.add_argument("--budget", type=positive, default=budget, help=budget_help)
+    p.add_argument(
+        "--budgets",
+        type=_integers(1),
+        default=None,
+        help="several budgets, comma-separated (instead of --budget): a separate best response at each",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_integers(0),
+        default=None,
+        help="several best-response seeds, comma-separated (instead of --seed; the ladder's head-to-head "
+        "games keep --seed): a best response per seed",
+    )
+    p.add_argument(
+        "--learners",
+        type=_learners,
+        default=None,
+        help=f"several learners, comma-separated (instead of --learner), of {','.join(LEARNERS)}; with "
+        "--budgets, --seeds or --learners a target's estimate is the maximum over its best responses",
+    )
     p.add_argument("--games", type=positive, default=games, help=games_help)
     p.add_argument("--players", type=positive, default=4, help="number of players, 2-6 (default 4)")
     p.add_argument(
@@ -195,12 +200,17 @@ def torch_on_one_thread() -> None:
     torch.set_num_threads(1)
 
 
-def _sweep_of(args: argparse.Namespace) -> Sweep | None:
-    """The :class:`Sweep` of an ``exploit`` command with ``--budgets``, ``--seeds`` or ``--learners``."""
+def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
+    """The :class:`Sweep` of a command with ``--budgets``, ``--seeds`` or ``--learners``, else ``None``.
+
+    The ladder's ``--budget`` defaults to :data:`DEFAULT_BUDGET`; ``exploit`` needs one of the two.
+    """
     if args.budgets is not None and args.budget is not None:
         raise ConfigError("give --budget or --budgets, not both")
     if args.budget is None and args.budgets is None:
-        raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
+        if command == "exploit":
+            raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
+        args.budget = DEFAULT_BUDGET
     if args.budgets is None and args.seeds is None and args.learners is None:
         return None
     return Sweep(
@@ -218,11 +228,11 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     torch_on_one_thread()
     settings = match_settings_of(args, args.players)
     targets = [args.target, *[s for s in args.pool if s != args.target]] if command == "exploit" else []
-    sweep = _sweep_of(args) if command == "exploit" else None
-    if sweep is not None:
+    sweep = _sweep_of(args, command)
+    if sweep is not None and command == "exploit":
         return exploitability_sweep(targets, sweep, settings)
     response = BestResponse(
-        budget=args.budget,
+        budget=args.budget or max(sweep.budgets if sweep else (DEFAULT_BUDGET,)),
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
@@ -230,4 +240,4 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     )
     if command == "exploit":
         return exploitability(targets, settings, response)
-    return ladder(args.agents, settings, response, exploit_games=args.exploit_games)
+    return ladder(args.agents, settings, response, exploit_games=args.exploit_games, sweep=sweep)

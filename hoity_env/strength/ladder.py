@@ -13,7 +13,10 @@
   agent holding several seats of a game enters it once, with its mean rank, in both.
 * **Approximate exploitability** at one fixed budget: a best response (the fast
   learner's, or MaskablePPO's) trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
-  win rate an estimate from below at that budget.
+  win rate an estimate from below at that budget.  With a :class:`~hoity_env.strength.sweep.Sweep`
+  (several budgets, seeds or learners) every agent gets a best response per (learner, seed,
+  budget), and its exploitability is their maximum (still an estimate from below); the
+  sweep's seeds are the best responses', the ladder's own seed stays the head-to-head games'.
 
 Best responses are the expensive part (minutes each), so the ladder **resumes**: a
 finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent,
@@ -36,19 +39,18 @@ import numpy as np
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import mean_ranks
-from hoity_env.evaluation.reports.markdown import interval, rate, table
-from hoity_env.evaluation.reports.plots import plot_matrix
-from hoity_env.evaluation.reports.results import PairLookup
-from hoity_env.evaluation.reports.rows import PairStats
-from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
 from hoity_env.evaluation.tournament import head_to_head, rate_games
 from hoity_env.files import fresh_folder
 from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
-from hoity_env.strength.response import BestResponse, caveat, check_targets, run_folder_name
-from hoity_env.strength.results import ExploitEntry, ExploitResult, trained_by
+from hoity_env.strength.ladder_result import LadderResult, LadderRow
+from hoity_env.strength.response import BestResponse, check_targets, run_folder_name
+from hoity_env.strength.results import ExploitEntry, ExploitResult, SweepEntry
+from hoity_env.strength.sweep import Sweep
 
 __all__ = ["LADDER_GAMES", "LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
+# LadderResult and LadderRow live in ladder_result (reading a ladder needs no training code);
+# they are re-exported here, where they have always been imported from.
 
 logger = logging.getLogger(__name__)
 
@@ -59,101 +61,6 @@ _OPENSKILL_HINT = (
     "the ladder's OpenSkill rating needs the openskill package, part of the train extra: "
     "pip install openskill"
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class LadderRow:
-    """One agent's line of the ladder."""
-
-    agent: str
-    mean_win_rate: float
-    """Mean over the other agents of this agent's win rate against copies of each."""
-    rating: float
-    rating_low: float
-    rating_high: float
-    openskill_mu: float
-    openskill_sigma: float
-    exploit_win_rate: float
-    exploit_low: float
-    exploit_high: float
-    exploit_run_dir: str
-
-
-@dataclasses.dataclass(frozen=True)
-class LadderResult(PairLookup, TableResult):
-    """The ladder of :func:`ladder` (JSON round trip; the games themselves are not kept)."""
-
-    ROWS = "rows"
-    ROW = LadderRow
-
-    agents: tuple[str, ...]
-    num_players: int
-    rules: str
-    seed: int
-    games_per_pair: int
-    """Games per ordered pair of the head-to-head matrix (after rounding to whole deals)."""
-    budget: int
-    fair_share: float
-    rows: tuple[LadderRow, ...]
-    pairs: tuple[PairStats, ...]
-    exploit: tuple[ExploitEntry, ...]
-    learner: str = "sb3"
-    """Who trained the best responses: ``fast`` or ``sb3`` (ladders from before the fast learner: sb3)."""
-
-    @property
-    def games(self) -> int:
-        """Head-to-head games over all pairs (the best responses' games are in :attr:`exploit`)."""
-        return sum(p.games for p in self.pairs)
-
-    def to_markdown(self) -> str:
-        """The ladder (best Plackett-Luce rating first), then the head-to-head matrix."""
-        n = self.num_players
-        ordered = sorted(self.rows, key=lambda r: -r.rating)
-        ladder_rows = [
-            [
-                f"`{r.agent}`",
-                rate(r.mean_win_rate),
-                f"{r.rating:+.0f} [{r.rating_low:+.0f}, {r.rating_high:+.0f}]",
-                f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}",
-                f"{rate(r.exploit_win_rate)} {interval(r.exploit_low, r.exploit_high)}",
-            ]
-            for r in ordered
-        ]
-        names = [r.agent for r in ordered]
-        matrix_rows = [
-            [f"`{a}`", *("—" if a == b else rate(self.pair(a, b).win_rate) for b in names)] for a in names
-        ]
-        return "\n".join(
-            [
-                f"**Ladder**: {n} players, rules {self.rules}, seed {self.seed}; head to head "
-                f"{self.games_per_pair} games per ordered pair (one agent against {n - 1} copies of "
-                f"the other, duplicate format). Fair share {self.fair_share:.3f}.",
-                "",
-                table(
-                    [
-                        "agent",
-                        "mean h2h win rate",
-                        "Plackett-Luce rating [95%]",
-                        "OpenSkill μ ± σ",
-                        f"exploitability @ {self.budget:,} steps [95%]",
-                    ],
-                    ladder_rows,
-                    "lrrrr",
-                ),
-                "",
-                f"Exploitability is the win rate of {trained_by(self.learner)} against {n - 1} copies of "
-                f"the agent. {caveat(self.budget)}",
-                "",
-                f"**Head to head**: row agent's win rate against {n - 1} copies of the column agent.",
-                "",
-                table(["agent", *(f"`{b}`" for b in names)], matrix_rows, "l" + "r" * len(names)),
-                "",
-            ]
-        )
-
-    def plot_png(self, path: str | Path) -> None:
-        """Heat map of the head-to-head matrix."""
-        plot_matrix(path, self.agents, self.pairs, self.num_players, self.seed)
 
 
 def _openskill_model() -> Any:
@@ -229,6 +136,7 @@ def ladder(
     response: BestResponse | None = None,
     *,
     exploit_games: int = EXPLOIT_GAMES,
+    sweep: Sweep | None = None,
     **options: Any,
 ) -> LadderResult:
     """Head to head, ratings and exploitability of ``agents`` (see the module docstring).
@@ -239,13 +147,21 @@ def ladder(
         response: each best response's training (one ``budget`` for all; ``runs_dir``,
             default ``runs/ladder``: finished ones with the same settings are reused).
         exploit_games: games of each best response's final evaluation.
+        sweep: best responses at several budgets, seeds and learners instead of ``response``'s
+            one (the sweep's own runs folder, curve and learner settings; finished runs are
+            reused as without a sweep).
         options: the fields of ``settings`` and ``response`` as keywords, e.g.
             ``ladder(agents, budget=200_000, games=100)``.
 
     Bad arguments raise :class:`ConfigError` before anything is played or trained.
     """
     match = settings_from(MatchSettings, settings, options, games=LADDER_GAMES)
-    training = settings_from(BestResponse, response, options, runs_dir=Path("runs/ladder"))
+    if sweep is not None and not isinstance(sweep, Sweep):
+        raise ConfigError(f"sweep must be a Sweep, got {type(sweep).__name__}: {sweep!r}")
+    defaults: dict[str, Any] = {"runs_dir": Path("runs/ladder")}
+    if sweep is not None:  # the sweep's responses are trained; this one only has to be valid
+        defaults = {"runs_dir": sweep.runs_dir, "budget": max(sweep.budgets)}
+    training = settings_from(BestResponse, response, options, **defaults)
     refuse_unknown(options, "ladder")
     members = list(agents)
     if len(members) < 2 or len(set(members)) != len(members):
@@ -253,24 +169,7 @@ def ladder(
     on_exploit = match.replace(games=exploit_games)
     check_targets(members, on_exploit)
     _openskill_model()  # a missing openskill fails here, before any best response is trained
-    entries = []
-    for spec in members:
-        found = find_exploit(
-            training.runs_dir,
-            spec,
-            budget=training.budget,
-            num_players=match.num_players,
-            rules=match.rules_name,
-            games=on_exploit.deals * match.num_players,
-            seed=match.seed,
-            settings=training.settings,
-        )
-        if found is not None:
-            logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
-            entries.append(found)
-            continue
-        folder = fresh_folder(training.runs_dir / run_folder_name(spec))
-        entries.append(exploitability_of(spec, on_exploit, training, folder))
+    entries, swept = _exploits(members, on_exploit, training, sweep)
     matrix = head_to_head(members, match.replace(records=True))
     records = [r for t in matrix.tables for r in t.records]
     fitted = rate_games(members, records)
@@ -303,10 +202,50 @@ def ladder(
         rules=match.rules_name,
         seed=match.seed,
         games_per_pair=matrix.pairs[0].games,
-        budget=training.budget,
+        budget=training.budget if sweep is None else max(sweep.budgets),
         fair_share=1.0 / match.num_players,
         rows=tuple(rows),
         pairs=matrix.pairs,
         exploit=tuple(entries),
-        learner=training.learner,
+        learner=training.learner if sweep is None else ",".join(sweep.learners),
+        sweep=tuple(swept),
     )
+
+
+def _exploit(spec: str, on_exploit: MatchSettings, response: BestResponse) -> ExploitEntry:
+    """A finished best response of ``spec`` with these settings in ``response.runs_dir``, or a new one."""
+    found = find_exploit(
+        response.runs_dir,
+        spec,
+        budget=response.budget,
+        num_players=on_exploit.num_players,
+        rules=on_exploit.rules_name,
+        games=on_exploit.deals * on_exploit.num_players,
+        seed=on_exploit.seed,
+        settings=response.settings,
+    )
+    if found is not None:
+        logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
+        return found
+    folder = fresh_folder(response.runs_dir / run_folder_name(spec))
+    return exploitability_of(spec, on_exploit, response, folder)
+
+
+def _exploits(
+    members: Sequence[str], on_exploit: MatchSettings, training: BestResponse, sweep: Sweep | None
+) -> tuple[list[ExploitEntry], list[SweepEntry]]:
+    """Each agent's exploitability (the maximum with a sweep), and every best response of the sweep."""
+    if sweep is None:
+        return [_exploit(spec, on_exploit, training) for spec in members], []
+    responses = sweep.responses()
+    entries, swept = [], []
+    for spec in members:
+        mine: list[tuple[ExploitEntry, SweepEntry]] = []
+        for learner in sweep.learners:
+            for seed in sweep.seeds:
+                for budget in sweep.budgets:
+                    e = _exploit(spec, on_exploit.replace(seed=seed), responses[learner, budget])
+                    mine.append((e, SweepEntry.of(e, learner, seed, budget)))
+        entries.append(max(mine, key=lambda pair: pair[0].win_rate)[0])
+        swept += [row for _, row in mine]
+    return entries, swept

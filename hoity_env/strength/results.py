@@ -152,6 +152,24 @@ class SweepEntry:
     """CPU seconds of training (this process, curve evaluations excluded)."""
     run_dir: str
 
+    @classmethod
+    def of(cls, e: ExploitEntry, learner: str, seed: int, budget: int) -> SweepEntry:
+        """One best response's :class:`ExploitEntry` as a sweep row, with its learner, seed and budget."""
+        return cls(
+            e.target,
+            learner,
+            seed,
+            budget,
+            e.timesteps,
+            e.games,
+            e.wins,
+            e.win_rate,
+            e.ci_low,
+            e.ci_high,
+            e.train_cpu_seconds,
+            e.run_dir,
+        )
+
 
 @dataclasses.dataclass(frozen=True)
 class SweepResult(TableResult):

@@ -131,22 +131,7 @@ def exploitability_sweep(
                     e = exploitability_of(
                         target, match.replace(seed=seed), responses[learner, budget], folder
                     )
-                    entries.append(
-                        SweepEntry(
-                            target,
-                            learner,
-                            seed,
-                            budget,
-                            e.timesteps,
-                            e.games,
-                            e.wins,
-                            e.win_rate,
-                            e.ci_low,
-                            e.ci_high,
-                            e.train_cpu_seconds,
-                            e.run_dir,
-                        )
-                    )
+                    entries.append(SweepEntry.of(e, learner, seed, budget))
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,
