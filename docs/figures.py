@@ -268,6 +268,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "league-ablation": league_figures.league_ablation,
     "champion-v2": league_figures.champion,
     "champion-v1-fast": lambda: league_figures.champion("docs/results/champion_v1_exploit.json"),
+    "champion-v3": lambda: league_figures.champion("docs/results/champion_v3.json"),
     "best-response-tuning": best_response_tuning,
     "exploit-2m": exploit_2m,
     "time-to-quality": learning_figures.time_to_quality,

@@ -283,6 +283,27 @@ def _time_to_quality_verdict(points: list[dict[str, Any]]) -> str:
     )
 
 
+def _time_to_quality_means(points: list[dict[str, Any]]) -> str:
+    """Per learner and mark, the means over the seeds (and the seeds' range of the win rate)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for p in sorted(points, key=lambda p: (p["learner"], p["cpu"])):
+        groups[p["learner"], _mark(p)].append(p)
+    rows = [
+        [
+            learner,
+            mark,
+            str(len(group)),
+            f"{mean(p['cpu'] for p in group):.0f}",
+            f"{mean(p['steps'] for p in group):,.0f}",
+            rate(mean(p["mean_win_rate"] for p in group)),
+            f"{rate(min(p['mean_win_rate'] for p in group))}–{rate(max(p['mean_win_rate'] for p in group))}",
+        ]
+        for (learner, mark), group in groups.items()
+    ]
+    header = ["learner", "saved at", "seeds", "CPU-s", "learner steps", "mean win rate", "seeds' range"]
+    return table(header, rows, "llrrrrr")
+
+
 def time_to_quality() -> str:
     """Win rate against the zoo at fixed CPU budgets and at 2M steps, each learner and seed."""
     record = load("time_to_quality", "docs/results")
@@ -310,7 +331,8 @@ def time_to_quality() -> str:
     label = f" {label[:1].upper()}{label[1:]}." if label else ""
     verdict = _time_to_quality_verdict(record["points"])
     return (
-        f"{text}\n\n{record['games_per_member']} games against each zoo member per point, duplicate "
+        f"{_time_to_quality_means(record['points'])}\n\nEvery point:\n\n{text}\n\n"
+        f"{record['games_per_member']} games against each zoo member per point, duplicate "
         f"format, evaluation seed 1, the policy played greedily; 95% Wilson intervals.{label} "
         f"Command: `{record['command']}`; machine: {machine(record)}; measured {record['measured']} "
         f"(`docs/results/time_to_quality.json`)." + (f"\n\n{verdict}" if verdict else "")
