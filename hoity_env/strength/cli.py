@@ -203,24 +203,30 @@ def torch_on_one_thread() -> None:
 def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
     """The :class:`Sweep` of a command with ``--budgets``, ``--seeds`` or ``--learners``, else ``None``.
 
-    The ladder's ``--budget`` defaults to :data:`DEFAULT_BUDGET`; ``exploit`` needs one of the two.
+    The ladder's ``--budget`` defaults to :data:`DEFAULT_BUDGET` (:func:`_budget`); ``exploit``
+    needs one of the two.
     """
     if args.budgets is not None and args.budget is not None:
         raise ConfigError("give --budget or --budgets, not both")
-    if args.budget is None and args.budgets is None:
-        if command == "exploit":
-            raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
-        args.budget = DEFAULT_BUDGET
+    if args.budget is None and args.budgets is None and command == "exploit":
+        raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
     if args.budgets is None and args.seeds is None and args.learners is None:
         return None
     return Sweep(
-        budgets=tuple(args.budgets or [args.budget]),
+        budgets=tuple(args.budgets or [_budget(args)]),
         seeds=tuple(args.seeds if args.seeds is not None else [args.seed]),
         learners=tuple(args.learners or [args.learner]),
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
     )
+
+
+def _budget(args: argparse.Namespace) -> int:
+    """``--budget``; else the largest of ``--budgets``; else :data:`DEFAULT_BUDGET` (the ladder's)."""
+    if args.budget is not None:
+        return int(args.budget)
+    return int(max(args.budgets or [DEFAULT_BUDGET]))
 
 
 def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult | SweepResult:
@@ -232,7 +238,7 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     if sweep is not None and command == "exploit":
         return exploitability_sweep(targets, sweep, settings)
     response = BestResponse(
-        budget=args.budget or max(sweep.budgets if sweep else (DEFAULT_BUDGET,)),
+        budget=_budget(args),
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
