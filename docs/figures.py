@@ -143,11 +143,11 @@ def champion() -> str:
     return _run_report("docs/reference/champion", "selfplay.py")
 
 
-def ladder() -> str:
-    """The ladder of the built-in agents, the reference agent and the champion."""
-    from hoity_env.strength.ladder import LadderResult
+def ladder(path: str = "docs/reference/ladder/result.json") -> str:
+    """A ladder's report (by default the first one: the built-in agents, the reference agent and
+    the first champion)."""
+    from hoity_env.strength.ladder_result import LadderResult
 
-    path = "docs/reference/ladder/result.json"
     result = LadderResult.from_json((ROOT / path).read_text(encoding="utf-8"))
     return f"{result.to_markdown()}\n\n(`{path}`.)"
 
@@ -280,6 +280,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "reference": reference,
     "champion": champion,
     "ladder": ladder,
+    "ladder-v2": lambda: ladder(league_figures.LADDER),
+    "ladder-v2-reading": league_figures.ladder_reading,
     "zoo-baseline": zoo_baseline,
     "zoo-baseline-original": zoo_baseline_original,
     **perf_figures.FIGURES,

@@ -3,7 +3,8 @@
 ``docs/figures.py`` registers them: ``league-ablation`` reads ``docs/results/league_ablation.json``
 (``benchmarks/league_ablation.py``), ``champion-v2`` reads ``docs/results/champion_v2.json``
 (``benchmarks/champion_v2.py``), ``champion-v1-fast`` ``docs/results/champion_v1_exploit.json``
-(the same script on the first champion).
+(the same script on the first champion), ``ladder-v2-reading`` the ladder of
+``docs/reference/ladder-v2/result.json`` (``hoity-eval ladder``).
 """
 
 from __future__ import annotations
@@ -91,4 +92,50 @@ def champion(path: str = "docs/results/champion_v2.json") -> str:
     )
 
 
-__all__ = ["champion", "league_ablation"]
+LADDER = "docs/reference/ladder-v2/result.json"
+"""The ladder with champion v2, the population agent and the zoo."""
+POPULATION = "population:docs/reference/population/population.json"
+
+
+def ladder_reading() -> str:
+    """What the ladder with champion v2 shows, from :data:`LADDER`."""
+    ladder = _load(LADDER)
+    rows = {r["agent"]: r for r in ladder["rows"]}
+    pairs = {(p["agent"], p["opponent"]): p for p in ladder["pairs"]}
+
+    def exploit(agent: str) -> str:
+        row = rows[agent]
+        return f"{rate(row['exploit_win_rate'])} {interval(row['exploit_low'], row['exploit_high'])}"
+
+    def name(agent: str) -> str:
+        return "the population" if agent == POPULATION else f"`{agent}`"
+
+    ranked = sorted(rows, key=lambda a: rows[a]["exploit_win_rate"])
+    top = max(rows, key=lambda a: rows[a]["rating"])
+    tied = [a for a in rows if rows[a]["rating_high"] >= rows[top]["rating_low"]]
+    rest = [a for a in rows if a not in ("champion", "champion-v1", POPULATION)]
+    weakest = min(rest, key=lambda a: pairs[("champion", a)]["ci_low"])
+    v1 = pairs[("champion", "champion-v1")]
+    mixed, v2 = rows[POPULATION]["exploit_win_rate"], rows["champion"]["exploit_win_rate"]
+    per_agent = len(ladder.get("sweep", ())) // len(rows) or 1
+    ratings = (
+        f"{', '.join(name(a) for a in tied)} share the top of the Plackett-Luce rating "
+        "(their intervals overlap)"
+        if len(tied) > 1
+        else f"{name(top)} tops the Plackett-Luce rating"
+    )
+    return (
+        f"* **Least exploitable first**: {', '.join(f'{name(a)} {exploit(a)}' for a in ranked[:4])}; "
+        f"each the highest of {per_agent} best responses (the fair share is {ladder['fair_share']:.2f}).\n"
+        f"* **The population** (one of `champion`, `champion-v1` and v3 drawn per game, equal weights) "
+        f"is {'less' if mixed < v2 else 'more'} exploitable than `champion`, its least exploitable member, "
+        f"at this budget (a best response must beat all three at once, not knowing which sits at the table). "
+        f"Head to head it wins {rate(pairs[(POPULATION, 'champion')]['win_rate'])} against three "
+        f"`champion` and {rate(pairs[(POPULATION, 'expert')]['win_rate'])} against three `expert`.\n"
+        f"* **Ratings**: {ratings}. `champion` against three `champion-v1` wins {rate(v1['win_rate'])} "
+        f"{interval(v1['ci_low'], v1['ci_high'])}, and against three copies of every other agent its "
+        f"lowest 95% bound is {pairs[('champion', weakest)]['ci_low']:.3f} (against `{weakest}`)."
+    )
+
+
+__all__ = ["LADDER", "POPULATION", "champion", "ladder_reading", "league_ablation"]
