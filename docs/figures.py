@@ -282,6 +282,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "ladder": ladder,
     "ladder-v2": lambda: ladder(league_figures.LADDER),
     "ladder-v2-reading": league_figures.ladder_reading,
+    "champion-mix": league_figures.champion_mix,
     "zoo-baseline": zoo_baseline,
     "zoo-baseline-original": zoo_baseline_original,
     **perf_figures.FIGURES,

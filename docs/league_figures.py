@@ -138,4 +138,37 @@ def ladder_reading() -> str:
     )
 
 
-__all__ = ["LADDER", "POPULATION", "champion", "ladder_reading", "league_ablation"]
+MIX_TARGETS = {2_000_000: 0.45, 10_000_000: 0.55}
+"""The exploitability the league issue aimed for at each best-response budget."""
+
+
+def champion_mix() -> str:
+    """``champion-mix`` against the targets: the ladder's 2M best responses and the 10M ones of
+    ``docs/results/population.json`` (``benchmarks/champion_v2.py``)."""
+    ladder, record = _load(LADDER), _load("docs/results/population.json")
+    responses = [e for e in ladder["sweep"] if e["target"] == POPULATION] + record["exploitability"]
+    rows = []
+    for budget, aim in MIX_TARGETS.items():  # every best response here is the fast learner's
+        at = [e for e in responses if e["budget"] == budget]
+        best = max(at, key=lambda e: e["win_rate"])
+        each = ", ".join(f"seed {e['seed']}: {rate(e['win_rate'])}" for e in at)
+        verdict = "met" if best["win_rate"] <= aim else "missed"
+        rows.append([f"{budget:,}", each, f"**{rate(best['win_rate'])}**", f"≤ {aim}", verdict])
+    heads = {h["opponent"]: h for h in record["head_to_head"]}
+    v1 = heads["champion-v1"]
+    header = ["best response (learner steps)", "each", "maximum", "target", "verdict"]
+    return (
+        f"{table(header, rows, 'lllll')}\n\n"
+        f"Head to head ({record['games']:,} games each) it wins {rate(v1['win_rate'])} "
+        f"{interval(v1['ci_low'], v1['ci_high'])} against three `champion-v1`, "
+        + ", ".join(
+            f"{rate(h['win_rate'])} {interval(h['ci_low'], h['ci_high'])} against three `{o}`"
+            for o, h in heads.items()
+            if o != "champion-v1"
+        )
+        + f". The 2M rows are the ladder's (`{LADDER}`), the 10M rows `docs/results/population.json`: "
+        f"`{record['command']}`; {record['machine']}; {record['date']}."
+    )
+
+
+__all__ = ["LADDER", "POPULATION", "champion", "champion_mix", "ladder_reading", "league_ablation"]

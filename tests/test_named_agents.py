@@ -51,6 +51,8 @@ def test_named_agents_are_the_shipped_models() -> None:
         "champion-greedy",
         "champion-v1",
         "champion-v1-greedy",
+        "champion-v3",
+        "champion-v3-greedy",
         "reference",
         "reference-greedy",
     )

@@ -16,8 +16,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hoity_env.agents import make
-from hoity_env.agents.population import POPULATION_FORMAT, Member, PopulationAgent, write_population
+from hoity_env.agents import SPEC_FORMS, make
+from hoity_env.agents.named import MODELS
+from hoity_env.agents.population import (
+    NAMED_POPULATIONS,
+    POPULATION_FORMAT,
+    Member,
+    PopulationAgent,
+    named_population,
+    read_population,
+    write_population,
+)
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation import evaluate
@@ -239,3 +248,41 @@ def test_hoity_serve_seats_a_population(tmp_path: Path) -> None:
             action = {"action": view["choices"][0]["action"]}
             view = ok(server, "POST", f"/api/games/{view['id']}/action", action)
         assert view["replay"].endswith(".jsonl")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT / "docs/reference/population/population.json"
+"""The manifest the ladder measured (docs/league.md); ``champion-mix`` is its packaged twin."""
+
+
+def _named_spec(spec: str) -> str:
+    """A member spec of the measured manifest as the named agent of the same checkpoint."""
+    prefix = "ppo-sample:"
+    if not spec.startswith(prefix):
+        return spec
+    checkpoint = (MEASURED.parent / spec[len(prefix) :]).resolve()
+    names = [name for name, path in MODELS.items() if (ROOT / path).resolve() == checkpoint]
+    assert names, f"{spec} is not a shipped model's checkpoint"
+    return names[0]
+
+
+def test_champion_mix_is_the_measured_population_of_named_members() -> None:
+    """The packaged ``champion-mix`` has the members and weights the ladder measured."""
+    assert NAMED_POPULATIONS == ("champion-mix",) and "champion-mix" in SPEC_FORMS
+    shipped = read_population(named_population("champion-mix"))
+    measured = read_population(MEASURED)
+    assert [(m.spec, m.weight) for m in shipped] == [(_named_spec(m.spec), m.weight) for m in measured]
+    with pytest.raises(ConfigError, match="unknown named population"):
+        named_population("champion-max")
+
+
+def test_champion_mix_plays_by_name_as_the_measured_manifest_does() -> None:
+    """Same seed, same games: the named twin plays the measured manifest's games (the named
+    members make their checkpoints' choices, tests/test_named_agents.py)."""
+    agent = _make("champion-mix", seed=1)
+    assert agent.name == "champion-mix" and len(agent.agents) == 3
+    table = ["random"] * 3
+    named = evaluate(["champion-mix", *table], games=8, seed=5)
+    direct = evaluate([f"population:{MEASURED}", *table], games=8, seed=5)
+    assert [r.ranks for r in named.records] == [r.ranks for r in direct.records]
+    assert named.agent_stats[0].agent == "champion-mix"

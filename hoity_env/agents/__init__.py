@@ -5,8 +5,8 @@
 * ``random``: uniform over legal actions;
 * ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
   docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
-* ``champion``, ``champion-v1``, ``reference`` (and ``champion-greedy``, …): our trained
-  policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
+* ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` (and ``champion-greedy``, …):
+  our trained policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
   and played without torch, by sampling
   (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
@@ -14,7 +14,9 @@
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
-  manifest, one member drawn per game (:mod:`hoity_env.agents.population`).
+  manifest, one member drawn per game (:mod:`hoity_env.agents.population`);
+  ``champion-mix`` is such a mixture shipped in the package (``champion``, ``champion-v1``
+  and ``champion-v3``, equal weights), played by sampling, without torch.
 
 Every agent ``make`` builds is both an :class:`Agent` (``act`` for one seat) and a
 :class:`BatchAgent` (``act_batch`` over ``(B, D)`` observations and ``(B, A)``
@@ -31,7 +33,7 @@ from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
-from hoity_env.agents.population import PopulationAgent, write_population
+from hoity_env.agents.population import NAMED_POPULATIONS, PopulationAgent, named_population, write_population
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
 
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 SPEC_FORMS = (
-    f"{', '.join(AGENT_NAMES + NAMED_AGENTS)}, ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
+    f"{', '.join(AGENT_NAMES + NAMED_AGENTS + NAMED_POPULATIONS)}, "
+    "ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
 )
 """Every form of agent spec, for help texts and errors."""
 _EXAMPLES = {"population:": ("manifest", "runs/league/population.json")}
@@ -81,6 +84,15 @@ def make(
         )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
+    if spec in NAMED_POPULATIONS:
+        return PopulationAgent(
+            named_population(spec),
+            make,
+            seed=seed,
+            num_players=num_players,
+            num_actions=num_actions,
+            name=spec,
+        )
     if spec in NAMED_AGENTS:
         return make_named(spec, seed, num_players=num_players, num_actions=num_actions)
     if spec not in SCRIPTED:
@@ -102,6 +114,7 @@ def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actio
 __all__ = [
     "AGENT_NAMES",
     "NAMED_AGENTS",
+    "NAMED_POPULATIONS",
     "SCRIPTED",
     "SPEC_FORMS",
     "Agent",

@@ -3,7 +3,10 @@
 ``champion`` is the strongest and least exploitable agent we trained: the main agent of
 a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
 ``docs/reference/champion-v2/``).  ``champion-v1`` is the first champion
-(``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick, and
+(``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick;
+``champion-v3`` a longer league run that beats ``champion`` head to head but is far easier
+to exploit (``docs/reference/champion-v3/``), shipped as a member of the ``champion-mix``
+population (:mod:`hoity_env.agents.population`); and
 ``reference`` the reference PPO run (``training/train_ppo.py``, ``docs/reference/``).
 All are four-player policies of the standard rules, exported from their ``MaskablePPO``
 checkpoints to plain numpy weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
@@ -35,6 +38,7 @@ __all__ = ["MODELS", "NAMED_AGENTS", "NumpyPolicyAgent", "make_named", "named_po
 MODELS: dict[str, str] = {
     "champion": "docs/reference/champion-v2/final_model.zip",
     "champion-v1": "docs/reference/champion/final_model.zip",
+    "champion-v3": "docs/reference/champion-v3/final_model.zip",
     "reference": "docs/reference/final_model.zip",
 }
 """Each shipped model and the checkpoint of the repository it is exported from
@@ -42,7 +46,8 @@ MODELS: dict[str, str] = {
 
 GREEDY_SUFFIX = "-greedy"
 NAMED_AGENTS = tuple(name + suffix for name in MODELS for suffix in ("", GREEDY_SUFFIX))
-"""Every named agent spec: ``champion``, ``champion-v1``, ``reference`` and each one's ``-greedy`` form."""
+"""Every named agent spec: ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` and each one's
+``-greedy`` form."""
 
 
 class NumpyPolicyAgent(DistributionAgent):

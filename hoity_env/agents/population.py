@@ -20,6 +20,13 @@ Member specs are any :func:`hoity_env.agents.make` spec except another populatio
 is relative to the manifest's folder, so a saved league can be moved as a whole.
 Weights must be positive; they are normalised.  ``origin`` is free text.
 
+Named populations ship in the package beside the named agents' weights
+(``hoity_env/agents/models/NAME.json``, :data:`NAMED_POPULATIONS`) and are played by
+name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
+weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
+samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
+still be three predictable policies).
+
 Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
 then reseeds every member from the same generator, so the same seed gives the same
 member and the same play.  Loops that batch the rows of many games use the
@@ -34,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -46,10 +54,12 @@ from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.files import write_atomically
 
 __all__ = [
+    "NAMED_POPULATIONS",
     "POPULATION_FORMAT",
     "POPULATION_PREFIX",
     "Member",
     "PopulationAgent",
+    "named_population",
     "read_population",
     "write_population",
 ]
@@ -57,6 +67,8 @@ __all__ = [
 POPULATION_FORMAT = "hoity-population/1"
 """The manifest's ``format`` tag."""
 POPULATION_PREFIX = "population:"
+NAMED_POPULATIONS = ("champion-mix",)
+"""The populations shipped in the package, each a manifest ``hoity_env/agents/models/NAME.json``."""
 PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
 
@@ -150,6 +162,13 @@ def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]
     return write_atomically(path, text)
 
 
+def named_population(name: str) -> Path:
+    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`)."""
+    if name not in NAMED_POPULATIONS:
+        raise ConfigError(f"unknown named population {name!r}; choose one of {', '.join(NAMED_POPULATIONS)}")
+    return Path(str(resources.files("hoity_env.agents") / "models" / f"{name}.json"))
+
+
 def resolve_spec(spec: str, folder: Path) -> str:
     """``spec`` with a relative file path made relative to ``folder`` (the manifest's)."""
     for prefix in PATH_PREFIXES:
@@ -176,7 +195,8 @@ class PopulationAgent:
     """Plays one member of a population per game, drawn by weight (see the module docstring).
 
     ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
-    (``make`` itself, passed in: this module sits below it).
+    (``make`` itself, passed in: this module sits below it).  ``name`` is the agent's name in
+    reports (default ``population:PATH``; a named population's is its name).
     """
 
     def __init__(
@@ -187,9 +207,10 @@ class PopulationAgent:
         seed: int | None = None,
         num_players: int | None = None,
         num_actions: int | None = None,
+        name: str | None = None,
     ) -> None:
         self.path = Path(path)
-        self.name = f"{POPULATION_PREFIX}{self.path}"
+        self.name = name or f"{POPULATION_PREFIX}{self.path}"
         self.members = read_population(self.path)
         self.specs = tuple(resolve_spec(m.spec, self.path.parent) for m in self.members)
         weights = np.array([m.weight for m in self.members], dtype=np.float64)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hoity_env.agents import AGENT_NAMES, NAMED_AGENTS
+from hoity_env.agents import AGENT_NAMES, NAMED_AGENTS, NAMED_POPULATIONS
 from hoity_env.engine.errors import ConfigError, HoityError, IllegalActionError, StateError
 
 __all__ = [
@@ -28,7 +28,7 @@ __all__ = [
     "TooManyGames",
 ]
 
-DEFAULT_AGENTS = (*AGENT_NAMES, *NAMED_AGENTS)
+DEFAULT_AGENTS = (*AGENT_NAMES, *NAMED_AGENTS, *NAMED_POPULATIONS)
 """The agents offered when ``--agents`` is not given: the scripted zoo and the shipped policies."""
 
 
