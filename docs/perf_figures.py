@@ -27,6 +27,12 @@ def load(name: str, folder: str = RESULTS) -> dict[str, Any]:
     return record
 
 
+def figure_table(name: str, key: str = "rows") -> tuple[dict[str, Any], Any]:
+    """The record ``NAME.json`` and one table of its figures (``record["figures"][key]``)."""
+    record = load(name)
+    return record, record["figures"][key]
+
+
 def machine(record: dict[str, Any]) -> str:
     """The machine of a record, in words (with the load average: the machine is shared)."""
     box = record["machine"]
@@ -89,8 +95,7 @@ def transcribed_note(name: str, record: dict[str, Any], folder: str = RESULTS) -
 
 def env_speed() -> str:
     """The one-game env beside PettingZoo ``rps_v2`` and OpenSpiel goofspiel."""
-    record = load("env")
-    rows = record["figures"]["rows"]
+    record, rows = figure_table("env")
     ours = rows["hoity_env 4p parallel"]["env_us"]
     labels = {
         "hoity_env 4p parallel": "hoity_env, 4 players, parallel",
@@ -184,8 +189,7 @@ def batched_speed() -> str:
 
 def numba_gain() -> str:
     """numba over numpy for ``BatchedHoityEnv``, by batch size (one sentence for the engine page)."""
-    record = load("batched")
-    rows = record["figures"]["rows"]
+    record, rows = figure_table("batched")
     batches = [int(b) for b in record["settings"]["batches"].split(",")]
     gains = []
     for b in batches:
@@ -201,8 +205,7 @@ def numba_gain() -> str:
 
 def ruleset_speed() -> str:
     """The batched original engine beside the standard one (one sentence for the rulesets page)."""
-    record = load("batched_rules")
-    rows = record["figures"]["rows"]
+    record, rows = figure_table("batched_rules")
     parts = []
     for acc in ("numba", "numpy"):
         original = rows.get(f"hoity BatchedGame+observer original {acc} B=1,024")
@@ -218,12 +221,12 @@ def ruleset_speed() -> str:
 
 def harness_speed() -> str:
     """The evaluation harness through both engines."""
-    record = load("harness_engines")
+    record, rows = figure_table("harness_engines")
     body = [
         [", ".join(r["lineup"]), n(r["batched"]), n(r["one_game"]), times(r["batched"] / r["one_game"])]
-        for r in record["figures"]["rows"]
+        for r in rows
     ]
-    zoo = record["figures"]["rows"][0]
+    zoo = rows[0]
     s = record["settings"]
     header = ["line-up", "batched games / CPU-s", "one-game games / CPU-s", "batched × one-game"]
     return (
@@ -275,8 +278,7 @@ def agent_costs() -> str:
 
 def viewer_size() -> str:
     """The replay viewer's size per round (one sentence for the play page)."""
-    record = load("viewer_size")
-    games = record["figures"]["games"]
+    record, games = figure_table("viewer_size", "games")
     per_round = [g["bytes"] / g["rounds"] / 1000 for g in games]
     pages = [g["bytes"] / 1e6 for g in games]
     rounds = [g["rounds"] for g in games]
@@ -291,8 +293,7 @@ def viewer_size() -> str:
 
 def render_speed() -> str:
     """The board picture's CPU cost per frame (one paragraph for the play page)."""
-    record = load("render")
-    rows = record["figures"]["rows"]
+    record, rows = figure_table("render")
     ms = [r["frame_seconds"] * 1e3 for r in rows]
     steps = [r["frame_seconds"] / r["step_seconds"] for r in rows]
     players = sorted({r["players"] for r in rows})
@@ -306,8 +307,8 @@ def render_speed() -> str:
 
 def harness_original() -> str:
     """The harness with the zoo under the original rules, batched against one-game (one sentence)."""
-    record = load("harness_original")
-    zoo = record["figures"]["rows"][0]
+    record, rows = figure_table("harness_original")
+    zoo = rows[0]
     return (
         f"The harness plays the zoo under the original rules at {n(zoo['batched'])} four-player games "
         f"per CPU-second against {n(zoo['one_game'])} for the one-game engine, "

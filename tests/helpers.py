@@ -16,6 +16,9 @@ from hoity_env.engine import STANDARD, BatchedGame, Event, EventKind, Game, Game
 from hoity_env.engine.actions import BID0
 from hoity_env.engine.cards import Deck
 
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository's root folder (the tests read its docs, scripts and result files)."""
+
 RULESETS = ("standard", "original")
 """Both rulesets: the contract, conformance, property, determinism and no-leak tests run for each."""
 
@@ -24,6 +27,7 @@ FAST_TINY = {"num_games": 8, "rollout_steps": 64, "minibatch_size": 256}
 
 __all__ = [
     "FAST_TINY",
+    "ROOT",
     "RULESETS",
     "SideBySide",
     "bid",

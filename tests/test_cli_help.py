@@ -7,15 +7,14 @@ import importlib.util
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers import ROOT
 
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.eval_cli import COMMANDS, build_parser
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [
     "training/train_ppo.py",
     "training/selfplay.py",

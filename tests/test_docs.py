@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import hoity_env
 from hoity_env.environment.observation import layout_markdown
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOC_PAGES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
 ENVIRONMENT_PAGE = DOC_PAGES["environment.md"]

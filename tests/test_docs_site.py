@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 from browser import Browser
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import hoity_env
 from hoity_env import ConfigError
 from hoity_env.eval_cli import main
 from hoity_env.evaluation import EvaluationResult, HeadToHeadResult, TournamentResult, evaluate
 
-ROOT = Path(__file__).resolve().parent.parent
 FILES = ("result.json", "result.csv", "result.md", "result.png")
 
 

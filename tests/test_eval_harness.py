@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import hoity_env
 from hoity_env import ConfigError
@@ -23,7 +24,6 @@ from hoity_env.evaluation import (
 )
 from hoity_env.evaluation.tally import agent_stats
 
-ROOT = Path(__file__).resolve().parent.parent
 SPECS = ["expert", "collector", "thief", "random"]
 
 

@@ -16,14 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "docs"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_record  # noqa: E402
-import figures  # noqa: E402
-import learning_figures  # noqa: E402
+import bench_record
+import figures
+import learning_figures
 
 
 def test_every_figure_block_matches_its_result_file() -> None:

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "examples" / "integrations"
 
 RUNS = {

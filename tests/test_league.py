@@ -146,8 +146,12 @@ def test_cli_trains_a_league_and_refuses_bad_flags(
 ) -> None:
     flags = ["--pool", "self,random", "--steps", "600", "--games", "8", "--rollout-steps", "16"]
     flags += ["--minibatch", "256", "--hidden", "8x8", "--league-snapshot-every", "300", "--pfsp-games", "8"]
-    assert main([*flags, "--out", str(tmp_path / "run")]) == 0
-    assert "members added" in capsys.readouterr().out
+    assert (
+        main([*flags, "--out", str(tmp_path / "run"), "--eval-games", "4", "--eval-against", "random"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "members added" in out
+    assert "**4 games**" in out and "`random`" in out  # the --eval-games table against copies of random
     assert (tmp_path / "run" / "population.json").is_file()
     assert main([*flags, "--pfsp-power", "0", "--out", str(tmp_path / "bad")]) == 2
     assert "pfsp_power" in capsys.readouterr().err

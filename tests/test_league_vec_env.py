@@ -15,6 +15,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.wrappers.sb3_vec_env import (
@@ -22,8 +23,6 @@ from hoity_env.wrappers.sb3_vec_env import (
     HoitySharedSB3VecEnv,
     HoityVsBotsSB3VecEnv,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

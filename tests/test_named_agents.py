@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import ROOT
 from test_batched_agents import collect_rows
 from test_docs import _machine_paths
 
@@ -29,7 +30,6 @@ from hoity_env.agents.mlp_policy import FORMAT, load_policy, save_policy
 from hoity_env.agents.named import MODELS, named_policy
 from hoity_env.engine.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
 ROWS = 3000
 
 

@@ -72,8 +72,8 @@ def checkpoints(length: int, rng: np.random.Generator) -> list[int]:
 
 def sampled_points(
     num_players: int, rules: str, salt: int
-) -> Iterator[tuple[dict[str, Any], dict[str, Obs], np.random.Generator]]:
-    """``(full state, step observations, rng)`` at the checkpoints of each seed's trajectory.
+) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[str, Obs], np.random.Generator]]:
+    """``(full state, its engine part, step observations, rng)`` at the checkpoints of each seed's trajectory.
 
     The rng (seeded ``seed + salt``) picks the checkpoints, then drives the test's own choices.
     """
@@ -82,7 +82,7 @@ def sampled_points(
         rng = np.random.default_rng(seed + salt)
         for t in checkpoints(len(points), rng):
             full, step_obs = points[t]
-            yield full, step_obs, rng
+            yield full, full["engine"], step_obs, rng
 
 
 def hidden_cards(engine: dict[str, Any], player: int) -> list[int]:
@@ -202,8 +202,7 @@ def check_swap(
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) -> None:
     tally = Tally()
-    for full, step_obs, rng in sampled_points(num_players, rules, 0):
-        engine = full["engine"]
+    for full, engine, step_obs, rng in sampled_points(num_players, rules, 0):
         base = load(num_players, full, engine)
         base_views = views(base)
         for agent in base.possible_agents:  # observe() after set_state == what step() returned
@@ -252,8 +251,7 @@ def test_other_players_hidden_cards_do_not_leak(rules: str, num_players: int) ->
 def test_own_hidden_card_changes_own_observation_only(rules: str, num_players: int) -> None:
     """The converse: the encoder does see the hand it may see (so the leak test can fail)."""
     checked = 0
-    for full, _, rng in sampled_points(num_players, rules, 1):
-        engine = full["engine"]
+    for full, engine, _, rng in sampled_points(num_players, rules, 1):
         base = load(num_players, full, engine)
         base_views = views(base)
         series = base.game.deck.series
@@ -301,8 +299,7 @@ def test_swap_keeps_every_card_in_exactly_one_place() -> None:
 def test_draw_pile_order_does_not_leak(rules: str, num_players: int) -> None:
     """The face-down pile is hidden from everybody: reordering it changes no observation."""
     checked = 0
-    for full, _, rng in sampled_points(num_players, rules, 2):
-        engine = full["engine"]
+    for full, engine, _, rng in sampled_points(num_players, rules, 2):
         if len(face_down(engine)) < 2:
             continue
         base = load(num_players, full, engine)

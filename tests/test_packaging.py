@@ -7,13 +7,12 @@ model, the metadata points at no placeholder page, and CI runs the packaging scr
 from __future__ import annotations
 
 import fnmatch
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 
-ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from hoity_env.agents import make
 from hoity_env.engine.state import card_text
@@ -21,8 +22,6 @@ from hoity_env.play import play
 from hoity_env.play.choices import menu
 from hoity_env.play.cli import main
 from hoity_env.replays import RecordingEnv, read_replay, rounds
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _drive(args: list[str], answer: Callable[[int], str], timeout: float = 120) -> tuple[int, str]:

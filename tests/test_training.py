@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 import torch
+from helpers import ROOT
 
 from hoity_env.evaluation import evaluate
 
-ROOT = Path(__file__).resolve().parent.parent
 TINY = [
     "--n-envs",
     "1",

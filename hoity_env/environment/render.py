@@ -12,6 +12,18 @@ from typing import Any
 from hoity_env.engine.cards import Deck
 from hoity_env.engine.state import GameState, card_text
 
+_TEMPLATES = {
+    "purchase": "player_{player} buys {card} for {price}",
+    "no_sale": "{card} is not sold ({reason})",
+    "new_lot": "new lot: {card}",
+    "auction_closed": "the deck is empty: the Auction House is closed",
+    "exhibit": "player_{player} exhibits {cards}",
+    "score": "player_{player}'s exhibition of {count} cards scores",
+    "move": "player_{player} moves {start} -> {end} ({reason})",
+    "truncated": "round limit reached: the game is truncated",
+}
+"""The events told by one sentence of their fields (``card`` and ``cards`` as card names)."""
+
 
 def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
     """One line of text for one event dict (``Event.to_dict()`` form)."""
@@ -23,6 +35,13 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
     def cards(cs: Iterable[int]) -> str:
         return ", ".join(card_text(c, deck) for c in cs)
 
+    if kind in _TEMPLATES:
+        fields = dict(event)
+        if "card" in event:
+            fields["card"] = card(event["card"])
+        if "cards" in event:
+            fields["cards"], fields["count"] = cards(event["cards"]), len(event["cards"])
+        return _TEMPLATES[kind].format(**fields)
     if kind == "locations":
         return "locations: " + ", ".join(f"player_{p} {loc}" for p, loc in enumerate(event["locations"]))
     if kind == "actions":
@@ -36,16 +55,6 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
                 what = f"plays {act['role']}{number}{where}"
             parts.append(f"player_{p} {what}")
         return "actions: " + ", ".join(parts)
-    if kind == "purchase":
-        return f"player_{event['player']} buys {card(event['card'])} for {event['price']}"
-    if kind == "no_sale":
-        return f"{card(event['card'])} is not sold ({event['reason']})"
-    if kind == "new_lot":
-        return f"new lot: {card(event['card'])}"
-    if kind == "auction_closed":
-        return "the deck is empty: the Auction House is closed"
-    if kind == "exhibit":
-        return f"player_{event['player']} exhibits {cards(event['cards'])}"
     if kind == "arrest":
         thieves = ", ".join(f"player_{p}" for p in event["thieves"])
         detectives = ", ".join(f"player_{p}" for p in event["detectives"])
@@ -54,10 +63,6 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
         if event["card"] is None:
             return f"player_{event['player']} finds nothing to steal"
         return f"player_{event['player']} steals {card(event['card'])} from player_{event['victim']}"
-    if kind == "score":
-        return f"player_{event['player']}'s exhibition of {len(event['cards'])} cards scores"
-    if kind == "move":
-        return f"player_{event['player']} moves {event['start']} -> {event['end']} ({event['reason']})"
     if kind == "check_theft":
         if event["player"] is None:
             return (
@@ -69,8 +74,6 @@ def describe_event(event: Mapping[str, Any], deck: Deck) -> str:
         return f"thieves {list(event['thieves'])} go to jail{freed}"
     if kind == "game_end":
         return "game over; winner(s): " + ", ".join(f"player_{p}" for p in event["winners"])
-    if kind == "truncated":
-        return "round limit reached: the game is truncated"
     return str(event)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
@@ -126,12 +126,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = next((spec for spec, _ in s.opponents if spec not in (SELF, "snapshot")), "random")
         if len(s.opponents) > 1:
             target = "random"
-        from hoity_env.evaluation import evaluate
-
-        table = [f"ppo:{Path(folder) / LATEST}"] + [target] * (s.num_players - 1)
-        result = evaluate(table, num_players=s.num_players, games=args.eval_games, seed=s.seed, rules=s.rules)
-        print(result.to_markdown())
+        print_evaluations(f"ppo:{Path(folder) / LATEST}", [target], s, args.eval_games, s.seed)
     return 0
 
 
-__all__ = ["FLAGS", "build_parser", "main", "settings_from"]
+def print_evaluations(me: str, targets: Iterable[str], s: LearnerSettings, games: int, seed: int) -> None:
+    """``--eval-games``: the table of ``me`` in one seat against copies of each target, printed.
+
+    ``s`` gives the players and rules of the games (the trained run's own).
+    """
+    from hoity_env.evaluation import evaluate
+
+    for target in targets:
+        table = [me] + [target] * (s.num_players - 1)
+        result = evaluate(table, num_players=s.num_players, games=games, seed=seed, rules=s.rules)
+        print(result.to_markdown())
+
+
+__all__ = ["FLAGS", "build_parser", "main", "print_evaluations", "settings_from"]

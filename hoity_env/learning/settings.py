@@ -32,6 +32,17 @@ LR_SCHEDULES = ("constant", "linear")
 ACTIVATIONS = ("tanh", "relu")
 
 
+def refuse_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
+    """A :class:`ConfigError` naming the keys of ``data`` that are no field of the dataclass ``cls``.
+
+    The check of every settings ``from_dict`` (``what``: "learner settings", "league settings"),
+    so that a misspelt key in a saved ``settings.json`` or ``league.json`` is refused, not dropped.
+    """
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+    if unknown:
+        raise ConfigError(f"unknown {what}: {', '.join(unknown)}")
+
+
 @dataclass(frozen=True)
 class LearnerSettings:
     """The fast learner's settings (see the module docstring; every field is checked)."""
@@ -154,10 +165,7 @@ class LearnerSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LearnerSettings:
         """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"unknown learner settings: {', '.join(unknown)}")
+        refuse_unknown_fields(cls, data, "learner settings")
         values = dict(data)
         if "hidden" in values:
             values["hidden"] = tuple(values["hidden"])
@@ -224,4 +232,13 @@ def parse_pool(text: str) -> tuple[tuple[str, float], ...]:
     return result
 
 
-__all__ = ["ACTIVATIONS", "LR_SCHEDULES", "MAGNETS", "SELF", "SNAPSHOT", "LearnerSettings", "parse_pool"]
+__all__ = [
+    "ACTIVATIONS",
+    "LR_SCHEDULES",
+    "MAGNETS",
+    "SELF",
+    "SNAPSHOT",
+    "LearnerSettings",
+    "parse_pool",
+    "refuse_unknown_fields",
+]

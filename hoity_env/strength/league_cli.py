@@ -30,6 +30,7 @@ from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.cli import build_parser as learner_parser
+from hoity_env.learning.cli import print_evaluations
 from hoity_env.learning.cli import settings_from as learner_settings
 from hoity_env.strength.league_members import PFSP, LeagueSettings
 
@@ -118,15 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"main agent: {league.path / 'policy.zip'}; population: population:{league.path / 'population.json'}"
     )
     if args.eval_games:
-        from hoity_env.evaluation import evaluate
-
-        me = f"ppo-sample:{league.path / 'policy.zip'}"
-        for spec in (a.strip() for a in args.eval_against.split(",") if a.strip()):
-            table = [me] + [spec] * (s.num_players - 1)
-            result = evaluate(
-                table, num_players=s.num_players, games=args.eval_games, seed=s.seed + 1, rules=s.rules
-            )
-            print(result.to_markdown())
+        against = [a.strip() for a in args.eval_against.split(",") if a.strip()]
+        print_evaluations(f"ppo-sample:{league.path / 'policy.zip'}", against, s, args.eval_games, s.seed + 1)
     return 0
 
 

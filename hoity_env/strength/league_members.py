@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
+from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings, refuse_unknown_fields
 
 PFSP = ("none", "hard")
 
@@ -90,10 +90,8 @@ class LeagueSettings:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LeagueSettings:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"unknown league settings: {', '.join(unknown)}")
+        """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
+        refuse_unknown_fields(cls, data, "league settings")
         return cls(**{**data, "main": LearnerSettings.from_dict(data["main"])})
 
 
