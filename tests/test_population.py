@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.agents.named import MODELS
@@ -250,7 +251,6 @@ def test_hoity_serve_seats_a_population(tmp_path: Path) -> None:
         assert view["replay"].endswith(".jsonl")
 
 
-ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT / "docs/reference/population/population.json"
 """The manifest the ladder measured (docs/league.md); ``champion-mix`` is its packaged twin."""
 
