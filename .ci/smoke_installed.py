@@ -30,6 +30,8 @@ def main() -> None:
         "hoity_env/py.typed",
         "hoity_env/agents/models/champion.npz",
         "hoity_env/agents/models/reference.npz",
+        "hoity_env/agents/models/champion-v3.npz",
+        "hoity_env/agents/models/champion-mix.json",
     ):
         assert shipped in names, f"{wheel.name} lacks {shipped}"
     print(f"{wheel.name}: {wheel.stat().st_size} bytes, {len(names)} files")
@@ -62,8 +64,8 @@ def main() -> None:
     print(f"a game with the champion: winners {par.game_state.winners}")
     assert "torch" not in sys.modules
 
-    table = run("hoity-eval", "--agents", "champion,random,random,random", "--games", "40")
-    assert "champion" in table, table
+    table = run("hoity-eval", "--agents", "champion,champion-mix,random,random", "--games", "40")
+    assert "champion" in table and "champion-mix" in table, table
     print(table)
     assert "--opponents" in run("hoity-play", "--help")
     serve_smoke()
