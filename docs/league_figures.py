@@ -143,15 +143,18 @@ MIX_TARGETS = {2_000_000: 0.45, 10_000_000: 0.55}
 
 
 def champion_mix() -> str:
-    """``champion-mix`` against the targets: the ladder's 2M best responses and the 10M ones of
-    ``docs/results/population.json`` (``benchmarks/champion_v2.py``)."""
+    """``champion-mix`` against the targets: the ladder's 2M best responses, the 10M ones of
+    ``docs/results/population.json`` and MaskablePPO's 2M one of ``population_sb3.json``
+    (both ``benchmarks/champion_v2.py``)."""
     ladder, record = _load(LADDER), _load("docs/results/population.json")
-    responses = [e for e in ladder["sweep"] if e["target"] == POPULATION] + record["exploitability"]
+    sb3 = _load("docs/results/population_sb3.json")
+    responses = [e for e in ladder["sweep"] if e["target"] == POPULATION]
+    responses += record["exploitability"] + sb3["exploitability"]
     rows = []
-    for budget, aim in MIX_TARGETS.items():  # every best response here is the fast learner's
+    for budget, aim in MIX_TARGETS.items():
         at = [e for e in responses if e["budget"] == budget]
         best = max(at, key=lambda e: e["win_rate"])
-        each = ", ".join(f"seed {e['seed']}: {rate(e['win_rate'])}" for e in at)
+        each = ", ".join(f"{e['learner']} seed {e['seed']}: {rate(e['win_rate'])}" for e in at)
         verdict = "met" if best["win_rate"] <= aim else "missed"
         rows.append([f"{budget:,}", each, f"**{rate(best['win_rate'])}**", f"≤ {aim}", verdict])
     heads = {h["opponent"]: h for h in record["head_to_head"]}
@@ -166,8 +169,9 @@ def champion_mix() -> str:
             for o, h in heads.items()
             if o != "champion-v1"
         )
-        + f". The 2M rows are the ladder's (`{LADDER}`), the 10M rows `docs/results/population.json`: "
-        f"`{record['command']}`; {record['machine']}; {record['date']}."
+        + f". The fast 2M best responses are the ladder's (`{LADDER}`); the 10M ones and the head "
+        f"to head `docs/results/population.json`: `{record['command']}`; the MaskablePPO one "
+        f"`docs/results/population_sb3.json`: `{sb3['command']}`; {record['machine']}; {record['date']}."
     )
 
 
