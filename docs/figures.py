@@ -272,6 +272,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "best-response-tuning": best_response_tuning,
     "exploit-2m": exploit_2m,
     "time-to-quality": learning_figures.time_to_quality,
+    "time-to-quality-short": learning_figures.time_to_quality_short,
     "expert-strength": expert_strength,
     "exploit-small": exploit_small,
     "main-job": main_job,

@@ -283,6 +283,23 @@ def _time_to_quality_verdict(points: list[dict[str, Any]]) -> str:
     )
 
 
+def time_to_quality_short() -> str:
+    """The fast learner at budgets below the main study's, against the main study's MaskablePPO mark.
+
+    The main study's smallest budget (60 CPU-s) already beat MaskablePPO's 2M-step mean, so its
+    ratio was only a bound; this run (``docs/results/time_to_quality_short.json``) looks below it.
+    """
+    main, short = load("time_to_quality", "docs/results"), load("time_to_quality_short", "docs/results")
+    verdict = _time_to_quality_verdict(main["points"] + short["points"])
+    return (
+        f"{_time_to_quality_means(short['points'])}\n\n"
+        f"{short['games_per_member']} games against each zoo member per point, as above. "
+        f"Command: `{short['command']}`; machine: {machine(short)}; measured {short['measured']} "
+        f"(`docs/results/time_to_quality_short.json`).\n\n"
+        f"With the main study's MaskablePPO mark: {verdict}"
+    )
+
+
 def _time_to_quality_means(points: list[dict[str, Any]]) -> str:
     """Per learner and mark, the means over the seeds (and the seeds' range of the win rate)."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
