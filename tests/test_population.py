@@ -266,7 +266,7 @@ def _named_spec(spec: str) -> str:
     return names[0]
 
 
-def test_champion_mix_is_the_measured_population_of_named_members() -> None:
+def test_champion_mix_is_the_measured_population_of_named_members(tmp_path: Path) -> None:
     """The packaged ``champion-mix`` has the members and weights the ladder measured."""
     assert NAMED_POPULATIONS == ("champion-mix",) and "champion-mix" in SPEC_FORMS
     shipped = read_population(named_population("champion-mix"))
@@ -274,6 +274,9 @@ def test_champion_mix_is_the_measured_population_of_named_members() -> None:
     assert [(m.spec, m.weight) for m in shipped] == [(_named_spec(m.spec), m.weight) for m in measured]
     with pytest.raises(ConfigError, match="unknown named population"):
         named_population("champion-max")
+    with pytest.raises(ConfigError, match="cannot contain a population"):
+        write_population(tmp_path / "population.json", [Member("champion-mix", 1.0)])
+    assert not (tmp_path / "population.json").exists()
 
 
 def test_champion_mix_plays_by_name_as_the_measured_manifest_does() -> None:

@@ -99,7 +99,7 @@ def check_member(member: Any, index: int, path: Path | None = None) -> Member:
     spec, weight, origin = member.get("spec"), member.get("weight"), member.get("origin", "")
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"{_where(path, field + '.spec')} must be a non-empty agent spec, got {spec!r}")
-    if spec.startswith(POPULATION_PREFIX):
+    if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
         raise ConfigError(
             f"{_where(path, field + '.spec')} is {spec!r}: a population cannot contain a population "
             "(list its members instead)"
