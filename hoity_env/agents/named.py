@@ -1,6 +1,7 @@
 """The named agents: hoity_env's trained policies shipped inside the package, playable without torch.
 
-``champion`` is the strongest and least exploitable agent we trained: the main agent of
+``champion`` is the strongest single policy we trained (the ``champion-mix`` population is
+harder to exploit): the main agent of
 a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
 ``docs/reference/champion-v2/``).  ``champion-v1`` is the first champion
 (``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick;
