@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from hoity_env.engine.cards import Deck
 from hoity_env.engine.state import GameState, card_text
@@ -62,22 +62,14 @@ GRID = (200, 190, 170)
 BAR = (60, 52, 70)
 FINISH_FILL = (226, 214, 186)
 WHITE = (255, 255, 255)
-PLAYER_COLORS = (
-    (214, 69, 65),
-    (52, 110, 196),
-    (60, 160, 80),
-    (232, 140, 30),
-    (140, 80, 180),
-    (30, 160, 170),
+PLAYER_COLORS: tuple[tuple[int, int, int], ...] = tuple(
+    ImageColor.getrgb(c)[:3] for c in ["#d64541", "#346ec4", "#3ca050", "#e88c1e", "#8c50b4", "#1ea0aa"]
 )
-SERIES_COLORS = (
-    (186, 74, 74),
-    (70, 120, 170),
-    (96, 150, 70),
-    (200, 160, 40),
-    (150, 90, 160),
-    (110, 110, 110),
+"""Seat colours, seat 0 first (written as CSS hex colours, the form a designer hands over)."""
+SERIES_COLORS: tuple[tuple[int, int, int], ...] = tuple(
+    ImageColor.getrgb(c)[:3] for c in ["#ba4a4a", "#4678aa", "#609646", "#c8a028", "#965aa0", "#6e6e6e"]
 )
+"""Card series colours, series 0 first."""
 
 
 @lru_cache(maxsize=4)
