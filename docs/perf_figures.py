@@ -12,6 +12,7 @@ the learners and of training are in ``learning_figures.py``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,15 @@ def n(x: float) -> str:
 def times(x: float) -> str:
     """A ratio: one decimal below 10, none above."""
     return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+def span(values: Iterable[float], spec: str = "") -> str:
+    """``low–high`` of figures measured over several runs, both ends formatted with ``spec``.
+
+    The sentences give a range where one number would hide how much the runs differ.
+    """
+    ordered = sorted(values)
+    return f"{ordered[0]:{spec}}–{ordered[-1]:{spec}}"
 
 
 def met(ok: bool) -> str:
@@ -284,9 +294,9 @@ def viewer_size() -> str:
     rounds = [g["rounds"] for g in games]
     return (
         f"It holds one PNG picture per round, about {sum(per_round) / len(per_round):.0f} KB each: "
-        f"{min(per_round):.0f}–{max(per_round):.0f} KB per round over {len(games)} games of "
+        f"{span(per_round, '.0f')} KB per round over {len(games)} games of "
         f"{record['settings']['players']} random agents, which lasted "
-        f"{min(rounds)}–{max(rounds)} rounds, pages of {min(pages):.1f}–{max(pages):.1f} MB. "
+        f"{span(rounds)} rounds, pages of {span(pages, '.1f')} MB. "
         f"{provenance('viewer_size', record)}"
     )
 
@@ -296,10 +306,9 @@ def render_speed() -> str:
     record, rows = figure_table("render")
     ms = [r["frame_seconds"] * 1e3 for r in rows]
     steps = [r["frame_seconds"] / r["step_seconds"] for r in rows]
-    players = sorted({r["players"] for r in rows})
     return (
-        f"A frame costs {min(ms):.1f}–{max(ms):.1f} ms of CPU ({players[0]}–{players[-1]} players, "
-        f"{' and '.join(sorted({r['rules'] for r in rows}))} rules), {min(steps):.0f}–{max(steps):.0f} env "
+        f"A frame costs {span(ms, '.1f')} ms of CPU ({span(r['players'] for r in rows)} players, "
+        f"{' and '.join(sorted({r['rules'] for r in rows}))} rules), {span(steps, '.0f')} env "
         f"steps' worth: recording every step of a game costs a fraction of a second. "
         f"{provenance('render', record)}"
     )
