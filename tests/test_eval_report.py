@@ -16,6 +16,10 @@ from hoity_env.evaluation import (
     head_to_head,
     tournament,
 )
+from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats, WinTally
+from hoity_env.evaluation.reports.serialize import columns, rows_to_csv
+from hoity_env.strength.ladder_result import LadderRow
+from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult, SweepEntry
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 Result = EvaluationResult | TournamentResult | HeadToHeadResult
@@ -115,3 +119,64 @@ def test_head_to_head_pairs(results: dict[str, Result]) -> None:
     assert pair.wins == table.agent_stats[0].wins and pair.games == 3
     with pytest.raises(KeyError):
         result.pair("expert", "expert")
+
+
+# The written column order of every row, as the committed result files have it.  The rows
+# inherit their tally fields (declared first), so this pins the LEAD that keeps keys in front.
+COLUMNS: dict[type, list[str]] = {
+    AgentStats: ["agent", "entries", "games", "wins", "win_rate", "ci_low", "ci_high", "win_share",
+                 "mean_rank", "mean_position", "mean_rounds"],
+    SeatStats: ["seat", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_rank"],
+    Rating: ["agent", "rating", "rating_low", "rating_high", "games", "wins", "win_rate", "ci_low",
+             "ci_high", "mean_rank"],
+    PairStats: ["agent", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_rank"],
+    CurvePoint: ["timesteps", "games", "wins", "win_rate", "ci_low", "ci_high"],
+    ExploitEntry: ["target", "timesteps", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_rank",
+                   "train_seconds", "run_dir", "curve", "train_cpu_seconds"],
+    SweepEntry: ["target", "learner", "seed", "budget", "timesteps", "games", "wins", "win_rate", "ci_low",
+                 "ci_high", "train_cpu_seconds", "run_dir"],
+    LadderRow: ["agent", "mean_win_rate", "rating", "rating_low", "rating_high", "openskill_mu",
+                "openskill_sigma", "exploit_win_rate", "exploit_low", "exploit_high", "exploit_run_dir"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", list(COLUMNS), ids=lambda c: c.__name__)
+def test_row_columns_keep_their_documented_order(cls: type) -> None:
+    assert columns(cls) == COLUMNS[cls]
+    assert rows_to_csv([], cls).strip() == ",".join(COLUMNS[cls])
+    assert (cls is LadderRow) != issubclass(cls, WinTally)
+
+
+def test_json_keys_follow_the_columns_in_nested_rows(results: dict[str, Result]) -> None:
+    data = json.loads(results["evaluation"].to_json())
+    assert list(data["agent_stats"][0]) == COLUMNS[AgentStats]
+    assert list(data["seat_stats"][0]) == COLUMNS[SeatStats]
+    assert list(json.loads(results["tournament"].to_json())["ratings"][0]) == COLUMNS[Rating]
+    assert list(json.loads(results["h2h"].to_json())["pairs"][0]) == COLUMNS[PairStats]
+    point = CurvePoint(timesteps=8, games=4, wins=1, win_rate=0.25, ci_low=0.05, ci_high=0.7)
+    entry = ExploitEntry(
+        target="thief",
+        timesteps=8,
+        **point.win_fields(),
+        mean_rank=2.5,
+        train_seconds=1.0,
+        run_dir="r",
+        curve=(point,),
+    )
+    result = ExploitResult(
+        num_players=4, rules="standard", budget=8, seed=0, fair_share=0.25, entries=(entry,), learner="fast"
+    )
+    written = json.loads(result.to_json())["entries"][0]
+    assert list(written) == COLUMNS[ExploitEntry] and list(written["curve"][0]) == COLUMNS[CurvePoint]
+    assert ExploitResult.from_json(result.to_json()) == result
+
+
+def test_a_lead_naming_no_field_is_refused() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Typo(WinTally):
+        LEAD = ("agnet",)
+
+        agent: str
+
+    with pytest.raises(TypeError, match="agnet"):
+        columns(Typo)

@@ -71,6 +71,7 @@ def test_train_ppo_writes_the_run_folder(tmp_path: Path) -> None:
     assert any((run / "tb").rglob("events.out.tfevents*"))
     report = json.loads((run / "evaluation.json").read_text())
     assert set(report["scores"]) == {"random", "expert"}
+    assert list(report["scores"]["random"])[:3] == ["agent", "entries", "games"]  # key columns first
     assert report["meta"]["timesteps"] >= 128
     checkpoint = run / "checkpoints" / "curve_128.zip"
     assert checkpoint.is_file()

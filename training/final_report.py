@@ -9,7 +9,6 @@ reported result.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -21,6 +20,7 @@ from run_folder import copy_file, save_model
 from sb3_contrib import MaskablePPO
 
 from hoity_env.evaluation import AgentStats, evaluate_tables
+from hoity_env.evaluation.reports.serialize import ordered_asdict
 from hoity_env.files import write_atomically
 
 
@@ -179,7 +179,7 @@ def write_report(run_dir: Path, scores: dict[str, AgentStats], num_players: int,
     table = stats_markdown(scores, num_players)
     write_atomically(
         run_dir / "evaluation.json",
-        json.dumps({"meta": meta, "scores": {k: dataclasses.asdict(v) for k, v in scores.items()}}, indent=1),
+        json.dumps({"meta": meta, "scores": {k: ordered_asdict(v) for k, v in scores.items()}}, indent=1),
     )
     write_atomically(run_dir / "evaluation.md", f"# Evaluation of {meta.get('model')}\n\n{table}\n")
     return table

@@ -31,6 +31,7 @@ from hoity_env.evaluation.reports import (
     Rating,
     SeatStats,
     TournamentResult,
+    WinTally,
 )
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.stats import Z95, competition_ranks, wilson_interval
@@ -48,6 +49,7 @@ __all__ = [
     "Rating",
     "SeatStats",
     "TournamentResult",
+    "WinTally",
     "agent_seeds",
     "competition_ranks",
     "deal_seed",

@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import ChoiceCounts
-from hoity_env.evaluation.reports.rows import AgentStats, SeatStats
+from hoity_env.evaluation.reports.rows import AgentStats, SeatStats, WinTally
 from hoity_env.evaluation.stats import wilson_interval
 
 __all__ = ["Tally", "agent_stats", "seat_stats"]
@@ -68,10 +68,11 @@ class _Sums:
         """``total / games``, as :func:`~hoity_env.evaluation.stats.mean` of the values; 0 if none."""
         return float(total) / self.games if self.games else 0.0
 
-    def interval(self) -> tuple[float, float, float]:
-        """Win rate and its Wilson interval."""
+    def tally(self) -> WinTally:
+        """The games and wins with the win rate and its Wilson interval, as every row reports them."""
         low, high = wilson_interval(self.wins, self.games)
-        return (self.wins / self.games if self.games else 0.0), low, high
+        rate = self.wins / self.games if self.games else 0.0
+        return WinTally(games=self.games, wins=self.wins, win_rate=rate, ci_low=low, ci_high=high)
 
     def share(self) -> Fraction:
         """The exact sum of the win shares (``1/k`` as a float, for a win shared by ``k``)."""
@@ -143,16 +144,11 @@ class Tally:
         rows = []
         for name in names:
             s = self.agents.get(name, _Sums())
-            win_rate, low, high = s.interval()
             rows.append(
                 AgentStats(
                     agent=name,
                     entries=s.entries,
-                    games=s.games,
-                    wins=s.wins,
-                    win_rate=win_rate,
-                    ci_low=low,
-                    ci_high=high,
+                    **s.tally().win_fields(),
                     win_share=s.mean(s.share()),
                     mean_rank=s.mean(s.rank),
                     mean_position=s.mean(s.position),
@@ -165,8 +161,7 @@ class Tally:
         """Wins and mean rank by seat, whoever sat there (the seat-fairness check)."""
         rows = []
         for seat, s in enumerate(self.seats):
-            win_rate, low, high = s.interval()
-            rows.append(SeatStats(seat, s.games, s.wins, win_rate, low, high, s.mean(s.rank)))
+            rows.append(SeatStats(seat=seat, **s.tally().win_fields(), mean_rank=s.mean(s.rank)))
         return tuple(rows)
 
 

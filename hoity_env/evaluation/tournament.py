@@ -99,11 +99,7 @@ def tournament(
             rating=ratings[name].rating,
             rating_low=ratings[name].low,
             rating_high=ratings[name].high,
-            games=stats[name].games,
-            wins=stats[name].wins,
-            win_rate=stats[name].win_rate,
-            ci_low=stats[name].ci_low,
-            ci_high=stats[name].ci_high,
+            **stats[name].win_fields(),
             mean_rank=stats[name].mean_rank,
         )
         for name in pool
@@ -137,7 +133,7 @@ def head_to_head(
     stats = []
     for (a, b), result in zip(pairs, results, strict=True):
         s = next(row for row in result.agent_stats if row.agent == a)
-        stats.append(PairStats(a, b, s.games, s.wins, s.win_rate, s.ci_low, s.ci_high, s.mean_rank))
+        stats.append(PairStats(agent=a, opponent=b, **s.win_fields(), mean_rank=s.mean_rank))
     return HeadToHeadResult(
         pool=tuple(members),
         num_players=chosen.num_players,

@@ -1,7 +1,9 @@
 """The results of approximate exploitability: curve points, one entry per target, the table.
 
 Frozen dataclasses with exact JSON and CSV forms, as the harness's results
-(:mod:`hoity_env.evaluation.reports.serialize`).
+(:mod:`hoity_env.evaluation.reports.serialize`); the rows are win tallies
+(:class:`~hoity_env.evaluation.reports.rows.WinTally`) like the harness's, with their
+key columns (``LEAD``) written first.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import IO, TypeVar
 
 from hoity_env.evaluation.reports.plots import plot_curves
+from hoity_env.evaluation.reports.rows import WinTally
 from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.strength.response import caveat
 
@@ -35,28 +38,22 @@ def _of_target(rows: Sequence[R], target: str) -> R:
 
 
 @dataclasses.dataclass(frozen=True)
-class CurvePoint:
+class CurvePoint(WinTally):
     """The learner at ``timesteps`` against copies of the target (curve seed)."""
 
+    LEAD = ("timesteps",)
+
     timesteps: int
-    games: int
-    wins: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
 
 
 @dataclasses.dataclass(frozen=True)
-class ExploitEntry:
+class ExploitEntry(WinTally):
     """One target's best response: the final evaluation, its curve and where its files are."""
+
+    LEAD = ("target", "timesteps")
 
     target: str
     timesteps: int
-    games: int
-    wins: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
     mean_rank: float
     train_seconds: float
     run_dir: str
@@ -134,8 +131,10 @@ class ExploitResult(TableResult):
 
 
 @dataclasses.dataclass(frozen=True)
-class SweepEntry:
+class SweepEntry(WinTally):
     """One best response of a sweep: a target, a learner, a seed and a budget, scored."""
+
+    LEAD = ("target", "learner", "seed", "budget", "timesteps")
 
     target: str
     learner: str
@@ -143,11 +142,6 @@ class SweepEntry:
     budget: int
     timesteps: int
     """Learner steps trained (the budget rounded up to whole rollouts): the plot's x axis."""
-    games: int
-    wins: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
     train_cpu_seconds: float
     """CPU seconds of training (this process, curve evaluations excluded)."""
     run_dir: str
@@ -156,18 +150,14 @@ class SweepEntry:
     def of(cls, e: ExploitEntry, learner: str, seed: int, budget: int) -> SweepEntry:
         """One best response's :class:`ExploitEntry` as a sweep row, with its learner, seed and budget."""
         return cls(
-            e.target,
-            learner,
-            seed,
-            budget,
-            e.timesteps,
-            e.games,
-            e.wins,
-            e.win_rate,
-            e.ci_low,
-            e.ci_high,
-            e.train_cpu_seconds,
-            e.run_dir,
+            target=e.target,
+            learner=learner,
+            seed=seed,
+            budget=budget,
+            timesteps=e.timesteps,
+            **e.win_fields(),
+            train_cpu_seconds=e.train_cpu_seconds,
+            run_dir=e.run_dir,
         )
 
 

@@ -1,6 +1,6 @@
 """What the harness hands back and how it is written: rows, results, their renderers, ``--out``.
 
-* :mod:`~hoity_env.evaluation.reports.rows`: one agent, seat, rating or pair;
+* :mod:`~hoity_env.evaluation.reports.rows`: one agent, seat, rating or pair, each a :class:`WinTally`;
 * :mod:`~hoity_env.evaluation.reports.results`: the result dataclasses that hold the rows;
 * :mod:`~hoity_env.evaluation.reports.serialize`: their exact JSON and CSV forms;
 * :mod:`~hoity_env.evaluation.reports.markdown`, :mod:`~hoity_env.evaluation.reports.plots`:
@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from hoity_env.evaluation.reports.results import EvaluationResult, HeadToHeadResult, TournamentResult
-from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats
+from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats, WinTally
 
 __all__ = [
     "AgentStats",
@@ -21,4 +21,5 @@ __all__ = [
     "Rating",
     "SeatStats",
     "TournamentResult",
+    "WinTally",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats
+from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats, WinTally
 
 __all__ = [
     "agent_table",
@@ -42,7 +42,7 @@ def interval(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]"
 
 
-def _results(row: AgentStats | SeatStats | Rating) -> list[str]:
+def _results(row: WinTally) -> list[str]:
     """The games, wins, win rate and 95% interval cells every table has."""
     return [str(row.games), str(row.wins), rate(row.win_rate), interval(row.ci_low, row.ci_high)]
 

@@ -5,6 +5,11 @@ tuples, nested results), so ``to_json``/``from_json`` round-trip exactly:
 floats are written with ``repr`` precision by :mod:`json` and read back bit for
 bit, and ``from_json(r.to_json()) == r``.  The CSV form is one table of rows
 (one row per agent, rating, pair or target), also exact.
+
+Both forms write a dataclass's fields in :func:`columns` order, not in declaration
+order: the rows inherit their win tally (:class:`~hoity_env.evaluation.reports.rows.WinTally`),
+which dataclasses declare first, and each row's ``LEAD`` puts its key columns back
+in front, so the files keep the column order they have always had.
 """
 
 from __future__ import annotations
@@ -21,17 +26,42 @@ from typing import Any, ClassVar, TypeVar
 
 from hoity_env.files import write_atomically
 
-__all__ = ["JsonResult", "TableResult", "rows_from_csv", "rows_to_csv"]
+__all__ = ["JsonResult", "TableResult", "columns", "ordered_asdict", "rows_from_csv", "rows_to_csv"]
 
 T = TypeVar("T")
+
+
+def columns(cls: type[Any]) -> list[str]:
+    """The written order of a dataclass's fields: its ``LEAD`` names, then the others as declared.
+
+    Inherited fields are declared first, so for a row this is its key columns, the win
+    tally's, then its own; a class without ``LEAD`` is written as declared.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]
+    lead = list(getattr(cls, "LEAD", ()))
+    if not set(lead) <= set(names):
+        raise TypeError(f"{cls.__name__}.LEAD names {sorted(set(lead) - set(names))}, not fields")
+    return lead + [n for n in names if n not in lead]
+
+
+def ordered_asdict(value: Any) -> Any:
+    """:func:`dataclasses.asdict`, each dataclass's fields in :func:`columns` order (tuples stay tuples)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {n: ordered_asdict(getattr(value, n)) for n in columns(type(value))}
+    if isinstance(value, (list, tuple)):
+        return type(value)(ordered_asdict(v) for v in value)
+    if isinstance(value, dict):
+        return {k: ordered_asdict(v) for k, v in value.items()}
+    return value
 
 
 class JsonResult:
     """JSON round trip shared by the result classes (exact, via their type hints)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dicts, lists and scalars (tuples become lists)."""
-        return dataclasses.asdict(self)  # type: ignore[call-overload, no-any-return]
+        """Plain dicts, tuples and scalars, fields in :func:`columns` order (JSON writes tuples as lists)."""
+        plain: dict[str, Any] = ordered_asdict(self)
+        return plain
 
     def to_json(self) -> str:
         """JSON text, one game record or table row per line; ``from_json`` gives back an equal object."""
@@ -58,7 +88,7 @@ class TableResult(JsonResult):
     ROWS: ClassVar[str]
     """The name of the field that holds the CSV rows."""
     ROW: ClassVar[type]
-    """The row dataclass (its field names are the CSV header)."""
+    """The row dataclass (its :func:`columns` are the CSV header)."""
     SKIP: ClassVar[tuple[str, ...]] = ()
     """Row fields left out of the CSV (nested values, kept in the JSON)."""
 
@@ -76,7 +106,7 @@ def _flat(value: Any) -> bool:
     """A scalar, a list of scalars, or a dict of those: short enough for one line."""
     if isinstance(value, dict):
         return all(_flat(v) and not isinstance(v, dict) for v in value.values())
-    if isinstance(value, (list, tuple)):  # asdict keeps tuples
+    if isinstance(value, (list, tuple)):  # ordered_asdict keeps tuples
         return all(not isinstance(v, (dict, list, tuple)) for v in value)
     return True
 
@@ -95,8 +125,8 @@ def _pretty(value: Any, level: int) -> str:
 
 # ----------------------------------------------------------------- CSV rows
 def rows_to_csv(rows: Sequence[Any], cls: type[Any], skip: Sequence[str] = ()) -> str:
-    """CSV with a header of ``cls``'s field names (less ``skip``); floats keep full ``repr`` precision."""
-    names = [f.name for f in dataclasses.fields(cls) if f.name not in skip]
+    """CSV with a header of ``cls``'s :func:`columns` (less ``skip``); floats keep full ``repr`` precision."""
+    names = [n for n in columns(cls) if n not in skip]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(names)
@@ -108,7 +138,7 @@ def rows_to_csv(rows: Sequence[Any], cls: type[Any], skip: Sequence[str] = ()) -
 def rows_from_csv(text: str, cls: type[T]) -> tuple[T, ...]:
     """Inverse of :func:`rows_to_csv` (raises ``ValueError`` on a wrong header or value)."""
     reader = csv.DictReader(io.StringIO(text))
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    names = columns(cls)
     if reader.fieldnames != names:
         raise ValueError(f"CSV header {reader.fieldnames} does not match {cls.__name__} fields {names}")
     hints = typing.get_type_hints(cls)
