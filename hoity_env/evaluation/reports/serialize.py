@@ -98,8 +98,8 @@ class TableResult(JsonResult):
 
     @classmethod
     def from_csv(cls, text: str) -> tuple[Any, ...]:
-        """Parse :meth:`to_csv` output back into the rows."""
-        return rows_from_csv(text, cls.ROW)
+        """Parse :meth:`to_csv` output back into the rows (``SKIP`` fields come back empty)."""
+        return rows_from_csv(text, cls.ROW, cls.SKIP)
 
 
 def _flat(value: Any) -> bool:
@@ -135,17 +135,28 @@ def rows_to_csv(rows: Sequence[Any], cls: type[Any], skip: Sequence[str] = ()) -
     return out.getvalue()
 
 
-def rows_from_csv(text: str, cls: type[T]) -> tuple[T, ...]:
-    """Inverse of :func:`rows_to_csv` (raises ``ValueError`` on a wrong header or value)."""
+def rows_from_csv(text: str, cls: type[T], skip: Sequence[str] = ()) -> tuple[T, ...]:
+    """Inverse of :func:`rows_to_csv` (raises ``ValueError`` on a wrong header or value).
+
+    The ``skip`` fields, which the CSV leaves out (nested values, kept in the JSON), come
+    back empty (``()``).  A column may be missing where its field has a default: files
+    written before a field was added still read, with the default.
+    """
     reader = csv.DictReader(io.StringIO(text))
-    names = columns(cls)
-    if reader.fieldnames != names:
+    names = [n for n in columns(cls) if n not in skip]
+    header = list(reader.fieldnames or ())
+    defaulted = {
+        f.name
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    }
+    if header != [n for n in names if n in header] or not set(names) - set(header) <= defaulted:
         raise ValueError(f"CSV header {reader.fieldnames} does not match {cls.__name__} fields {names}")
     hints = typing.get_type_hints(cls)
     rows = []
     for i, raw in enumerate(reader):
-        values = {n: _parse_cell(hints[n], raw[n], f"row {i + 1} column {n!r}") for n in names}
-        rows.append(cls(**values))
+        values = {n: _parse_cell(hints[n], raw[n], f"row {i + 1} column {n!r}") for n in header}
+        rows.append(cls(**values, **dict.fromkeys(skip, ())))
     return tuple(rows)
 
 
