@@ -108,6 +108,21 @@ def test_pool_opponents_are_drawn_per_game() -> None:
     assert len(set(core.seats.tolist())) == 4  # the learner seat is drawn too
 
 
+def test_the_pool_can_be_replaced_and_fixed_opponents_refuse_one() -> None:
+    core = BatchedVsBots(num_envs=8, num_players=3, opponent_pool=["thief"])
+    assert [a.name for a in core.agents] == ["thief"]
+    core.set_opponent_pool(["random", "expert"])
+    core.reset(seed=0)
+    assert [a.name for a in core.agents] == ["random", "expert"]
+    assert set(core.assignment[core.assignment >= 0].tolist()) <= {0, 1}
+    with pytest.raises(ConfigError, match="non-empty"):
+        core.set_opponent_pool([])
+    fixed = BatchedVsBots(num_envs=2, num_players=3, opponents="random")
+    with pytest.raises(ConfigError, match="fixed opponents; create it with opponents=None"):
+        fixed.set_opponent_pool(["expert"])
+    assert [a.name for a in fixed.agents] == ["random", "random"]
+
+
 def test_bad_arguments_and_actions_raise_clear_errors() -> None:
     with pytest.raises(ConfigError, match="learner_seat"):
         BatchedVsBots(num_envs=2, learner_seat=7)

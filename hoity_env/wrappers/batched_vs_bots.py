@@ -25,15 +25,14 @@ import numpy as np
 from hoity_env.agents import Agent
 from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.inputs import check_action_array, check_open, check_seed
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
     AgentLike,
+    OpponentSeats,
     check_learner_seat,
-    fixed_opponents,
-    opponent_pool,
 )
 
 
@@ -80,10 +79,7 @@ class BatchedVsBots:
         n = self.num_players = self.env.num_players
         self.num_envs = num_envs
         self.learner_seat = check_learner_seat(learner_seat, n)
-        self._fixed = fixed_opponents(opponents, n, self.env.num_actions)
-        self._pool: list[Agent] = []
-        if self._fixed is None:
-            self.set_opponent_pool(opponent_pool)
+        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.num_actions)
         self.rng = np.random.default_rng()
         self.seats = np.zeros(num_envs, dtype=np.intp)
         """Each game's learner seat this episode."""
@@ -97,14 +93,12 @@ class BatchedVsBots:
     # ----------------------------------------------------------------- setup
     def set_opponent_pool(self, pool: Sequence[AgentLike]) -> None:
         """Replace the pool opponents are drawn from (each game draws anew when its next episode starts)."""
-        if self._fixed is not None:
-            raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
-        self._pool = opponent_pool(pool, self.num_players, self.env.num_actions)
+        self._lineup.set_pool(pool)
 
     @property
     def agents(self) -> list[Agent]:
         """The opponents :attr:`assignment` indexes: the fixed ones, or the pool."""
-        return self._fixed if self._fixed is not None else self._pool
+        return self._lineup.agents
 
     def _place(self, games: np.ndarray) -> None:
         """Draw the learner seat and the opponents of ``games`` (a new episode in each)."""
@@ -116,10 +110,10 @@ class BatchedVsBots:
         )
         self.seats[games] = seats
         offset = (np.arange(n)[None, :] - seats[:, None]) % n  # 0 = learner, j = j-th seat after it
-        if self._fixed is not None:
+        if self._lineup.fixed is not None:
             chosen = np.broadcast_to(np.arange(n - 1), (k, n - 1))
         else:
-            chosen = self.rng.integers(0, len(self._pool), size=(k, n - 1))
+            chosen = self.rng.integers(0, len(self._lineup.pool), size=(k, n - 1))
         self.assignment[games] = np.where(
             offset == 0, -1, np.take_along_axis(chosen, np.maximum(offset - 1, 0), axis=1)
         )
@@ -140,7 +134,7 @@ class BatchedVsBots:
         if seed is not None:
             seed = check_seed(seed)
         self.rng = np.random.default_rng(seed)
-        for agent in self._fixed if self._fixed is not None else self._pool:
+        for agent in self.agents:
             agent.reset(int(self.rng.integers(2**62)))
         self._place(self._rows)
         self._obs, self._masks, infos = self.env.reset(seed=seed)

@@ -2,7 +2,8 @@
 
 Shared by the one-game single-agent view (:class:`~hoity_env.wrappers.SingleAgentEnv`)
 and its batched twin (:class:`~hoity_env.wrappers.batched_vs_bots.BatchedVsBots`), so
-both read ``opponents=``, ``opponent_pool=`` and ``learner_seat=`` the same way.
+both read ``opponents=``, ``opponent_pool=`` and ``learner_seat=`` the same way, and
+both hold an :class:`OpponentSeats` for the fixed-or-pool choice and its rules.
 """
 
 from __future__ import annotations
@@ -60,9 +61,55 @@ def check_learner_seat(seat: object, num_players: int) -> int | None:
     return seat  # type: ignore[return-value]
 
 
+class OpponentSeats:
+    """The opponents of a learner wrapper: fixed agents, or a pool they are drawn from.
+
+    Both learner wrappers hold one, so the rules of the choice live here once: fixed
+    opponents exclude a pool (and refuse a later one), a pool can be replaced between
+    episodes (self-play grows its league this way).  How opponents are *drawn* from
+    the pool stays in each wrapper: one game draws seat by seat, the batched view
+    draws an array for many games, and each keeps its own generator stream.  The
+    learner seat is not held here: it stays each wrapper's public ``learner_seat``
+    attribute, checked by :func:`check_learner_seat`.
+
+    Args:
+        opponents: as ``opponents=`` of the wrappers (``None``: use ``pool``).
+        pool: the specs/agents to draw from when ``opponents`` is None (else unused).
+        num_players, num_actions: the game's sizes, which every agent is checked against.
+    """
+
+    def __init__(
+        self,
+        opponents: AgentLike | Sequence[AgentLike] | None,
+        pool: Sequence[AgentLike],
+        num_players: int,
+        num_actions: int,
+    ) -> None:
+        self.num_players = num_players
+        self.num_actions = num_actions
+        self.fixed = fixed_opponents(opponents, num_players, num_actions)
+        """The ``num_players - 1`` fixed opponents in seat order after the learner, or ``None``."""
+        self.pool: list[Agent] = []
+        """The agents opponents are drawn from (empty when they are fixed)."""
+        if self.fixed is None:
+            self.set_pool(pool)
+
+    def set_pool(self, pool: Sequence[AgentLike]) -> None:
+        """Replace the pool; refused when the opponents are fixed (there is nothing to draw)."""
+        if self.fixed is not None:
+            raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
+        self.pool = opponent_pool(pool, self.num_players, self.num_actions)
+
+    @property
+    def agents(self) -> list[Agent]:
+        """Every opponent agent object in play: the fixed ones, or the pool."""
+        return self.fixed if self.fixed is not None else self.pool
+
+
 __all__ = [
     "DEFAULT_POOL",
     "AgentLike",
+    "OpponentSeats",
     "build_agent",
     "check_learner_seat",
     "fixed_opponents",

@@ -19,15 +19,13 @@ from gymnasium import spaces
 
 from hoity_env.agents import Agent
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.errors import ConfigError
 from hoity_env.engine.inputs import check_seed
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
     AgentLike,
+    OpponentSeats,
     check_learner_seat,
-    fixed_opponents,
-    opponent_pool,
 )
 
 
@@ -77,10 +75,7 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         self.num_players = n
         self.render_mode = render_mode
         self.learner_seat = check_learner_seat(learner_seat, n)
-        self._fixed = fixed_opponents(opponents, n, self.env.codec.size)
-        self._pool: list[Agent] = []
-        if self._fixed is None:
-            self.set_opponent_pool(opponent_pool)
+        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.codec.size)
         obs_space = self.env.observation_space("player_0")
         assert isinstance(obs_space, spaces.Dict)
         self.observation_space = obs_space["observation"]
@@ -96,9 +91,7 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         Self-play grows its league this way, also inside ``SubprocVecEnv`` workers
         (``vec_env.env_method("set_opponent_pool", specs)``).
         """
-        if self._fixed is not None:
-            raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
-        self._pool = opponent_pool(pool, self.num_players, self.env.codec.size)
+        self._lineup.set_pool(pool)
 
     @property
     def seat(self) -> int:
@@ -121,10 +114,11 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         rng = self.np_random
         n = self.num_players
         self._seat = self.learner_seat if self.learner_seat is not None else int(rng.integers(n))
-        if self._fixed is not None:
-            self._opponents = self._fixed
+        fixed, pool = self._lineup.fixed, self._lineup.pool
+        if fixed is not None:
+            self._opponents = fixed
         else:
-            self._opponents = [self._pool[int(rng.integers(len(self._pool)))] for _ in range(n - 1)]
+            self._opponents = [pool[int(rng.integers(len(pool)))] for _ in range(n - 1)]
         for agent in self._opponents:
             agent.reset(int(rng.integers(2**62)))
         self._obs, infos = self.env.reset(seed=int(rng.integers(2**62)))
