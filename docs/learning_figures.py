@@ -15,7 +15,7 @@ from collections import defaultdict
 from statistics import mean
 from typing import Any
 
-from perf_figures import load, machine, met, n, provenance, transcribed, transcribed_note
+from perf_figures import load, machine, met, n, provenance, span, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 
@@ -91,7 +91,7 @@ def learner_speed() -> str:
     header = ["mode", "B", "learner", "steps / CPU-s", "× sb3", "env", "opponents", "learning"]
     big = [g for (_, _, g) in cells if g >= 256]
 
-    def span(learner: str, mode: str, what: str) -> str:
+    def cell_span(learner: str, mode: str, what: str) -> str:
         values = sorted(
             (c["rate"] if what == "rate" else c["rate"] / cells[("sb3", mode, g)]["rate"])
             for (lrn, m, g), c in cells.items()
@@ -125,12 +125,13 @@ def learner_speed() -> str:
     flop = 1.7e6  # 4 epochs of forward and backward through the 128×128 actor and critic, per learner step
     sizes = ", ".join(f"{g:,}" for g in sorted(set(big)))
     bullets = [
-        f"**Self-play at the defaults: {span('fast', 'self-play', 'rate')} learner steps per CPU-second** "
+        f"**Self-play at the defaults: {cell_span('fast', 'self-play', 'rate')} "
+        "learner steps per CPU-second** "
         f"at B = {sizes} (target ≥ 50,000: {met(fast_self >= 50_000)}), "
-        f"{span('fast', 'self-play', 'ratio')}× "
+        f"{cell_span('fast', 'self-play', 'ratio')}× "
         "MaskablePPO.",
         "**At the same network and data passes the fast learner is "
-        f"{span('fast-same', 'self-play', 'ratio')}× "
+        f"{cell_span('fast-same', 'self-play', 'ratio')}× "
         f"MaskablePPO in self-play** (target 10×: {met(same >= 10)}). Forward and backward through a "
         "128×128 actor and critic are about 420,000 floating-point operations per row and epoch, so 4 epochs "
         f"cost about 1.7 MFLOP per learner step; one thread of this machine multiplied the policy's matrices "
@@ -138,9 +139,9 @@ def learner_speed() -> str:
         f"{n(round(gflops * 1e9 / flop, -2))} steps per CPU-second at these settings even if it did "
         "nothing but matrix products. The defaults buy their speed with one epoch over large "
         "minibatches and ReLU.",
-        f"**Against the zoo the scripted opponents take {min(opponents):.0%}–{max(opponents):.0%} "
+        f"**Against the zoo the scripted opponents take {span(opponents, '.0%')} "
         "of the fast "
-        f"learner's time** at B ≥ 256, so it is {span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "
+        f"learner's time** at B ≥ 256, so it is {cell_span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "
         f"(target 5×: {met(zoo >= 5)}); what the opponents cost is theirs to cut, not the learner's.",
     ]
     s = record["settings"]
@@ -178,7 +179,7 @@ def learner_settings() -> str:
     return (
         f"{table(header, body)}\n\nEach row trained {s['steps']:,} self-play learner steps from seed 0, "
         f"then its sampled policy played {s['games']:,} games against three copies of each opponent. "
-        f"One seed per row: against `{opponents[0]}` the rows span {min(rates):.3f}–{max(rates):.3f}, "
+        f"One seed per row: against `{opponents[0]}` the rows span {span(rates, '.3f')}, "
         "and seed-to-seed spread at this budget is of the same size as the differences, so the "
         "defaults are a reasonable point, not a tuned optimum.\n\n"
         f"{provenance('learner_settings', record)}"

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perf_figures import transcribed, transcribed_note
+from perf_figures import span, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate
 
@@ -87,7 +87,7 @@ def reference_curve() -> str:
     late = [w for t, w in points if t >= 2_500_000]
     return (
         f"More steps: against randoms the learning curve (100 games a point, `{REFERENCE}/curve.csv`) reads "
-        f"{at_1m:.2f} at 1 M steps and {min(late):.2f}–{max(late):.2f} from 2.5 M on."
+        f"{at_1m:.2f} at 1 M steps and {span(late, '.2f')} from 2.5 M on."
     )
 
 
@@ -208,7 +208,7 @@ def random_play() -> str:
     return (
         f"Measured facts about the standard defaults ({result['num_players']} players, {result['games']:,} "
         f"games of random agents, `{path}`): random play ends after {agent['mean_rounds']:.1f} rounds on "
-        f"average, and the seats win {min(seats):.3f}–{max(seats):.3f} of the games "
+        f"average, and the seats win {span(seats, '.3f')} of the games "
         f"({'every' if fair else 'not every'} seat's 95% interval holding the fair share "
         f"{1 / result['num_players']:.2f})."
     )
