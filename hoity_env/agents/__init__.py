@@ -33,7 +33,13 @@ from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
-from hoity_env.agents.population import NAMED_POPULATIONS, PopulationAgent, named_population, write_population
+from hoity_env.agents.population import (
+    NAMED_POPULATIONS,
+    POPULATION_PREFIX,
+    PopulationAgent,
+    named_population,
+    write_population,
+)
 from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
@@ -49,7 +55,7 @@ SPEC_FORMS = (
     "ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
 )
 """Every form of agent spec, for help texts and errors."""
-_EXAMPLES = {"population:": ("manifest", "runs/league/population.json")}
+_EXAMPLES = {POPULATION_PREFIX: ("manifest", "runs/league/population.json")}
 """What a ``PREFIX:PATH`` spec names, and an example, where it is not a checkpoint."""
 
 
@@ -63,7 +69,7 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
-    for prefix in (*POLICY_PREFIXES, "rllib:", "population:"):
+    for prefix in (*POLICY_PREFIXES, "rllib:", POPULATION_PREFIX):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
             what, example = _EXAMPLES.get(prefix, ("checkpoint", "runs/ppo/final_model.zip"))
             raise ConfigError(
@@ -78,21 +84,18 @@ def make(
                 num_players=num_players,
                 num_actions=num_actions,
             )
-    if spec.startswith("population:"):
+    if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
+        named = spec in NAMED_POPULATIONS  # a shipped manifest, reported by its name
         return PopulationAgent(
-            spec[len("population:") :], make, seed=seed, num_players=num_players, num_actions=num_actions
-        )
-    if spec.startswith("rllib:"):
-        return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
-    if spec in NAMED_POPULATIONS:
-        return PopulationAgent(
-            named_population(spec),
+            named_population(spec) if named else spec[len(POPULATION_PREFIX) :],
             make,
             seed=seed,
             num_players=num_players,
             num_actions=num_actions,
-            name=spec,
+            name=spec if named else None,
         )
+    if spec.startswith("rllib:"):
+        return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
     if spec in NAMED_AGENTS:
         return make_named(spec, seed, num_players=num_players, num_actions=num_actions)
     if spec not in SCRIPTED:
