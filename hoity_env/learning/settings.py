@@ -23,13 +23,39 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from hoity_env.engine.batched.numba_kernels import resolve_accelerator
+from hoity_env.engine.config import resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.rewards import REWARD_MODES
 
 SELF = "self"
 SNAPSHOT = "snapshot"
 MAGNETS = ("none", "uniform", "frozen", "ema")
 LR_SCHEDULES = ("constant", "linear")
 ACTIVATIONS = ("tanh", "relu")
+
+# Bounds where one is known (each refused value used to crash a run or poison its weights):
+MAX_STEPS = 2**53
+"""Learner steps are logged as floats (``progress.jsonl``): past 2**53 they stop being exact."""
+MAX_SEED = 2**31 - 1
+"""Every seed a run derives (``seed + 1``, ``+ 2``, a league's ``seed + 1000 k``) stays below 2**32,
+which saving a policy needs (SB3 seeds numpy's legacy generator with it)."""
+MAX_THREADS = 1024
+"""torch's thread pool crashes the process (SIGSEGV) far above this (32,768 in torch 2.13)."""
+MAX_ROWS = 2**22
+"""The rollout buffer holds ``num_games × num_players × rollout_steps`` rows (64× the default):
+at 1.4 KB a row (six players, original rules) this is already 6 GB."""
+MAX_WIDTH, MAX_LAYERS = 4096, 8
+"""The largest network: a typo such as ``--hidden 100000000x100000000`` asks for 10^16 weights."""
+MAX_EPOCHS = 100
+"""PPO reuses a rollout a few times (1–10 epochs); far more only overfits it, for hours."""
+MAX_LEARNING_RATE = 1.0
+"""Adam moves each weight by about the rate per step: above 1 every step is a jump."""
+MAX_COEF = 1e6
+"""The loss terms are O(1) and float32 keeps about 7 digits: a larger coefficient drowns the
+other terms, and a huge one (1e39) overflows the loss to inf and the weights to NaN."""
+MAX_WEIGHT = 1e6
+"""Pool weights are relative; capped so that their sum stays finite (``1e308, 1e308`` did not)."""
 
 
 def refuse_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
@@ -112,23 +138,58 @@ class LearnerSettings:
     a shared machine loses by contention)."""
     checkpoint_every: int = 0
     """Learner steps between checkpoints in a run folder (0: only at the end)."""
+    keep_checkpoints: int = 5
+    """Checkpoints a run folder keeps: after each one, all but the newest ``keep_checkpoints``
+    are deleted (0: keep all).  The latest is always kept, and with it the run's end; more
+    than one leaves a fall-back when the newest is damaged (:mod:`hoity_env.learning.runs`)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "num_games", "num_players", "snapshots_kept", "total_steps")
-        _positive(self, "rollout_steps", "epochs", "minibatch_size", "threads")
-        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every")
-        for name in ("learning_rate", "clip"):
-            if not _number(getattr(self, name)) or getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be a number > 0, got {getattr(self, name)!r}")
-        for name in ("vf_coef", "ent_coef", "max_grad_norm", "magnet_coef"):
-            if not _number(getattr(self, name)) or getattr(self, name) < 0:
-                raise ConfigError(f"{name} must be a number >= 0, got {getattr(self, name)!r}")
+        _int_in(self, "num_games", 1, MAX_ROWS)
+        validate_num_players(self.num_players)
+        if not isinstance(self.rules, str):
+            raise ConfigError(f"rules must be a preset name (standard, original), got {self.rules!r}")
+        resolve_rules(self.rules)
+        if self.reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
+        if not isinstance(self.accelerator, str):
+            raise ConfigError(f"accelerator must be auto, numpy or numba, got {self.accelerator!r}")
+        resolve_accelerator(self.accelerator)
+        _int_in(self, "total_steps", 1, MAX_STEPS)
+        _int_in(self, "checkpoint_every", 0, MAX_STEPS)
+        _int_in(self, "keep_checkpoints", 0, MAX_STEPS)
+        _int_in(self, "snapshot_every", 0, MAX_STEPS)
+        _int_in(self, "magnet_refresh", 0, MAX_STEPS)
+        _int_in(self, "snapshots_kept", 1, 1000)
+        _int_in(self, "rollout_steps", 2, MAX_ROWS)  # SB3's MaskablePPO (the saved zip) refuses 1
+        _int_in(self, "minibatch_size", 2, MAX_ROWS)  # normalising advantages needs 2 rows; SB3 too
+        _int_in(self, "epochs", 1, MAX_EPOCHS)
+        _int_in(self, "threads", 1, MAX_THREADS)
+        _int_in(self, "seed", 0, MAX_SEED)
+        rows = self.num_games * self.num_players * self.rollout_steps
+        if rows > MAX_ROWS:
+            raise ConfigError(
+                f"num_games × num_players × rollout_steps ({rows:,} rollout rows) must be at most "
+                f"{MAX_ROWS:,}: the rollout buffer holds them all"
+            )
+        _real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
+        _real_in(self, "clip", 0.0, 1.0, low_open=True)  # PPO's ratio range [1 - clip, 1 + clip]
+        for name in ("vf_coef", "ent_coef", "magnet_coef"):
+            _real_in(self, name, 0.0, MAX_COEF)
+        _real_in(self, "max_grad_norm", 0.0, MAX_COEF, low_open=True)
         for name in ("gamma", "gae_lambda", "magnet_rate"):
             value = getattr(self, name)
             if not _number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}")
-        if not self.hidden or any(not _int(h) or h < 1 for h in self.hidden):
-            raise ConfigError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
+        if isinstance(self.hidden, list):  # the JSON form (settings.json, --exploiter-settings)
+            object.__setattr__(self, "hidden", tuple(self.hidden))
+        if (
+            not isinstance(self.hidden, tuple)
+            or not 1 <= len(self.hidden) <= MAX_LAYERS
+            or any(not _int(h) or not 1 <= h <= MAX_WIDTH for h in self.hidden)
+        ):
+            raise ConfigError(
+                f"hidden must be a tuple of 1 to {MAX_LAYERS} ints in [1, {MAX_WIDTH}], got {self.hidden!r}"
+            )
         if self.activation not in ACTIVATIONS:
             raise ConfigError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
         if self.lr_schedule not in LR_SCHEDULES:
@@ -138,8 +199,10 @@ class LearnerSettings:
         if self.magnet != "none" and self.magnet_coef == 0:
             raise ConfigError(f"magnet={self.magnet!r} needs magnet_coef > 0")
         final = self.magnet_final_coef
-        if final is not None and (not _number(final) or final < 0):
-            raise ConfigError(f"magnet_final_coef must be None or a number >= 0, got {final!r}")
+        if final is not None and (not _number(final) or not 0 <= final <= MAX_COEF):
+            raise ConfigError(
+                f"magnet_final_coef must be None or a number in [0, {MAX_COEF:g}], got {final!r}"
+            )
         if final is not None and self.magnet == "none":
             raise ConfigError("magnet_final_coef anneals a magnet: set magnet to uniform, frozen or ema")
         if not isinstance(self.normalize_advantages, bool):
@@ -186,18 +249,20 @@ def _number(value: object) -> bool:
     return (_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
 
 
-def _positive(settings: LearnerSettings, *names: str) -> None:
-    for name in names:
-        value = getattr(settings, name)
-        if not _int(value) or value < 1:
-            raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
+def _int_in(settings: object, name: str, least: int, most: int) -> None:
+    """A :class:`ConfigError` unless field ``name`` is an int in ``[least, most]``."""
+    value = getattr(settings, name)
+    if not _int(value) or not least <= value <= most:
+        raise ConfigError(f"{name} must be an int in [{least}, {most:,}], got {value!r}")
 
 
-def _non_negative(settings: LearnerSettings, *names: str) -> None:
-    for name in names:
-        value = getattr(settings, name)
-        if not _int(value) or value < 0:
-            raise ConfigError(f"{name} must be an int >= 0, got {value!r}")
+def _real_in(settings: object, name: str, low: float, high: float, *, low_open: bool = False) -> None:
+    """A :class:`ConfigError` unless field ``name`` is a finite number in ``[low, high]`` (``(low,
+    high]`` with ``low_open``)."""
+    value = getattr(settings, name)
+    if not _number(value) or not (low < value if low_open else low <= value) or value > high:
+        bracket = "(" if low_open else "["
+        raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
 
 
 def _check_pool(pool: object) -> None:
@@ -209,8 +274,11 @@ def _check_pool(pool: object) -> None:
         spec, weight = entry
         if not isinstance(spec, str) or not spec:
             raise ConfigError(f"an opponents spec must be a non-empty string, got {spec!r}")
-        if not _number(weight) or weight <= 0:
-            raise ConfigError(f"the weight of opponents entry {spec!r} must be a number > 0, got {weight!r}")
+        if not _number(weight) or not 0 < weight <= MAX_WEIGHT:
+            raise ConfigError(
+                f"the weight of opponents entry {spec!r} must be a number in (0, {MAX_WEIGHT:g}], "
+                f"got {weight!r}"
+            )
 
 
 def parse_pool(text: str) -> tuple[tuple[str, float], ...]:
@@ -236,6 +304,7 @@ __all__ = [
     "ACTIVATIONS",
     "LR_SCHEDULES",
     "MAGNETS",
+    "MAX_SEED",
     "SELF",
     "SNAPSHOT",
     "LearnerSettings",
