@@ -119,12 +119,10 @@ class RunFolder:
         if kind is None:
             raise ConfigError(f"{self.path} is not a run folder (it holds no {RECORD} or {SETTINGS})")
         if kind != self.kind:
-            how = (
-                f"resume it with {kind} --resume"
-                if kind in (LEARN, LEAGUE)
-                else "resume it with its own tool"
+            how = f"{kind} --resume {self.path}" if kind in (LEARN, LEAGUE) else "the tool that made it"
+            raise ConfigError(
+                f"{self.path} is a run folder of {kind}, not of {self.kind}: resume it with {how}"
             )
-            raise ConfigError(f"{self.path} is a {kind} run folder, not a {self.kind} one: {how}")
 
     @classmethod
     def create(cls, base: str | Path, kind: str, files: dict[str, str], *, next_free: bool) -> RunFolder:
