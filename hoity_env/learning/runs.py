@@ -68,14 +68,14 @@ def read_settings(path: Path) -> LearnerSettings:
         raise ConfigError(f"{path} does not hold valid learner settings (edited?): {exc}") from None
 
 
-def check_same_settings(path: Path, saved: LearnerSettings, held: LearnerSettings) -> None:
-    """A :class:`ConfigError` naming ``path`` if its settings differ from the checkpoint's."""
+def check_same_settings(
+    path: Path, saved: LearnerSettings, held: LearnerSettings, other: str = "the settings in its checkpoints"
+) -> None:
+    """A :class:`ConfigError` naming ``path`` if its settings ``saved`` differ from ``held`` (``other``)."""
     if saved != held:
         ours, theirs = saved.to_dict(), held.to_dict()
         diff = ", ".join(f"{k} {ours[k]!r} vs {theirs[k]!r}" for k in ours if ours[k] != theirs.get(k))
-        raise ConfigError(
-            f"{path} differs from the settings its checkpoints were made with ({diff}): edited?"
-        )
+        raise ConfigError(f"{path} differs from {other} ({diff}): edited?")
 
 
 @dataclass

@@ -134,9 +134,9 @@ class League:
         with folder.locked():  # a live run is refused now, before anything is loaded
             pass
         settings = read_league_settings(folder.path / SETTINGS)
-        check_same_settings(
-            folder.path / SETTINGS, settings.main, read_settings(folder.path / LEARNER_SETTINGS)
-        )
+        main = read_settings(folder.path / LEARNER_SETTINGS)
+        where = f"the main settings in {SETTINGS}"
+        check_same_settings(folder.path / LEARNER_SETTINGS, main, settings.main, where)
 
         def load(at: int) -> tuple[dict[str, Any], Learner]:
             record = folder.checkpoints / f"league_{folder.tag(at)}.json"
@@ -147,7 +147,7 @@ class League:
             return state, load_learner(folder.checkpoints / f"state_{folder.tag(at)}.pt")
 
         steps, (state, learner), damaged = folder.latest(load)
-        check_same_settings(folder.path / LEARNER_SETTINGS, settings.main, learner.settings)
+        check_same_settings(folder.path / SETTINGS, settings.main, learner.settings)
         return cls(settings, folder.path, learner, state, Resumed(steps, damaged))
 
     @property
