@@ -27,7 +27,7 @@ def finished_league(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: 
     """A finished league of three iterations, a checkpoint after each, a snapshot after the second."""
     run = tmp_path / "league"
     flags = ["--steps", str(3 * ITERATION), "--checkpoint-every", "1", "--league-snapshot-every", "256"]
-    assert main([*TINY, *flags, "--pfsp-games", "4", *extra, "--out", str(run)]) == 0
+    assert main([*TINY, *flags, "--pfsp-games", "4", "--pfsp", "none", *extra, "--out", str(run)]) == 0
     capsys.readouterr()
     return run
 

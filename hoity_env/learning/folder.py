@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import fresh_folder, hold_lock, remove_partials, write_atomically
+from hoity_env.files import hold_lock, remove_partials, write_atomically
 
 logger = logging.getLogger(__name__)
 
@@ -132,14 +132,21 @@ class RunFolder:
         fresh ``--out``); else it is refused.  A folder another process is writing is refused
         either way.  A folder that cannot be made is a :class:`ConfigError`, before anything exists.
         """
-        base = Path(base)
+        base, k = Path(base), 1
         while True:
-            path = fresh_folder(base) if next_free else base
+            path = base if k == 1 else base.with_name(f"{base.name}_{k}")
+            k += 1
+            folder = cls(path, kind)
+            taken = path.exists() and (not path.is_dir() or any(p.name != LOCK for p in path.iterdir()))
+            if taken and next_free:
+                if (path / LOCK).is_file():
+                    with folder.locked():  # a live run there is refused (same --out), a dead one passed over
+                        pass
+                continue
             try:
                 path.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"cannot create the run folder {path}: {exc.strerror or exc}") from None
-            folder = cls(path, kind)
             with folder.locked():
                 if any(p.name != LOCK for p in path.iterdir()):
                     if next_free:
