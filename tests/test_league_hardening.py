@@ -8,13 +8,14 @@ few iterations of 8 self-play games × 4 steps (128 learner steps) on the numpy 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
-from test_learn_hardening import ITERATION, TINY, listing, one_error_line
+from test_learn_hardening import ITERATION, TINY, check_nothing_half_written, listing, one_error_line
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning import Learner, LearnerSettings, load_policy
@@ -170,3 +171,20 @@ def test_an_out_that_cannot_be_made_is_one_error_line(
     (tmp_path / "file").write_text("not a folder")
     assert main([*TINY, "--steps", "128", "--out", str(tmp_path / "file" / "league")]) == 2
     assert "cannot create the run folder" in one_error_line(capsys.readouterr().err)
+
+
+def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--steps", str(40 * ITERATION), "--checkpoint-every", "1", "--keep-checkpoints", "0"]
+    assert (
+        main([*TINY, *flags, "--league-snapshot-every", "512", "--pfsp", "none", "--out", str(small_disk)])
+        == 1
+    )
+    line = one_error_line(capsys.readouterr().err)
+    assert "No space left on device" in line and f"--resume {small_disk}" in line
+    check_nothing_half_written(small_disk)
+    assert RunFolder(small_disk).complete(), "no checkpoint fitted: the disk is too small for this test"
+    moved = shutil.copytree(small_disk, tmp_path / "moved")  # room again: the run resumes and ends
+    assert main(["--resume", str(moved)]) == 0
+    assert json.loads((moved / "league.json").read_text())["steps"] == RunFolder(moved).complete()[-1]

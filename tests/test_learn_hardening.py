@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,18 @@ def unfinished_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     assert "stopped by --time-limit-minutes" in capsys.readouterr().err
     assert RunFolder(run).complete() == [ITERATION]
     return run
+
+
+def check_nothing_half_written(run: Path) -> None:
+    """No temporary file, every checkpoint file part of a complete checkpoint, whole progress lines."""
+    assert not list(run.rglob("*.partial"))
+    folder = RunFolder(run)
+    tags = {folder.tag(steps) for steps in folder.complete()}
+    assert all(p.stem.split("_")[1] in tags for p in folder.checkpoints.iterdir()), list(
+        folder.checkpoints.iterdir()
+    )
+    for line in (run / "progress.jsonl").read_text().splitlines():
+        json.loads(line)
 
 
 def one_error_line(err: str) -> str:
@@ -232,6 +245,21 @@ def test_an_out_that_cannot_be_made_is_one_error_line(
         assert main([*TINY, "--steps", "128", "--out", str(out)]) == 2
         assert f"cannot create the run folder {out}" in one_error_line(capsys.readouterr().err)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
+def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--steps", str(40 * ITERATION), "--checkpoint-every", "1", "--keep-checkpoints", "0"]
+    assert main([*TINY, *flags, "--out", str(small_disk)]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert "No space left on device" in line and f"--resume {small_disk}" in line
+    check_nothing_half_written(small_disk)
+    steps = RunFolder(small_disk).complete()
+    assert steps, "no checkpoint fitted: the disk is too small for this test"
+    moved = shutil.copytree(small_disk, tmp_path / "moved")  # room again: the run resumes and ends
+    assert main(["--resume", str(moved)]) == 0
+    assert RunFolder(moved).complete()[-1] == 40 * ITERATION
 
 
 # ------------------------------------------------------------------ 5. each command's own folders

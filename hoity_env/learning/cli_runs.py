@@ -104,11 +104,11 @@ def guarded(prog: str, body: Callable[[], int], run: Callable[[], Path | None]) 
         return fail(prog, f"aborted by a second signal (no checkpoint taken now){hint}", 128 + exc.signum)
     except KeyboardInterrupt:
         return fail(prog, "interrupted", 130)
-    except OSError as exc:
-        what = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+    except OSError as exc:  # a full disk, a folder made read-only under a running run
+        what = f"{exc.filename}: {exc.strerror}" if exc.filename else (exc.strerror or str(exc))
         where = run()
-        kept = f"; {where} keeps its last complete checkpoint" if where else ""
-        return fail(prog, f"cannot write {what}{kept}", 1)
+        then = f"; continue from its last complete checkpoint with: {prog} --resume {where}" if where else ""
+        return fail(prog, f"cannot write ({what}): the run stopped{then}", 1)
 
 
 __all__ = [
