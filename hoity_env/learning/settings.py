@@ -160,8 +160,8 @@ class LearnerSettings:
         _int_in(self, "snapshot_every", 0, MAX_STEPS)
         _int_in(self, "magnet_refresh", 0, MAX_STEPS)
         _int_in(self, "snapshots_kept", 1, 1000)
-        _int_in(self, "rollout_steps", 2, MAX_ROWS)  # SB3's MaskablePPO (the saved zip) refuses 1
-        _int_in(self, "minibatch_size", 2, MAX_ROWS)  # normalising advantages needs 2 rows; SB3 too
+        _int_in(self, "rollout_steps", 1, MAX_ROWS)
+        _int_in(self, "minibatch_size", 1, MAX_ROWS)
         _int_in(self, "epochs", 1, MAX_EPOCHS)
         _int_in(self, "threads", 1, MAX_THREADS)
         _int_in(self, "seed", 0, MAX_SEED)
@@ -172,7 +172,7 @@ class LearnerSettings:
                 f"{MAX_ROWS:,}: the rollout buffer holds them all"
             )
         _real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
-        _real_in(self, "clip", 0.0, 1.0, low_open=True)  # PPO's ratio range [1 - clip, 1 + clip]
+        _real_in(self, "clip", 0.0, MAX_COEF, low_open=True)
         for name in ("vf_coef", "ent_coef", "magnet_coef"):
             _real_in(self, name, 0.0, MAX_COEF)
         _real_in(self, "max_grad_norm", 0.0, MAX_COEF, low_open=True)
