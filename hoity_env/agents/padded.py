@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.view import AgentInputError
-from hoity_env.engine.config import RULESET_NAMES
+from hoity_env.engine.config import RULESET_NAMES, RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.padding import PLAYER_COUNTS, padded_dim, padder, ruleset_name, unpadded_dim
 
@@ -76,6 +76,13 @@ class PaddedInputs:
         """Refuse a game of ``num_players`` (None: not known yet) that the policy was not trained for."""
         if num_players is not None and num_players not in self.player_counts:
             raise ConfigError(f"{self.where} was trained for {self.describe()}, not {num_players} players")
+
+    def check_rules(self, rules: str | RulesConfig) -> None:
+        """Refuse a game of another ruleset (the layouts differ; a changed preset keeps its layout)."""
+        if ruleset_name(rules) != self.ruleset:
+            raise ConfigError(
+                f"{self.where} was trained for {self.describe()}, not the {ruleset_name(rules)} rules"
+            )
 
     def pad(self, observations: np.ndarray) -> np.ndarray:
         """``(B, padded_dim)`` float32 rows of the env's ``(B, D)`` observations (padded rows pass as

@@ -20,6 +20,7 @@ import numpy as np
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
 from hoity_env.agents.padded import PaddedInputs, read_zip_entry
 from hoity_env.agents.view import num_players_of
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 
@@ -93,6 +94,7 @@ class PolicyAgent(DistributionAgent):
         deterministic: bool = True,
         seed: int | None = None,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
     ) -> None:
         super().__init__(deterministic=deterministic, seed=seed)
@@ -108,6 +110,8 @@ class PolicyAgent(DistributionAgent):
         self.obs_dim = int(obs_shape[0])
         self.num_actions = int(n_act)
         self.padded = read_zip_entry(self.path)
+        if self.padded is not None and rules is not None:
+            self.padded.check_rules(rules)
         self.num_players = check_sizes(
             self.path, self.obs_dim, self.num_actions, num_players, num_actions, self.padded
         )

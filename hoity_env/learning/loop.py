@@ -254,6 +254,7 @@ class Learner:
         else:  # a state saved before tables existed: one env and seating
             table = learner.tables.tables[0]
             table.env, table.seating = state["env"], state["seating"]
+            table.seating.rules = learner.settings.rules  # it did not record them then
             table.obs, table.masks = state["obs"], state["masks"]
             learner.tables.refresh()
         learner.steps, learner.updates = int(state["steps"]), int(state["updates"])

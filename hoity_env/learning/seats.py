@@ -72,6 +72,7 @@ class Seating:
     """The seat assignment of B games and the actors of the non-learner seats (module docstring)."""
 
     padder: Padder | None = None  # class defaults: a seating pickled before padding existed
+    rules: str = "standard"  # (and before it knew its rules: the learner sets them on resume)
 
     def __init__(
         self,
@@ -117,7 +118,8 @@ class Seating:
 
     def _make(self, spec: str) -> object:
         """The agent of ``spec`` for this seating's table, seeded from the seating's generator."""
-        return make(spec, seed=self._seed(), num_players=self.num_players, num_actions=self.num_actions)
+        n, size = self.num_players, self.num_actions
+        return make(spec, seed=self._seed(), num_players=n, rules=self.rules, num_actions=size)
 
     # -------------------------------------------------------------- snapshots
     def add_snapshot(self, policy: MaskedPolicy) -> None:
