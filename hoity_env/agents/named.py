@@ -78,7 +78,8 @@ class NumpyPolicyAgent(DistributionAgent):
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
-        return renormalized(masked_softmax(self.policy.logits(observations), masks), masks)
+        logits = self.policy.logits(self.policy_inputs(observations))
+        return renormalized(masked_softmax(logits, masks), masks)
 
 
 @functools.cache

@@ -53,8 +53,7 @@ class DistributionAgent(GeneratorAgent):
         Malformed input (wrong widths, an all-zero mask row …) raises
         :class:`~hoity_env.agents.view.AgentInputError` naming what is wrong.
         """
-        if self.padded is not None:
-            observations = self.padded.pad(observations)
+        observations = self.policy_inputs(observations)
         obs, masks = check_batch(
             observations, action_masks, obs_dim=self.obs_dim, num_actions=self.num_actions
         )
@@ -63,6 +62,10 @@ class DistributionAgent(GeneratorAgent):
             best: np.ndarray = probs.argmax(axis=1).astype(np.int64)
             return best
         return ensure_legal(sample_index(probs, self.rng.random((obs.shape[0],))), masks)
+
+    def policy_inputs(self, observations: np.ndarray) -> np.ndarray:
+        """What the network reads: the env's rows, padded for a padded policy (padded rows pass)."""
+        return observations if self.padded is None else self.padded.pad(observations)
 
     @abstractmethod
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -121,7 +124,7 @@ class PolicyAgent(DistributionAgent):
         import torch
 
         policy = self.model.policy
-        obs_tensor, _ = policy.obs_to_tensor(observations)
+        obs_tensor, _ = policy.obs_to_tensor(self.policy_inputs(observations))
         with torch.no_grad():
             dist = policy.get_distribution(obs_tensor, action_masks=masks)
             probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
