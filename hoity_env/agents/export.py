@@ -9,7 +9,10 @@ never silently wrong.  The command line::
     python -m hoity_env.agents.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
     python -m hoity_env.agents.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
 
-must run where the checkpoint's paths resolve (``--shipped``: the repository's root).
+must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
+``.npz`` of ``registry.json`` from the checkpoint listed beside it).  A padded checkpoint
+(the fast learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip)
+exports as a padded policy that plays every count it was trained on.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, PADDED_FORMAT, save_policy
+from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.named import MODELS
 from hoity_env.agents.padded import read_zip_entry
 from hoity_env.agents.policy import check_sizes, load_checkpoint
@@ -130,6 +133,14 @@ def _training_args(checkpoint: Path) -> dict[str, Any]:
     return {}
 
 
+def _shipped_name(model: str) -> str:
+    """The name a shipped file already records (its agent's), else the file's stem."""
+    try:
+        return str(load_policy(shipped_path(model)).metadata.get("name", model))
+    except ConfigError:  # missing or unreadable: it is being written afresh
+        return model
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(
@@ -146,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--shipped",
         action="store_true",
-        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints in docs/reference/",
+        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints (registry.json)",
     )
     return p
 
@@ -160,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.shipped and args.out is None:
         parser.error("OUT is required with CHECKPOINT")
     jobs = (
-        [(Path(src), shipped_path(model), model) for model, src in MODELS.items()]
+        [(Path(src), shipped_path(model), _shipped_name(model)) for model, src in MODELS.items()]
         if args.shipped
         else [(args.checkpoint, args.out, args.name)]
     )
