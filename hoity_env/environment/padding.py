@@ -78,13 +78,17 @@ def unpadded_dim(ruleset: str, n: int) -> int:
     return _width(g) + _width(o) + n * _width(p)
 
 
-@functools.cache
 def padded_obs_layout(ruleset: str) -> dict[str, slice]:
     """Name → slice of the padded observation of ``ruleset`` (see the module docstring).
 
     The env's names (``phase``, ``own.hand``, ``playerK.position`` …) for K in 0 … 5, plus
-    ``num_players`` and ``playerK.present``.  A fresh dict per call is not needed: treat it as read-only.
+    ``num_players`` and ``playerK.present``; a fresh dict each call.
     """
+    return dict(_layout(ruleset))
+
+
+@functools.cache
+def _layout(ruleset: str) -> dict[str, slice]:
     g, o, p = _fields(ruleset, MAX_SEATS)
     out: dict[str, slice] = {}
     at = 0
@@ -101,7 +105,7 @@ def padded_obs_layout(ruleset: str) -> dict[str, slice]:
 
 def padded_dim(ruleset: str) -> int:
     """Length of a padded observation of ``ruleset`` (176 standard, 350 original)."""
-    return int(max(s.stop for s in padded_obs_layout(ruleset).values()))
+    return int(max(s.stop for s in _layout(ruleset).values()))
 
 
 def padded_layout_markdown(ruleset: str) -> str:
@@ -123,7 +127,7 @@ class Padder:
         self.ruleset, self.num_players = ruleset, num_players
         self.obs_dim = unpadded_dim(ruleset, num_players)
         """Length of the env's observation (the input)."""
-        layout = padded_obs_layout(ruleset)
+        layout = _layout(ruleset)
         self.padded_dim = padded_dim(ruleset)
         """Length of the padded observation (the output)."""
         head = _width(g) + _width(o)

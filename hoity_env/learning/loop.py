@@ -1,17 +1,18 @@
 """The learner: collect a rollout of B games, compute GAE, run the PPO epochs, repeat.
 
 One :class:`Learner` owns everything a run changes: the policy and its optimizer,
-the :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, the seating (who
-plays the other seats), the magnet, the rollout buffer and three generators (the
-seating's numpy one, the sampler's and the shuffler's torch ones), all seeded
-from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
+the :class:`~hoity_env.learning.tables.Tables` (per player count, a
+:class:`~hoity_env.environment.batched_env.BatchedHoityEnv` and the seating of who
+plays the other seats: one of each for a single count), the magnet, the rollout buffer
+and the generators (each seating's numpy one, the sampler's and the shuffler's torch
+ones), all seeded from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
 weight for weight (tested).
 
-A step of the loop is array code only: the learner's seats of all B games go
-through one forward pass, each opponent decides all of its seats with one
-``act_batch`` call, the env steps all games at once.  :attr:`Learner.cpu` splits
-the CPU time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (the
-rollout's forward passes and buffer writes) and ``learning`` (GAE and the update).
+A step of the loop is array code only: the learner's seats of all B games (of every
+player count: padded rows, end to end) go through one forward pass, each opponent
+decides all of its seats with one ``act_batch`` call, the env steps all games at once.
+:attr:`Learner.cpu` splits the CPU time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (the
+rollout's forward passes, padding and buffer writes) and ``learning`` (GAE and the update).
 
 :meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
 two iterations completely (the env's games in progress and every generator

@@ -120,8 +120,10 @@ class Tables:
     # ----------------------------------------------------------------- a step
     def learner_rows(self) -> np.ndarray:
         """Flat row indices of the learner's seats now, over all tables."""
-        parts = [t.seating.learner_rows() + t.rows.start for t in self.tables if t.seating is not None]
-        return parts[0] if len(parts) == 1 and self.tables[0].rows.start == 0 else np.concatenate(parts)
+        parts = [t.seating.learner_rows() for t in self.tables if t.seating is not None]
+        if len(parts) == 1:  # one table: its rows are the learner's rows
+            return parts[0]
+        return np.concatenate([p + t.rows.start for p, t in zip(parts, self.tables, strict=True)])
 
     def act(self, joint: np.ndarray) -> None:
         """Write the other seats' actions into the flat ``(R,)`` ``joint`` (each table's seating)."""
