@@ -11,8 +11,9 @@ weight for weight (tested).
 A step of the loop is array code only: the learner's seats of all B games (of every
 player count: padded rows, end to end) go through one forward pass, each opponent
 decides all of its seats with one ``act_batch`` call, the env steps all games at once.
-:attr:`Learner.cpu` splits the CPU time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (the
-rollout's forward passes, padding and buffer writes) and ``learning`` (GAE and the update).
+:attr:`Learner.cpu` splits the CPU time (``time.process_time``) into ``env``,
+``opponents``, ``policy`` (the rollout's forward passes, padding and buffer writes) and
+``learning`` (GAE and the update).
 
 :meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
 two iterations completely (the env's games in progress and every generator
