@@ -59,7 +59,7 @@ def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) 
         "num_players": env.num_players,
         "rules": env.rules.name,
         "agents": list(env.agent_names),
-        "round": state.round + 1,
+        "round": state.round if state.done else state.round + 1,  # over: the rounds played, not one more
         "phase": "over" if state.done else ("location" if state.phase is Phase.LOCATION else "action"),
         "step": step,
         "board": png_data_uri(board_image(state, events)),
