@@ -22,7 +22,7 @@ import pytest
 from serve_client import ok, request, serving
 
 from hoity_env.replays import read_replay
-from hoity_env.serve import ServeSettings
+from hoity_env.serve import ServeSettings, games
 from hoity_env.serve.games import GameTable
 from hoity_env.serve.settings import TooManyGames
 
@@ -136,8 +136,20 @@ def test_finished_games_free_their_slots_and_stay_visible(tmp_path: Path) -> Non
     assert [p.name for p in (tmp_path / "replays").iterdir()] == [end["replay"]]  # saved once
 
 
-def test_max_games_is_a_hard_limit_under_concurrency(tmp_path: Path) -> None:
+def test_max_games_is_a_hard_limit_under_concurrency(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     table = GameTable(settings(tmp_path, max_games=3))
+    building, lock, crowd = [0], threading.Lock(), threading.Event()
+
+    class Slow(games.ServedGame):  # each game waits while others are admitted (1 s at most), so that
+        def __init__(self, *args: Any) -> None:  # a check made before building lets them all in
+            with lock:
+                building[0] += 1
+                if building[0] > 3:  # more than the limit are being built: over-admitted
+                    crowd.set()
+            crowd.wait(1.0)
+            super().__init__(*args)
+
+    monkeypatch.setattr(games, "ServedGame", Slow)
     start = threading.Barrier(16)
     made: list[str] = []
     refused: list[str] = []
