@@ -118,6 +118,21 @@ def test_hostile_bodies_and_lengths_get_a_json_4xx(
     assert not any(r.exc_info or r.levelno >= logging.ERROR for r in caplog.records)
 
 
+@pytest.mark.parametrize(
+    ("data", "want"),
+    [
+        (b"BREW / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501),  # a method nobody serves
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414),  # a request line over 64 KiB
+        (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", 431),
+    ],
+    ids=["method", "long-line", "long-header"],
+)
+def test_the_standard_librarys_own_refusals_are_json_too(tmp_path: Path, data: bytes, want: int) -> None:
+    with serving(settings(tmp_path)) as server:
+        status, answer = _status_and_json(_raw(server, data))
+        assert status == want and answer["error"], answer
+
+
 def test_finished_games_free_their_slots_and_stay_visible(tmp_path: Path) -> None:
     with serving(settings(tmp_path, max_games=1)) as server:
         first = ok(server, "POST", "/api/games", BODY)

@@ -30,7 +30,8 @@ from typing import Any
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.serve.games import GameTable
 from hoity_env.serve.page import PLAY_PAGE
-from hoity_env.serve.replay_files import replays_page
+from hoity_env.serve.replay_list import replays_page
+from hoity_env.serve.rules_page import rules_page
 from hoity_env.serve.settings import (
     BadRequest,
     ForeignHost,
@@ -222,6 +223,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif method == "GET" and path == "/rules":
+            self._html(rules_page())
         elif method == "GET" and path == "/api/setup":
             self._json(200, self._setup())
         elif method == "POST" and path == "/api/games":
@@ -233,7 +236,7 @@ class Handler(BaseHTTPRequestHandler):
         elif method == "GET" and path == "/api/replays":
             self._json(200, {"replays": table.replays.names()})
         elif method == "GET" and path == "/replays":
-            self._html(replays_page(table.replays.names(), self.server.ladder is not None))
+            self._html(replays_page(table.replays.rows(), self.server.ladder is not None))
         elif method == "GET" and replay is not None:
             self._html(table.replays.viewer(replay.group(1)))
         elif method == "GET" and path == "/ladder" and self.server.ladder is not None:
