@@ -10,6 +10,8 @@ import contextlib
 import http.client
 import json
 import logging
+import os
+import signal
 import socket
 import subprocess
 import threading
@@ -22,7 +24,8 @@ import pytest
 from serve_client import ok, request, serving
 
 from hoity_env.replays import read_replay
-from hoity_env.serve import ServeSettings, games
+from hoity_env.serve import ServeSettings, cli, games
+from hoity_env.serve import server as serve_server
 from hoity_env.serve.games import GameTable
 from hoity_env.serve.settings import TooManyGames
 
@@ -127,10 +130,18 @@ def test_hostile_bodies_and_lengths_get_a_json_4xx(
     ],
     ids=["method", "long-line", "long-header"],
 )
-def test_the_standard_librarys_own_refusals_are_json_too(tmp_path: Path, data: bytes, want: int) -> None:
-    with serving(settings(tmp_path)) as server:
+def test_the_standard_librarys_own_refusals_are_json_too(
+    tmp_path: Path,
+    data: bytes,
+    want: int,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.INFO), serving(settings(tmp_path)) as server:
         status, answer = _status_and_json(_raw(server, data))
         assert status == want and answer["error"], answer
+    assert "Traceback" not in capfd.readouterr().err
+    assert not any(r.exc_info or r.levelno >= logging.ERROR for r in caplog.records)
 
 
 def test_finished_games_free_their_slots_and_stay_visible(tmp_path: Path) -> None:
@@ -284,3 +295,33 @@ def test_games_that_cannot_be_saved_at_stop_are_named(
     assert [r.getMessage() for r in caplog.records] == [
         f"game {game.id} not saved as the server stops: {reason}"
     ]
+
+
+def test_the_stop_saves_what_it_can_ignores_signals_meanwhile_and_names_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    opened: list[str] = []
+
+    def make(settings: ServeSettings, host: str, port: int) -> Any:
+        server = serve_server.make_server(settings, "127.0.0.1", 0)
+        close = server.table.close
+
+        def interrupted_close() -> list[str]:  # Ctrl-C and SIGTERM again while the games are saved
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return close()
+
+        def serve_forever() -> None:
+            opened.append(server.table.create(BODY).id)
+            raise KeyboardInterrupt
+
+        server.serve_forever = serve_forever  # type: ignore[method-assign]
+        server.table.close = interrupted_close  # type: ignore[method-assign]
+        return server
+
+    monkeypatch.setattr(cli, "make_server", make)
+    with full_disk(tmp_path / "replays"):
+        assert cli.main(["--agents", "random,detective", "--replays", str(tmp_path / "replays")]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == f"hoity-serve: error: 1 open game(s) could not be saved: {opened[0]}"
+    assert "stopped by SIGINT; 0 open game(s) saved" in err and "Traceback" not in err
