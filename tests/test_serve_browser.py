@@ -17,7 +17,9 @@ from browser import Browser
 from helpers import RULESETS
 from serve_client import serving
 
-from hoity_env.replays import read_replay
+from hoity_env.agents import make
+from hoity_env.engine.errors import ConfigError
+from hoity_env.replays import RecordingEnv, read_replay
 from hoity_env.replays.cli import main as replay_main
 from hoity_env.serve import ServeSettings
 
@@ -100,13 +102,20 @@ def test_a_whole_game_is_played_by_clicking(tmp_path: Path, browser: Browser, ru
 
 
 def test_the_page_teaches_the_game_and_lists_the_saved_games(tmp_path: Path, browser: Browser) -> None:
-    settings = ServeSettings(agents=("detective", "expert"), replays=tmp_path / "replays", max_games=1)
+    agents = ("detective", "expert", "champion")
+    settings = ServeSettings(agents=agents, replays=tmp_path / "replays", max_games=1)
+    with pytest.raises(ConfigError) as refused:  # the champion plays four seats: the library's message
+        make("champion", 100, num_players=2, num_actions=RecordingEnv(num_players=2).codec.size)
     with serving(settings) as server:
         browser.goto(server.url)
         browser.wait_until("document.body.dataset.ready === '1'")
         new_game(browser, "standard")
         browser.wait_until("document.body.dataset.step === '0' && document.body.dataset.busy === '0'")
         assert not browser.evaluate("document.getElementById('howto').open")  # folded away once playing
+        choose(browser, "#hinter", "champion")  # errors are shown as the library words them, no more
+        assert browser.wait_until("document.getElementById('error').textContent") == str(refused.value)
+        choose(browser, "#hinter", "expert")
+        browser.wait_until("document.body.dataset.hintStep === '0'")
         first = browser.evaluate("game.id")
         browser.click("#start")  # a new game replaces this one: it is left (saved), its slot freed
         browser.wait_until(f"game && game.id !== '{first}' && document.body.dataset.busy === '0'")
@@ -114,7 +123,9 @@ def test_the_page_teaches_the_game_and_lists_the_saved_games(tmp_path: Path, bro
         browser.click("#leave")
         browser.wait_until("document.body.dataset.done === '1'")
         browser.click("#links a")  # "the rules": served here, no internet needed
-        browser.wait_until("document.location.pathname === '/rules'")
+        browser.wait_until(
+            "document.location.pathname === '/rules' && document.getElementById('rules') !== null"
+        )
         assert "C-1 Players" in browser.evaluate("document.getElementById('rules').textContent")
         browser.goto(server.url + "replays")
         head = browser.evaluate("Array.from(document.querySelectorAll('#replays th'), (c) => c.textContent)")
@@ -128,4 +139,5 @@ def test_the_page_teaches_the_game_and_lists_the_saved_games(tmp_path: Path, bro
         )
         browser.click("#replays tbody tr:nth-child(2) td:nth-child(4) a")  # any cell of a row opens it
         browser.wait_until("document.location.pathname.startsWith('/replays/') && typeof frames === 'object'")
-        assert browser.errors == []
+        refusal = "the server responded with a status of 400"  # the champion's hint, shown above
+        assert [e for e in browser.errors if not (refusal in e and e.endswith("/hint)"))] == []
