@@ -12,9 +12,14 @@ parsed, and the body as JSON with :mod:`json`.
 Every request is checked before anything happens: unknown paths and methods get
 404/405, a body must be declared JSON (which also makes a cross-site form post
 impossible: a browser sends such a request from another site only after a CORS
-preflight this server never grants), at most ``max_body_bytes`` long (413, unread)
-and a JSON object; then :mod:`hoity_env.serve.games` checks the fields.  Each
-refusal is ``{"error": message}`` with a 4xx status and changes nothing.
+preflight this server never grants), at most ``max_body_bytes`` long (413, unread:
+its ``Content-Length`` is read as plain ASCII digits, however many) and a JSON object
+(a body nested deeper than the decoder recurses is refused too); then
+:mod:`hoity_env.serve.games` checks the fields.  Each refusal is ``{"error": message}``
+with a 4xx status and changes nothing; the standard library's own refusals (a bad
+request line, headers over 64 KiB, an unknown method) are JSON as well.  A connection
+that sends nothing for ``read_timeout_s`` is closed, and one that goes away leaves a
+log line, not a traceback.
 """
 
 from __future__ import annotations
