@@ -4,17 +4,31 @@ The play page is one self-contained document: no script, font or picture is
 fetched from elsewhere (its Content-Security-Policy allows only itself), and its
 script (:mod:`hoity_env.serve.page_script`) writes everything a request returns
 as text.  A newcomer finds the game explained where it is played: a short rules
-panel (open until the first game starts) that links the full rules at ``/rules``
-(:mod:`hoity_env.serve.rules_page`, served locally: no internet needed), card
-codes such as ``A1529`` explained beside the hand where they first appear, and a
-bid entered as one number bounded by the legal range.
+panel (open until the first game starts) that links the full rules at ``/rules``,
+card codes such as ``A1529`` explained beside the hand where they first appear, and
+a bid entered as one number bounded by the legal range.
+
+The ``/rules`` page (:func:`rules_page`) is the rules contract, ``docs/RULES.md``, the
+docs site's rules page, served locally: the server needs no internet and no built
+docs site.  ``hoity_env/serve/RULES.md`` is a symbolic link to ``docs/RULES.md`` in
+the repository (one text, never two copies to keep in step), and a built wheel ships
+it as a plain file (``.ci/smoke_installed.py`` checks).  markdown-it-py renders it:
+the CommonMark parser the docs site's MyST uses, with tables on and raw HTML off
+(the file's ``<!-- figure -->`` markers are dropped first), so the page is as plain
+as the play page and obeys the same policy.
 """
 
 from __future__ import annotations
 
+import re
+from functools import cache
+from importlib import resources
+
+from markdown_it import MarkdownIt
+
 from hoity_env.serve.page_script import SCRIPT
 
-__all__ = ["CARD_CODES", "PLAY_PAGE", "RULES_PANEL", "STYLE"]
+__all__ = ["CARD_CODES", "PLAY_PAGE", "RULES_PANEL", "STYLE", "rules_page"]
 
 STYLE = """
 body { font-family: sans-serif; background: #f6f1e4; color: #28241f; margin: 1em; }
@@ -106,3 +120,18 @@ PLAY_PAGE = f"""<!DOCTYPE html>
 </body>
 </html>
 """
+
+COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
+
+
+@cache
+def rules_page() -> str:
+    """The ``/rules`` page's HTML (rendered once: the file is part of the installed package)."""
+    text = (resources.files("hoity_env.serve") / "RULES.md").read_text(encoding="utf-8")
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(COMMENT.sub("", text))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Hoity Toity: the rules</title>'
+        f"<style>{STYLE}</style></head><body>"
+        '<p><a href="/">play</a> | <a href="/replays">saved games</a></p>'
+        f'<main id="rules">{body}</main></body></html>\n'
+    )

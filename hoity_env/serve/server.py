@@ -34,9 +34,8 @@ from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.serve.games import GameTable
-from hoity_env.serve.page import PLAY_PAGE
+from hoity_env.serve.page import PLAY_PAGE, rules_page
 from hoity_env.serve.replay_list import replays_page
-from hoity_env.serve.rules_page import rules_page
 from hoity_env.serve.settings import (
     BadRequest,
     ForeignHost,
