@@ -11,7 +11,7 @@ import argparse
 import logging
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -126,7 +126,7 @@ def fail(prog: str, message: object, status: int = 2, kind: str = "error") -> in
 
 def add_settings_flags(
     p: argparse.ArgumentParser | Any,
-    flags: Mapping[str, tuple[str, type, str]],
+    flags: Mapping[str, tuple[str, Callable[[str], Any], str]],
     defaults: object,
     prefix: str = "",
 ) -> None:

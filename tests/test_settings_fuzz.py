@@ -42,7 +42,9 @@ SPECIAL: dict[str, list[Any]] = {
         ("self",),
         None,
     ],
+    "num_players": [*INTS, (), (2, 2), (1, 4), (4, 7), (2.5,), "2,3"],
     "normalize_advantages": ["yes", 1, None],
+    "padded": ["yes", 1, None],
     "magnet_final_coef": [NAN, INF, -1.0, 1e300, "0"],
     "exploiter_settings": [
         {"bogus": 1},
@@ -69,6 +71,8 @@ LEAGUE = LeagueSettings(
 
 
 def _values(cls: type, name: str) -> list[Any]:
+    """The hostile values of field ``name``: by its type (a field of a new type must be listed in
+    :data:`SPECIAL`, so every field added later is fuzzed too)."""
     if name in SPECIAL:
         return SPECIAL[name]
     kind = next(f.type for f in dataclasses.fields(cls) if f.name == name)

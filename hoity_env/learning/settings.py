@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hoity_env.engine.batched.numba_kernels import resolve_accelerator
-from hoity_env.engine.config import resolve_rules, validate_num_players
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
 
@@ -76,7 +76,14 @@ class LearnerSettings:
     # --- the games
     num_games: int = 256
     """B: games stepped together (their seats are the rows of one forward pass)."""
-    num_players: int = 4
+    num_players: int | tuple[int, ...] = 4
+    """Players per game; a tuple of counts (``(2, 3, 4, 5, 6)``) trains one policy on all of them
+    at once: one batched env of ``num_games`` games per count, every learner row of every env in
+    one forward pass of padded observations (:mod:`hoity_env.environment.padding`).  A tuple
+    implies ``padded``; counts are kept sorted, each once."""
+    padded: bool = False
+    """Whether the policy reads padded observations (one layout for 2-6 players), so that it can
+    later play or be trained at other counts; implied by a tuple of counts."""
     rules: str = "standard"
     reward: str = "progress"
     """As the env's ``reward``: ``win_loss``, ``rank`` or ``progress`` (the SB3 recipes' choice)."""
@@ -144,8 +151,8 @@ class LearnerSettings:
     than one leaves a fall-back when the newest is damaged (:mod:`hoity_env.learning.runs`)."""
 
     def __post_init__(self) -> None:
+        _check_counts(self)
         _int_in(self, "num_games", 1, MAX_ROWS)
-        validate_num_players(self.num_players)
         if not isinstance(self.rules, str):
             raise ConfigError(f"rules must be a preset name (standard, original), got {self.rules!r}")
         resolve_rules(self.rules)
@@ -165,10 +172,10 @@ class LearnerSettings:
         _int_in(self, "epochs", 1, MAX_EPOCHS)
         _int_in(self, "threads", 1, MAX_THREADS)
         _int_in(self, "seed", 0, MAX_SEED)
-        rows = self.num_games * self.num_players * self.rollout_steps
+        rows = self.num_games * sum(self.player_counts) * self.rollout_steps
         if rows > MAX_ROWS:
             raise ConfigError(
-                f"num_games × num_players × rollout_steps ({rows:,} rollout rows) must be at most "
+                f"num_games × players × rollout_steps ({rows:,} rollout rows) must be at most "
                 f"{MAX_ROWS:,}: the rollout buffer holds them all"
             )
         _real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
@@ -216,6 +223,12 @@ class LearnerSettings:
 
     # ------------------------------------------------------------ derived
     @property
+    def player_counts(self) -> tuple[int, ...]:
+        """The player counts trained on, sorted (one for an int ``num_players``)."""
+        n = self.num_players
+        return n if isinstance(n, tuple) else (n,)
+
+    @property
     def learner_seats_only(self) -> bool:
         """Whether some games have seats the learner does not play."""
         return any(spec != SELF for spec, _ in self.opponents)
@@ -230,8 +243,9 @@ class LearnerSettings:
         """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
         refuse_unknown_fields(cls, data, "learner settings")
         values = dict(data)
-        if "hidden" in values:
-            values["hidden"] = tuple(values["hidden"])
+        for name in ("hidden", "num_players"):
+            if isinstance(values.get(name), list):
+                values[name] = tuple(values[name])
         if "opponents" in values:
             values["opponents"] = tuple((str(s), float(w)) for s, w in values["opponents"])
         return cls(**values)
@@ -263,6 +277,35 @@ def _real_in(settings: object, name: str, low: float, high: float, *, low_open: 
     if not _number(value) or not (low < value if low_open else low <= value) or value > high:
         bracket = "(" if low_open else "["
         raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
+
+
+def _check_counts(settings: LearnerSettings) -> None:
+    """``num_players``: an int, or a non-empty tuple of distinct ints in 2..6 (sorted here, and
+    ``padded`` set: several counts need one observation layout); ``padded`` a bool."""
+    counts = settings.num_players
+    if isinstance(counts, tuple):
+        if not counts or any(not _int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
+            raise ConfigError(
+                f"num_players must be an int or a non-empty tuple of player counts in "
+                f"{MIN_PLAYERS}..{MAX_PLAYERS}, got {counts!r}"
+            )
+        if len(set(counts)) != len(counts):
+            raise ConfigError(f"num_players lists a count twice: {counts!r}")
+        object.__setattr__(settings, "num_players", tuple(sorted(counts)))
+        object.__setattr__(settings, "padded", True)
+    else:
+        validate_num_players(counts)
+    if not isinstance(settings.padded, bool):
+        raise ConfigError(f"padded must be a bool, got {settings.padded!r}")
+
+
+def parse_counts(text: str) -> int | tuple[int, ...]:
+    """``"4"`` → ``4``; ``"2,3,4,5,6"`` → ``(2, 3, 4, 5, 6)`` (the CLIs' ``--players``)."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"players must be a count or counts like 2,3,4, got {text!r}") from None
+    return counts[0] if len(counts) == 1 else counts
 
 
 def _check_pool(pool: object) -> None:
@@ -308,6 +351,7 @@ __all__ = [
     "SELF",
     "SNAPSHOT",
     "LearnerSettings",
+    "parse_counts",
     "parse_pool",
     "refuse_unknown_fields",
 ]

@@ -114,7 +114,8 @@ def eval_against(args: argparse.Namespace, s: LearnerSettings) -> list[str]:
     against = [a.strip() for a in args.eval_against.split(",") if a.strip()]
     if args.eval_games:
         for spec in against:
-            check_specs([spec] * s.num_players, s.num_players, s.rules)
+            n = s.player_counts[0]  # a league trains at one count (LeagueSettings)
+            check_specs([spec] * n, n, s.rules)
     return against
 
 

@@ -77,6 +77,11 @@ class LeagueSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.main, LearnerSettings):
             raise ConfigError(f"main must be LearnerSettings, got {type(self.main).__name__}")
+        if isinstance(self.main.num_players, tuple):
+            raise ConfigError(
+                f"a league trains at one player count, got {self.main.num_players}: train several "
+                "counts with hoity-learn --players, or one league per count"
+            )
         for name in ("snapshot_every", "exploiter_every", "pfsp_every"):
             _int_at_least(self, name, 0)
         for name in ("exploiter_budget", "exploiter_games", "pfsp_games", "max_members"):
@@ -109,7 +114,7 @@ class LeagueSettings:
             chosen = learner_settings(dict(self.exploiter_settings), "fast")
             main = self.main
             fast_learner_settings(
-                chosen, main.rules, main.num_players, main.seed, self.exploiter_budget, "random"
+                chosen, main.rules, main.player_counts[0], main.seed, self.exploiter_budget, "random"
             )
         except ConfigError as exc:
             raise ConfigError(f"exploiter_settings: {exc}") from None
