@@ -99,6 +99,16 @@ def test_resume_refuses_a_league_flag_that_differs_from_the_runs_settings(
     assert record["session"]["workers"] == 2
 
 
+def test_a_finished_league_is_final_and_its_resume_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = finished_league(tmp_path, capsys)
+    before = listing(run)
+    assert main(["--resume", str(run)]) == 0
+    assert "is finished" in capsys.readouterr().out
+    assert listing(run) == before
+
+
 # ------------------------------------------------------------------ 7. damaged files, each kind
 @pytest.mark.parametrize(
     ("name", "damage", "message"),

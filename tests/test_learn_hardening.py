@@ -114,6 +114,16 @@ def test_resume_refuses_a_flag_that_differs_from_the_runs_settings_and_records_t
     assert record["session"] == {"time_limit_minutes": 1e-9, "workers": 2} and record["steps"] == ITERATION
 
 
+def test_a_finished_run_is_final_and_its_resume_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = finished_run(tmp_path, capsys, iterations=1)
+    before = listing(run)
+    assert main(["--resume", str(run)]) == 0
+    assert "is finished" in capsys.readouterr().out
+    assert listing(run) == before
+
+
 # ------------------------------------------------------------------ 2. signals
 def _signal_at_update(monkeypatch: pytest.MonkeyPatch, update: int, *signums: int) -> None:
     original = Learner.update
@@ -287,6 +297,8 @@ def test_each_command_refuses_the_others_run_folders_by_their_kind(
         assert "run folder of a training recipe" in one_error_line(capsys.readouterr().err)
         assert league_main(["--resume", str(learn.path)]) == 2
         assert f"resume it with hoity-learn --resume {learn.path}" in one_error_line(capsys.readouterr().err)
+        assert league_main(["--resume", str(tmp_path / "recipe")]) == 2
+        assert "run folder of a training recipe" in one_error_line(capsys.readouterr().err)
         assert {p: listing(p) for p in before} == before
 
 

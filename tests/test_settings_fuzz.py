@@ -87,6 +87,21 @@ def _finite(policy: torch.nn.Module) -> bool:
     return all(bool(torch.isfinite(p).all()) for p in policy.parameters())
 
 
+def test_the_guarantees_page_states_the_bounds_the_settings_hold() -> None:
+    from helpers import ROOT
+
+    from hoity_env.learning import settings
+
+    page = " ".join((ROOT / "docs" / "guarantees.md").read_text(encoding="utf-8").split())
+    assert f"at most {settings.MAX_THREADS:,} threads" in page
+    assert f"at most {settings.MAX_LAYERS} layers of {settings.MAX_WIDTH:,}" in page
+    assert f"at most {settings.MAX_ROWS:,} rows" in page
+    assert settings.MAX_SEED == 2**31 - 1 and "a seed below 2³¹" in page
+    assert settings.MAX_LEARNING_RATE == 1 and "a learning rate up to 1," in page
+    assert settings.MAX_COEF == settings.MAX_WEIGHT == 1e6 and "pool weights up to 10⁶" in page
+    assert f"`--keep-checkpoints` checkpoints ({LearnerSettings().keep_checkpoints};" in page
+
+
 @pytest.mark.parametrize(("name", "value"), _cases(LearnerSettings), ids=repr)
 def test_a_hostile_learner_setting_is_refused_before_any_folder_or_trains_finitely(
     tmp_path: Path, name: str, value: Any
