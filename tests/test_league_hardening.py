@@ -8,18 +8,22 @@ few iterations of 8 self-play games × 4 steps (128 learner steps) on the numpy 
 from __future__ import annotations
 
 import json
-import shutil
-import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
-from test_learn_hardening import ITERATION, TINY, check_nothing_half_written, listing, one_error_line
+from test_learn_hardening import (
+    ITERATION,
+    TINY,
+    check_final,
+    check_resume_flags,
+    listing,
+    one_error_line,
+)
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.learning import Learner, LearnerSettings, load_policy
-from hoity_env.learning.folder import RunFolder
+from hoity_env.learning import LearnerSettings, load_policy
 from hoity_env.strength.league_cli import main
 from hoity_env.strength.league_members import LeagueSettings
 
@@ -78,35 +82,19 @@ def test_resume_refuses_a_league_flag_that_differs_from_the_runs_settings(
     flags = ["--steps", "100000", "--time-limit-minutes", "1e-9", "--pfsp-games", "4"]
     assert main([*TINY, *flags, "--out", str(run)]) == 0
     assert "continue with: hoity-league --resume" in capsys.readouterr().err
-    before = listing(run)
-    for changed in (
-        ["--league-snapshot-every", "128"],
-        ["--pfsp", "none"],
-        ["--pfsp-games", "8"],
+    changed = [["--league-snapshot-every", "128"], ["--pfsp", "none"], ["--pfsp-games", "8"]]
+    changed += [
         ["--exploiter-settings", '{"num_games": 32}'],
         ["--lr", "0.5"],
-        ["--out", str(tmp_path / "elsewhere")],
-    ):
-        assert main(["--resume", str(run), *changed]) == 2, changed
-        assert changed[0] in one_error_line(capsys.readouterr().err)
-    assert listing(run) == before
-    assert (
-        main(["--resume", str(run), "--pfsp-games", "4", "--workers", "2", "--time-limit-minutes", "1e-9"])
-        == 0
-    )
-    assert "this session: --workers 2" in capsys.readouterr().out
-    record = json.loads((run / "resumes.jsonl").read_text())
-    assert record["session"]["workers"] == 2
+        ["--out", str(tmp_path / "x")],
+    ]
+    check_resume_flags(main, run, changed, ["--pfsp-games", "4"], capsys)
 
 
 def test_a_finished_league_is_final_and_its_resume_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = finished_league(tmp_path, capsys)
-    before = listing(run)
-    assert main(["--resume", str(run)]) == 0
-    assert "is finished" in capsys.readouterr().out
-    assert listing(run) == before
+    check_final(main, finished_league(tmp_path, capsys), capsys)
 
 
 # ------------------------------------------------------------------ 7. damaged files, each kind
@@ -153,48 +141,3 @@ def test_a_damaged_checkpoint_falls_back_to_the_one_before_and_ends_as_the_whole
     assert all(torch.equal(resumed[k], whole[k]) for k in whole)
     again = json.loads((run / "league.json").read_text())
     assert [m["spec"] for m in again["members"]] == [m["spec"] for m in record["members"]]
-
-
-def test_a_second_signal_aborts_the_league_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    original = Learner.update
-
-    def update_then_ctrl_c_twice(self: Learner) -> dict[str, float]:
-        stats = original(self)
-        if self.updates == 2:
-            signal.raise_signal(signal.SIGINT)
-            signal.raise_signal(signal.SIGINT)
-        return stats
-
-    monkeypatch.setattr(Learner, "update", update_then_ctrl_c_twice)
-    run = tmp_path / "league"
-    assert main([*TINY, "--steps", "100000", "--checkpoint-every", "1", "--out", str(run)]) == 130
-    line = one_error_line(capsys.readouterr().err)
-    assert "aborted by a second signal" in line and f"--resume {run}" in line
-    assert RunFolder(run).complete() == [ITERATION]
-
-
-def test_an_out_that_cannot_be_made_is_one_error_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "file").write_text("not a folder")
-    assert main([*TINY, "--steps", "128", "--out", str(tmp_path / "file" / "league")]) == 2
-    assert "cannot create the run folder" in one_error_line(capsys.readouterr().err)
-
-
-def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
-    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    flags = ["--steps", str(40 * ITERATION), "--checkpoint-every", "1", "--keep-checkpoints", "0"]
-    assert (
-        main([*TINY, *flags, "--league-snapshot-every", "512", "--pfsp", "none", "--out", str(small_disk)])
-        == 1
-    )
-    line = one_error_line(capsys.readouterr().err)
-    assert "No space left on device" in line and f"--resume {small_disk}" in line
-    check_nothing_half_written(small_disk)
-    assert RunFolder(small_disk).complete(), "no checkpoint fitted: the disk is too small for this test"
-    moved = shutil.copytree(small_disk, tmp_path / "moved")  # room again: the run resumes and ends
-    assert main(["--resume", str(moved)]) == 0
-    assert json.loads((moved / "league.json").read_text())["steps"] == RunFolder(moved).complete()[-1]

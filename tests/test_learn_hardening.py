@@ -1,4 +1,5 @@
-"""``hoity-learn`` keeps the promises of docs/guarantees.md (issue 37, round three of hardening).
+"""``hoity-learn`` keeps the promises of docs/guarantees.md (issue 37, round three of hardening);
+where ``hoity-league`` shares the code path (signals, folders, disks), the test runs for it too.
 
 Resume with the run's own settings, signals, diverging settings, the folder's kind, damaged
 files, folders that cannot be made, checkpoints kept, and what a resume cleans up.  Each
@@ -25,6 +26,9 @@ from hoity_env.learning.cli import main
 from hoity_env.learning.folder import RunFolder
 from hoity_env.learning.runs import new_run
 
+COMMANDS = ["learn", "league"]
+"""Where both commands share a code path (signals, folders, disks), each test runs for both."""
+
 TINY = [
     "--games",
     "8",
@@ -38,6 +42,13 @@ TINY = [
     "numpy",
 ]
 ITERATION = 8 * 4 * 4  # learner steps per iteration (self-play: every seat is the learner)
+
+
+def command_main(command: str) -> Any:
+    """The ``main`` of ``hoity-learn`` or ``hoity-league``."""
+    from hoity_env.strength.league_cli import main as league_main
+
+    return main if command == "learn" else league_main
 
 
 def listing(folder: Path) -> dict[str, str]:
@@ -87,41 +98,47 @@ def one_error_line(err: str) -> str:
 
 
 # ------------------------------------------------------------------ 1. resume keeps the run's settings
+def check_resume_flags(
+    main: Any, run: Path, changed: list[list[str]], same: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each of ``changed`` beside ``--resume`` is one error line naming its flag and writes nothing;
+    the run's own values (``same``) and the session's flags resume, printed and recorded."""
+    before = listing(run)
+    for flags in changed:
+        assert main(["--resume", str(run), *flags]) == 2, flags
+        assert flags[0] in one_error_line(capsys.readouterr().err)
+    assert listing(run) == before
+    session = ["--workers", "2", "--time-limit-minutes", "1e-9"]
+    assert main(["--resume", str(run), *same, *session]) == 0
+    out = capsys.readouterr().out
+    assert "this session: --workers 2" in out and "with the run's own settings" in out
+    record = json.loads((run / "resumes.jsonl").read_text().splitlines()[-1])
+    assert record["session"] == {"time_limit_minutes": 1e-9, "workers": 2}
+
+
+def check_final(main: Any, run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished run's resume says so and writes nothing."""
+    before = listing(run)
+    assert main(["--resume", str(run)]) == 0
+    assert "is finished" in capsys.readouterr().out
+    assert listing(run) == before
+
+
 def test_resume_refuses_a_flag_that_differs_from_the_runs_settings_and_records_the_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = unfinished_run(tmp_path, capsys)
-    before = listing(run)
-    for flags in (
-        ["--lr", "0.5"],
-        ["--steps", "7"],
-        ["--games", "64"],
-        ["--hidden", "16x16"],
-        ["--against", "expert"],
-        ["--pool", "self,random"],
-        ["--keep-checkpoints", "1"],
-        ["--out", str(tmp_path / "elsewhere")],
-    ):
-        assert main(["--resume", str(run), *flags]) == 2, flags
-        assert flags[0] in one_error_line(capsys.readouterr().err)
-    assert listing(run) == before and not (tmp_path / "elsewhere").exists()
-    # The run's own values may be repeated; the session's flags may change, printed and recorded.
-    session = ["--workers", "2", "--time-limit-minutes", "1e-9"]
-    assert main(["--resume", str(run), "--lr", "0.001", "--hidden", "8x8", "--out", str(run), *session]) == 0
-    out = capsys.readouterr().out
-    assert "this session: --workers 2" in out and "with the run's own settings" in out
-    record = json.loads((run / "resumes.jsonl").read_text().splitlines()[-1])
-    assert record["session"] == {"time_limit_minutes": 1e-9, "workers": 2} and record["steps"] == ITERATION
+    changed = [["--lr", "0.5"], ["--steps", "7"], ["--games", "64"], ["--hidden", "16x16"]]
+    changed += [["--against", "expert"], ["--pool", "self,random"], ["--keep-checkpoints", "1"]]
+    changed += [["--padded"], ["--out", str(tmp_path / "elsewhere")]]
+    check_resume_flags(main, run, changed, ["--lr", "0.001", "--hidden", "8x8", "--out", str(run)], capsys)
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_a_finished_run_is_final_and_its_resume_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = finished_run(tmp_path, capsys, iterations=1)
-    before = listing(run)
-    assert main(["--resume", str(run)]) == 0
-    assert "is finished" in capsys.readouterr().out
-    assert listing(run) == before
+    check_final(main, finished_run(tmp_path, capsys, iterations=1), capsys)
 
 
 # ------------------------------------------------------------------ 2. signals
@@ -159,12 +176,16 @@ def test_a_signal_saves_exits_128_plus_it_with_the_resume_command_and_scores_not
     assert RunFolder(run).complete() == [2 * ITERATION]
 
 
+@pytest.mark.parametrize("command", COMMANDS)
 def test_a_second_signal_aborts_with_one_line_and_no_traceback(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     _signal_at_update(monkeypatch, 2, signal.SIGINT, signal.SIGINT)  # Ctrl-C twice
     run = tmp_path / "run"
-    assert main([*TINY, "--steps", "100000", "--checkpoint-every", "1", "--out", str(run)]) == 130
+    assert (
+        command_main(command)([*TINY, "--steps", "100000", "--checkpoint-every", "1", "--out", str(run)])
+        == 130
+    )
     line = one_error_line(capsys.readouterr().err)
     assert "aborted by a second signal" in line and f"--resume {run}" in line
     assert RunFolder(run).complete() == [ITERATION]  # the first iteration's checkpoint, intact
@@ -247,28 +268,30 @@ def test_bad_values_are_one_error_line_before_any_folder_exists(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", COMMANDS)
 def test_an_out_that_cannot_be_made_is_one_error_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     (tmp_path / "file").write_text("not a folder")
     for out in (tmp_path / "file" / "run", Path("/proc/hoity-run")):
-        assert main([*TINY, "--steps", "128", "--out", str(out)]) == 2
+        assert command_main(command)([*TINY, "--steps", "128", "--out", str(out)]) == 2
         assert f"cannot create the run folder {out}" in one_error_line(capsys.readouterr().err)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
 
 
+@pytest.mark.parametrize("command", COMMANDS)
 def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
-    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
+    run_main = command_main(command)
     flags = ["--steps", str(40 * ITERATION), "--checkpoint-every", "1", "--keep-checkpoints", "0"]
-    assert main([*TINY, *flags, "--out", str(small_disk)]) == 1
+    assert run_main([*TINY, *flags, "--out", str(small_disk)]) == 1
     line = one_error_line(capsys.readouterr().err)
     assert "No space left on device" in line and f"--resume {small_disk}" in line
     check_nothing_half_written(small_disk)
-    steps = RunFolder(small_disk).complete()
-    assert steps, "no checkpoint fitted: the disk is too small for this test"
+    assert RunFolder(small_disk).complete(), "no checkpoint fitted: the disk is too small for this test"
     moved = shutil.copytree(small_disk, tmp_path / "moved")  # room again: the run resumes and ends
-    assert main(["--resume", str(moved)]) == 0
+    assert run_main(["--resume", str(moved)]) == 0
     assert RunFolder(moved).complete()[-1] == 40 * ITERATION
 
 

@@ -28,13 +28,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import add_settings_flags, given_dests, non_negative, parse_and_log
+from hoity_env.cli_args import add_settings_flags, given_dests, non_negative
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.cli_runs import (
     add_session_flags,
     announce,
     check_out,
-    guarded,
+    command,
     refuse_changes,
     session_of,
     stopped,
@@ -158,14 +158,7 @@ def changes(given: set[str], args: argparse.Namespace, saved: LearnerSettings) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parse_and_log(parser, argv)
-    if isinstance(args, int):
-        return args
-    where: list[Path] = []
-    return guarded(
-        "hoity-learn", lambda: _main(parser, args, argv, where), lambda: where[-1] if where else None
-    )
+    return command("hoity-learn", build_parser(), argv, _main)
 
 
 def _main(

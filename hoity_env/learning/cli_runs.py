@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import fail, non_negative_real, positive
+from hoity_env.cli_args import fail, non_negative_real, parse_and_log, positive
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.runs import Aborted, Stop
 from hoity_env.learning.update import DivergenceError
@@ -89,6 +89,20 @@ def stopped(prog: str, run: Path, stop: Stop, steps: int, total: int) -> int | N
     return None
 
 
+Body = Callable[[argparse.ArgumentParser, argparse.Namespace, Sequence[str] | None, list[Path]], int]
+"""A command's work: ``(parser, args, argv, where)`` → exit status; it appends its run folder to
+``where`` once it is known (for the hints of :func:`guarded`)."""
+
+
+def command(prog: str, parser: argparse.ArgumentParser, argv: Sequence[str] | None, body: Body) -> int:
+    """Parse ``argv`` (usage errors and ``--help`` end here), then run ``body`` :func:`guarded`."""
+    args = parse_and_log(parser, argv)
+    if isinstance(args, int):
+        return args
+    where: list[Path] = []
+    return guarded(prog, lambda: body(parser, args, argv, where), lambda: where[-1] if where else None)
+
+
 def guarded(prog: str, body: Callable[[], int], run: Callable[[], Path | None]) -> int:
     """``body()``'s status, with every way it can fail as one ``error:`` line (``run()``: the run
     folder, once known, for the resume hint)."""
@@ -116,6 +130,7 @@ __all__ = [
     "add_session_flags",
     "announce",
     "check_out",
+    "command",
     "guarded",
     "refuse_changes",
     "session_of",

@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import add_settings_flags, given_dests, parse_and_log
+from hoity_env.cli_args import add_settings_flags, given_dests
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.learning.cli import build_parser as learner_parser
 from hoity_env.learning.cli import changes as learner_changes
 from hoity_env.learning.cli import print_evaluations
 from hoity_env.learning.cli import settings_from as learner_settings
-from hoity_env.learning.cli_runs import announce, check_out, guarded, refuse_changes, session_of, stopped
+from hoity_env.learning.cli_runs import announce, check_out, command, refuse_changes, session_of, stopped
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.strength.league_members import PFSP, LeagueSettings
 
@@ -120,14 +120,7 @@ def eval_against(args: argparse.Namespace, s: LearnerSettings) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parse_and_log(parser, argv)
-    if isinstance(args, int):
-        return args
-    where: list[Path] = []
-    return guarded(
-        "hoity-league", lambda: _main(parser, args, argv, where), lambda: where[-1] if where else None
-    )
+    return command("hoity-league", build_parser(), argv, _main)
 
 
 def _main(
