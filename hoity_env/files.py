@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from hoity_env.engine.errors import ConfigError
-
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: the lock file alone (created exclusively) is the lock
@@ -99,10 +97,11 @@ def create_first_file(base: Path, name: str, data: str | bytes) -> Path:
 
 
 @contextlib.contextmanager
-def hold_lock(path: Path, busy: Callable[[str], str]) -> Iterator[None]:
+def hold_lock(path: Path, busy: Callable[[str], Exception]) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created; it holds our pid) until the block ends.
 
-    Another process holding it: a :class:`ConfigError` with ``busy(its pid)``, at once.  The file
+    Another process holding it: ``busy(its pid)`` is raised at once (the callers' ``ConfigError``:
+    this module sits below the engine's errors).  The file
     is removed on the way out (while still held); a process that opened it just before is told
     apart by the file's inode and tries again, so two holders never coexist.
     """
@@ -110,14 +109,14 @@ def hold_lock(path: Path, busy: Callable[[str], str]) -> Iterator[None]:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | (0 if fcntl else os.O_EXCL), 0o644)
         except FileExistsError:
-            raise ConfigError(busy(_holder(path))) from None
+            raise busy(_holder(path)) from None
         if fcntl is None:
             break
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise ConfigError(busy(_holder(path))) from None
+            raise busy(_holder(path)) from None
         try:
             current = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:

@@ -90,7 +90,7 @@ def _finite(policy: torch.nn.Module) -> bool:
 def test_the_guarantees_page_states_the_bounds_the_settings_hold() -> None:
     from helpers import ROOT
 
-    from hoity_env.learning import settings
+    from hoity_env.learning import bounds as settings
 
     page = " ".join((ROOT / "docs" / "guarantees.md").read_text(encoding="utf-8").split())
     assert f"at most {settings.MAX_THREADS:,} threads" in page

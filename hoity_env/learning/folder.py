@@ -105,8 +105,10 @@ class RunFolder:
     def locked(self) -> Iterator[None]:
         """Hold this folder's lock (a :class:`ConfigError` at once if another process holds it)."""
 
-        def busy(pid: str) -> str:
-            return f"another process (pid {pid}) is writing to the run folder {self.path}: wait for it to end"
+        def busy(pid: str) -> ConfigError:
+            return ConfigError(
+                f"another process (pid {pid}) is writing to the run folder {self.path}: wait for it to end"
+            )
 
         with hold_lock(self.path / LOCK, busy):
             yield

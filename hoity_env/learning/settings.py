@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,35 +26,28 @@ from hoity_env.engine.batched.numba_kernels import resolve_accelerator
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
+from hoity_env.learning.bounds import (
+    MAX_COEF,
+    MAX_EPOCHS,
+    MAX_LAYERS,
+    MAX_LEARNING_RATE,
+    MAX_ROWS,
+    MAX_SEED,
+    MAX_STEPS,
+    MAX_THREADS,
+    MAX_WEIGHT,
+    MAX_WIDTH,
+    int_in,
+    is_int,
+    is_number,
+    real_in,
+)
 
 SELF = "self"
 SNAPSHOT = "snapshot"
 MAGNETS = ("none", "uniform", "frozen", "ema")
 LR_SCHEDULES = ("constant", "linear")
 ACTIVATIONS = ("tanh", "relu")
-
-# Bounds where one is known (each refused value used to crash a run or poison its weights):
-MAX_STEPS = 2**53
-"""Learner steps are logged as floats (``progress.jsonl``): past 2**53 they stop being exact."""
-MAX_SEED = 2**31 - 1
-"""Every seed a run derives (``seed + 1``, ``+ 2``, a league's ``seed + 1000 k``) stays below 2**32,
-which saving a policy needs (SB3 seeds numpy's legacy generator with it)."""
-MAX_THREADS = 1024
-"""torch's thread pool crashes the process (SIGSEGV) far above this (32,768 in torch 2.13)."""
-MAX_ROWS = 2**22
-"""The rollout buffer holds ``num_games × num_players × rollout_steps`` rows (64× the default):
-at 1.4 KB a row (six players, original rules) this is already 6 GB."""
-MAX_WIDTH, MAX_LAYERS = 4096, 8
-"""The largest network: a typo such as ``--hidden 100000000x100000000`` asks for 10^16 weights."""
-MAX_EPOCHS = 100
-"""PPO reuses a rollout a few times (1–10 epochs); far more only overfits it, for hours."""
-MAX_LEARNING_RATE = 1.0
-"""Adam moves each weight by about the rate per step: above 1 every step is a jump."""
-MAX_COEF = 1e6
-"""The loss terms are O(1) and float32 keeps about 7 digits: a larger coefficient drowns the
-other terms, and a huge one (1e39) overflows the loss to inf and the weights to NaN."""
-MAX_WEIGHT = 1e6
-"""Pool weights are relative; capped so that their sum stays finite (``1e308, 1e308`` did not)."""
 
 
 def refuse_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
@@ -152,7 +144,7 @@ class LearnerSettings:
 
     def __post_init__(self) -> None:
         _check_counts(self)
-        _int_in(self, "num_games", 1, MAX_ROWS)
+        int_in(self, "num_games", 1, MAX_ROWS)
         if not isinstance(self.rules, str):
             raise ConfigError(f"rules must be a preset name (standard, original), got {self.rules!r}")
         resolve_rules(self.rules)
@@ -161,38 +153,38 @@ class LearnerSettings:
         if not isinstance(self.accelerator, str):
             raise ConfigError(f"accelerator must be auto, numpy or numba, got {self.accelerator!r}")
         resolve_accelerator(self.accelerator)
-        _int_in(self, "total_steps", 1, MAX_STEPS)
-        _int_in(self, "checkpoint_every", 0, MAX_STEPS)
-        _int_in(self, "keep_checkpoints", 0, MAX_STEPS)
-        _int_in(self, "snapshot_every", 0, MAX_STEPS)
-        _int_in(self, "magnet_refresh", 0, MAX_STEPS)
-        _int_in(self, "snapshots_kept", 1, 1000)
-        _int_in(self, "rollout_steps", 1, MAX_ROWS)
-        _int_in(self, "minibatch_size", 1, MAX_ROWS)
-        _int_in(self, "epochs", 1, MAX_EPOCHS)
-        _int_in(self, "threads", 1, MAX_THREADS)
-        _int_in(self, "seed", 0, MAX_SEED)
+        int_in(self, "total_steps", 1, MAX_STEPS)
+        int_in(self, "checkpoint_every", 0, MAX_STEPS)
+        int_in(self, "keep_checkpoints", 0, MAX_STEPS)
+        int_in(self, "snapshot_every", 0, MAX_STEPS)
+        int_in(self, "magnet_refresh", 0, MAX_STEPS)
+        int_in(self, "snapshots_kept", 1, 1000)
+        int_in(self, "rollout_steps", 1, MAX_ROWS)
+        int_in(self, "minibatch_size", 1, MAX_ROWS)
+        int_in(self, "epochs", 1, MAX_EPOCHS)
+        int_in(self, "threads", 1, MAX_THREADS)
+        int_in(self, "seed", 0, MAX_SEED)
         rows = self.num_games * sum(self.player_counts) * self.rollout_steps
         if rows > MAX_ROWS:
             raise ConfigError(
                 f"num_games × players × rollout_steps ({rows:,} rollout rows) must be at most "
                 f"{MAX_ROWS:,}: the rollout buffer holds them all"
             )
-        _real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
-        _real_in(self, "clip", 0.0, MAX_COEF, low_open=True)
+        real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
+        real_in(self, "clip", 0.0, MAX_COEF, low_open=True)
         for name in ("vf_coef", "ent_coef", "magnet_coef"):
-            _real_in(self, name, 0.0, MAX_COEF)
-        _real_in(self, "max_grad_norm", 0.0, MAX_COEF, low_open=True)
+            real_in(self, name, 0.0, MAX_COEF)
+        real_in(self, "max_grad_norm", 0.0, MAX_COEF, low_open=True)
         for name in ("gamma", "gae_lambda", "magnet_rate"):
             value = getattr(self, name)
-            if not _number(value) or not 0 <= value <= 1:
+            if not is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}")
         if isinstance(self.hidden, list):  # the JSON form (settings.json, --exploiter-settings)
             object.__setattr__(self, "hidden", tuple(self.hidden))
         if (
             not isinstance(self.hidden, tuple)
             or not 1 <= len(self.hidden) <= MAX_LAYERS
-            or any(not _int(h) or not 1 <= h <= MAX_WIDTH for h in self.hidden)
+            or any(not is_int(h) or not 1 <= h <= MAX_WIDTH for h in self.hidden)
         ):
             raise ConfigError(
                 f"hidden must be a tuple of 1 to {MAX_LAYERS} ints in [1, {MAX_WIDTH}], got {self.hidden!r}"
@@ -206,7 +198,7 @@ class LearnerSettings:
         if self.magnet != "none" and self.magnet_coef == 0:
             raise ConfigError(f"magnet={self.magnet!r} needs magnet_coef > 0")
         final = self.magnet_final_coef
-        if final is not None and (not _number(final) or not 0 <= final <= MAX_COEF):
+        if final is not None and (not is_number(final) or not 0 <= final <= MAX_COEF):
             raise ConfigError(
                 f"magnet_final_coef must be None or a number in [0, {MAX_COEF:g}], got {final!r}"
             )
@@ -255,36 +247,12 @@ class LearnerSettings:
         return dataclasses.replace(self, **changes)
 
 
-def _int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: object) -> bool:
-    return (_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
-
-
-def _int_in(settings: object, name: str, least: int, most: int) -> None:
-    """A :class:`ConfigError` unless field ``name`` is an int in ``[least, most]``."""
-    value = getattr(settings, name)
-    if not _int(value) or not least <= value <= most:
-        raise ConfigError(f"{name} must be an int in [{least}, {most:,}], got {value!r}")
-
-
-def _real_in(settings: object, name: str, low: float, high: float, *, low_open: bool = False) -> None:
-    """A :class:`ConfigError` unless field ``name`` is a finite number in ``[low, high]`` (``(low,
-    high]`` with ``low_open``)."""
-    value = getattr(settings, name)
-    if not _number(value) or not (low < value if low_open else low <= value) or value > high:
-        bracket = "(" if low_open else "["
-        raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
-
-
 def _check_counts(settings: LearnerSettings) -> None:
     """``num_players``: an int, or a non-empty tuple of distinct ints in 2..6 (sorted here, and
     ``padded`` set: several counts need one observation layout); ``padded`` a bool."""
     counts = settings.num_players
     if isinstance(counts, tuple):
-        if not counts or any(not _int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
+        if not counts or any(not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
             raise ConfigError(
                 f"num_players must be an int or a non-empty tuple of player counts in "
                 f"{MIN_PLAYERS}..{MAX_PLAYERS}, got {counts!r}"
@@ -317,7 +285,7 @@ def _check_pool(pool: object) -> None:
         spec, weight = entry
         if not isinstance(spec, str) or not spec:
             raise ConfigError(f"an opponents spec must be a non-empty string, got {spec!r}")
-        if not _number(weight) or not 0 < weight <= MAX_WEIGHT:
+        if not is_number(weight) or not 0 < weight <= MAX_WEIGHT:
             raise ConfigError(
                 f"the weight of opponents entry {spec!r} must be a number in (0, {MAX_WEIGHT:g}], "
                 f"got {weight!r}"
@@ -347,7 +315,6 @@ __all__ = [
     "ACTIVATIONS",
     "LR_SCHEDULES",
     "MAGNETS",
-    "MAX_SEED",
     "SELF",
     "SNAPSHOT",
     "LearnerSettings",

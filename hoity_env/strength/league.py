@@ -54,6 +54,7 @@ from hoity_env.strength.league_members import (
     Member,
     check_record,
     pfsp_factor,
+    read_league_settings,
     starting_members,
 )
 from hoity_env.strength.response import BestResponse
@@ -339,16 +340,6 @@ class League:
         ]
         members.append({"spec": "ppo-sample:policy.zip", "weight": 1.0, "origin": "the main agent, latest"})
         return members
-
-
-def read_league_settings(path: Path) -> LeagueSettings:
-    """The :class:`LeagueSettings` of a ``league_settings.json``; a damaged one is an error naming it."""
-    try:
-        return LeagueSettings.from_dict(read_json(path))
-    except ConfigError as exc:
-        if str(path) in str(exc):
-            raise
-        raise ConfigError(f"{path} does not hold valid league settings (edited?): {exc}") from None
 
 
 def train_league(settings: LeagueSettings, path: str | Path) -> League:

@@ -24,15 +24,14 @@ weights is recorded in the run folder's ``league.json`` (:class:`Member`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.learning.bounds import MAX_SEED, MAX_STEPS, MAX_WEIGHT, int_in, is_number
+from hoity_env.learning.folder import read_json
 from hoity_env.learning.settings import (
-    MAX_SEED,
-    MAX_STEPS,
-    MAX_WEIGHT,
     SELF,
     SNAPSHOT,
     LearnerSettings,
@@ -83,23 +82,23 @@ class LeagueSettings:
                 "counts with hoity-learn --players, or one league per count"
             )
         for name in ("snapshot_every", "exploiter_every", "pfsp_every"):
-            _int_at_least(self, name, 0)
+            int_in(self, name, 0, MAX_STEPS)
         for name in ("exploiter_budget", "exploiter_games", "pfsp_games", "max_members"):
-            _int_at_least(self, name, 1)
-        if not _number(self.cpu_budget) or self.cpu_budget < 0:
+            int_in(self, name, 1, MAX_STEPS)
+        if not is_number(self.cpu_budget) or self.cpu_budget < 0:
             raise ConfigError(f"cpu_budget must be a number >= 0 (CPU-seconds), got {self.cpu_budget!r}")
         for name in ("snapshot_weight", "exploiter_weight", "pfsp_power"):
             value = getattr(self, name)
-            if not _number(value) or value <= 0:
+            if not is_number(value) or value <= 0:
                 raise ConfigError(f"{name} must be a number > 0, got {value!r}")
-        if not _number(self.pfsp_floor) or not 0 < self.pfsp_floor <= 1:
+        if not is_number(self.pfsp_floor) or not 0 < self.pfsp_floor <= 1:
             raise ConfigError(f"pfsp_floor must be a number in (0, 1], got {self.pfsp_floor!r}")
         if self.pfsp not in PFSP:
             raise ConfigError(f"pfsp must be one of {PFSP}, got {self.pfsp!r}")
         if not isinstance(self.exploiter_settings, dict):
             raise ConfigError(f"exploiter_settings must be a dict, got {self.exploiter_settings!r}")
         for name in ("exploiter_games", "pfsp_games"):
-            _int_at_least(self, name, 1, MAX_GAMES)
+            int_in(self, name, 1, MAX_GAMES)
         for name in ("snapshot_weight", "exploiter_weight"):
             if getattr(self, name) > MAX_WEIGHT:
                 raise ConfigError(f"{name} must be at most {MAX_WEIGHT:g}, got {getattr(self, name)!r}")
@@ -195,9 +194,19 @@ def check_record(data: Any, steps: int) -> dict[str, Any]:
         events = list(data["events"])
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise ConfigError(f"not a league record ({exc})") from None
-    if data["steps"] != steps or not members or not math.isfinite(cpu) or exploiters < 0:
+    if data["steps"] != steps or not members or not is_number(cpu) or exploiters < 0:
         raise ConfigError(f"the league record does not match the learner state at {steps} steps")
     return {**data, "members": [m.to_dict() for m in members], "due": due, "events": events}
+
+
+def read_league_settings(path: Path) -> LeagueSettings:
+    """The :class:`LeagueSettings` of a ``league_settings.json``; a damaged one is an error naming it."""
+    try:
+        return LeagueSettings.from_dict(read_json(path))
+    except ConfigError as exc:
+        if str(path) in str(exc):
+            raise
+        raise ConfigError(f"{path} does not hold valid league settings (edited?): {exc}") from None
 
 
 def pfsp_factor(win_rate: float, settings: LeagueSettings) -> float:
@@ -216,14 +225,12 @@ def starting_members(settings: LeagueSettings) -> list[Member]:
     ]
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _int_at_least(settings: LeagueSettings, name: str, least: int, most: int = MAX_STEPS) -> None:
-    value = getattr(settings, name)
-    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
-        raise ConfigError(f"{name} must be an int in [{least}, {most:,}], got {value!r}")
-
-
-__all__ = ["PFSP", "LeagueSettings", "Member", "check_record", "pfsp_factor", "starting_members"]
+__all__ = [
+    "PFSP",
+    "LeagueSettings",
+    "Member",
+    "check_record",
+    "pfsp_factor",
+    "read_league_settings",
+    "starting_members",
+]

@@ -74,8 +74,8 @@ def claim(out: Path) -> Iterator[None]:
         _remove_empty(made)
 
 
-def _taken(out: Path, pid: str) -> str:
-    return (
+def _taken(out: Path, pid: str) -> ConfigError:
+    return ConfigError(
         f"cannot write results to {out}: another hoity-eval run (pid {pid}) is writing there; "
         "wait for it or choose another folder"
     )
