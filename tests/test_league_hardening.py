@@ -47,7 +47,7 @@ def finished_league(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: 
         (["--exploiter-settings", '{"learning_rate": NaN}'], "learning_rate"),
         (["--exploiter-settings", '{"seed": 3}'], "unknown fast learner settings"),
         (["--exploiter-settings", "[1, 2]"], "JSON object"),
-        (["--exploiter-every", "128", "--seed", str(2**31 - 1)], "exploiters' seeds"),
+        (["--exploiter-every", "128", "--seed", str(2**32 - 1000)], "exploiters' seeds"),
         (["--pfsp-games", "0"], "pfsp_games"),
         (["--exploiter-games", str(10**9)], "exploiter_games"),
         (["--snapshot-weight", "1e308"], "snapshot_weight"),

@@ -96,7 +96,7 @@ def test_the_guarantees_page_states_the_bounds_the_settings_hold() -> None:
     assert f"at most {settings.MAX_THREADS:,} threads" in page
     assert f"at most {settings.MAX_LAYERS} layers of {settings.MAX_WIDTH:,}" in page
     assert f"at most {settings.MAX_ROWS:,} rows" in page
-    assert settings.MAX_SEED == 2**31 - 1 and "a seed below 2³¹" in page
+    assert settings.MAX_SEED == 2**32 - 1 and "a seed below 2³²" in page
     assert settings.MAX_LEARNING_RATE == 1 and "a learning rate up to 1," in page
     assert settings.MAX_COEF == settings.MAX_WEIGHT == 1e6 and "pool weights up to 10⁶" in page
     assert f"`--keep-checkpoints` checkpoints ({LearnerSettings().keep_checkpoints};" in page

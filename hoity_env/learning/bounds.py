@@ -14,9 +14,9 @@ from hoity_env.engine.errors import ConfigError
 
 MAX_STEPS = 2**53
 """Learner steps are logged as floats (``progress.jsonl``): past 2**53 they stop being exact."""
-MAX_SEED = 2**31 - 1
-"""Every seed a run derives (``seed + 1``, ``+ 2``, a league's ``seed + 1000 k``) stays below 2**32,
-which saving a policy needs (SB3 seeds numpy's legacy generator with it)."""
+MAX_SEED = 2**32 - 1
+"""Saving a policy seeds SB3's model with the run's seed, and SB3 seeds numpy's legacy generator,
+which takes at most 2**32 - 1 (a league checks the seeds it derives, ``seed + 1000 k``, too)."""
 MAX_THREADS = 1024
 """torch's thread pool crashes the process (SIGSEGV) far above this (32,768 in torch 2.13)."""
 MAX_ROWS = 2**22
