@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hoity-learn",
         description="Train a masked-PPO policy with the fast learner on the batched engine.",
-        epilog="Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[5:9]),
+        epilog="Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[4:8]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     who = p.add_mutually_exclusive_group()
