@@ -12,7 +12,9 @@ Each run writes a run folder (``--out``, default ``runs/learn``; a taken name ge
 ``policy.zip``, a ``MaskablePPO`` zip to pass on as ``ppo:PATH``.  ``--eval-games N``
 then plays the policy against three copies of the target (``random`` for self-play
 and pools) with ``hoity_env.evaluation.evaluate`` and prints the table.
-Results go to stdout, progress to stderr.
+Results go to stdout, progress to stderr.  The run plays under ``--blas-threads``
+numpy threads (default 1: an opponent such as ``champion`` is a numpy network;
+:mod:`hoity_env.threads`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
+from hoity_env.cli_args import add_blas_threads, add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.runs import LATEST, resume, train_in_folder
 from hoity_env.learning.settings import SELF, LearnerSettings, parse_pool
+from hoity_env.threads import limit_blas
 
 DEFAULTS = LearnerSettings()
 
@@ -84,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--eval-games", type=int, default=0, help="games against 3 copies of the target afterwards"
     )
+    add_blas_threads(p)
     return p
 
 
@@ -105,6 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_and_log(build_parser(), argv)
     if isinstance(args, int):
         return args
+    with limit_blas(args.blas_threads):
+        return _train(args)
+
+
+def _train(args: argparse.Namespace) -> int:
     start = time.process_time()
     try:
         if args.resume is not None:

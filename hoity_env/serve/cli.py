@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import IO
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.cli_args import CHECKPOINT_WARNING, fail, non_negative, parse, specs
+from hoity_env.cli_args import CHECKPOINT_WARNING, add_blas_threads, fail, non_negative, parse, specs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
 from hoity_env.serve.settings import DEFAULT_AGENTS, ServeSettings
+from hoity_env.threads import limit_blas
 
 __all__ = ["build_parser", "main", "wait_until_serving"]
 
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="drop (and save) a game idle this long (default 3600)",
     )
+    add_blas_threads(p)
     return p
 
 
@@ -142,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     try:
-        server.serve_forever()
+        with limit_blas(args.blas_threads):  # process-wide: the handler threads' agents play under it
+            server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
