@@ -68,6 +68,12 @@ def jit(fn: Any) -> Any:
     return numba.njit(cache=True, nogil=True)(fn) if HAVE_NUMBA else fn
 
 
+def jit_inline(fn: Any) -> Any:
+    """:func:`jit`, and compiled into every caller (numba inlines it in its own IR): a helper called
+    inside a loop the compiler should vectorize, where a call would keep the loop scalar."""
+    return numba.njit(cache=True, nogil=True, inline="always")(fn) if HAVE_NUMBA else fn
+
+
 _LOCATION = int(Phase.LOCATION)
 _NO_YEAR = int(NO_YEAR)
 
