@@ -62,7 +62,7 @@ from hoity_env.agents.numba_styles import (
     step_of,
 )
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.batched.numba_kernels import jit
+from hoity_env.engine.batched.numba_kernels import jit, jit_inline
 from hoity_env.engine.config import STANDARD
 
 __all__ = ["expert_kernel"]
@@ -124,7 +124,7 @@ def scratch(n: int, copies: Any) -> Scratch:
     )  # fmt: skip
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
     """``ExpertAgent.rival_model`` for one row (every player, observer first)."""
     rounds = np.float64(o[ROUND]) * MAX_ROUNDS
@@ -140,7 +140,7 @@ def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
         trust[j] = MAX_TRUST * visits / (visits + TRUST_SCALE)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def exhibitions(
     o: Any, n: int, copies: Any, known: Any, size: Any, can: Any, beats: Any, spread: Any
 ) -> None:
@@ -175,7 +175,7 @@ def exhibitions(
             beats[k, j] = 1.0 / (1.0 + np.exp(-1.7 * gap))
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def race_worth(o: Any, n: int, size: Any, worth: Any) -> None:
     """``ExpertAgent.race_worth`` for one row: ``(n, 3)`` worth of scoring, being caught, catching."""
     for j in range(n):
@@ -186,7 +186,7 @@ def race_worth(o: Any, n: int, size: Any, worth: Any) -> None:
             worth[j, r] = (to - pos) + (WIN_BONUS if to >= FINISH else 0.0)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def race_weights(o: Any, n: int, weights: Any) -> None:
     """``ExpertAgent.race_weights`` for one row: how much ``j``'s gain counts against ``i``."""
     for i in range(n):
@@ -195,7 +195,7 @@ def race_weights(o: Any, n: int, weights: Any) -> None:
             weights[i, j] = 0.0 if i == j else RIVAL_SHARE * (1.0 + LEAD_WEIGHT * lead) / (n - 1)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def castle_setup(o: Any, n: int, own_legal: bool, s: Any) -> None:
     """``ExpertAgent.castle_game`` up to the solve, for one row: the rival model, the exhibitions, the
     race's worths and weights, who may play which role, and everyone's first mix (uniform over it)."""
@@ -221,7 +221,7 @@ def castle_setup(o: Any, n: int, own_legal: bool, s: Any) -> None:
             mix[j, c] = (1.0 if legal[j, c] else 0.0) / cnt
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
     """``ExpertAgent.bid_values`` (with ``win_chances``, ``lot_worth``, ``rival_worth``) into ``s.bids``."""
     win = s.bids
@@ -264,7 +264,7 @@ def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
         win[b] = value if legal[b] else -np.inf
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def softmax_pick(values: Any, count: int, temperature: float, u: float, w: Any) -> int:
     """A draw from ``exp((values - max) / temperature)`` (``sample_index`` of the softmax weights)."""
     top = values[0]

@@ -69,7 +69,7 @@ def lanes(n: int) -> Lanes:
     )  # fmt: skip
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def load(
     lane: int, n: int, trust: Any, model: Any, legal: Any, mix: Any, present: Any, worth: Any, beats: Any,
     weights: Any, v: Lanes,
