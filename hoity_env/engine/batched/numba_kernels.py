@@ -73,9 +73,9 @@ def jit_inline(fn: Any) -> Any:
 
     For the small helpers of the agents' kernels, called once or more per row: a call between
     compiled functions updates the reference count of every array it passes (the expert's
-    per-row helpers take dozens), which cost more than their own arithmetic (issue 34: a
-    location decision of ``expert`` fell from 3.7 to 2.1 µs), and a call inside a loop over
-    lanes keeps the compiler from vectorizing it."""
+    per-row helpers take dozens), which cost more than their own arithmetic (issue 34: about
+    a third of a location decision of ``expert``), and a call inside a loop over lanes keeps
+    the compiler from vectorizing it."""
     return numba.njit(cache=True, nogil=True, inline="always")(fn) if HAVE_NUMBA else fn
 
 
