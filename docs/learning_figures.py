@@ -267,7 +267,44 @@ def original_main_job() -> str:
     )
 
 
+def best_response_speed() -> str:
+    """A 2M-step fast best response's training CPU and its split, this tree against an earlier one
+    in the same run (``benchmarks/bench_best_response.py``)."""
+    record = load("best_response")
+    figures, s = record["figures"], record["settings"]
+    parts = ("env", "opponents", "policy", "learning")
+    names = {"before": f"before (commit `{s['before']}`)", "after": "after"}
+    body = [
+        [
+            names[tree],
+            n(figures[tree]["steps"]),
+            f"{figures[tree]['cpu']:.1f}",
+            n(figures[tree]["rate"]),
+            *(f"{figures[tree][p]:.1f} ({figures[tree][p] / figures[tree]['cpu']:.0%})" for p in parts),
+        ]
+        for tree in ("before", "after")
+        if tree in figures
+    ]
+    header = ["code", "learner steps", "training CPU-s", "steps / CPU-s", *(f"{p} CPU-s" for p in parts)]
+    after = figures["after"]
+    ratio = ""
+    if "before" in figures:
+        before = figures["before"]
+        ratio = (
+            f" Before / after, same run: {before['cpu'] / after['cpu']:.2f}× the training CPU, "
+            f"{before['opponents'] / after['opponents']:.2f}× the opponents' CPU."
+        )
+    return (
+        f"{table(header, body)}\n\nA fast best response to three copies of `{s['target']}` at "
+        f"`FAST_SETTINGS`, {s['steps']:,} learner steps, seed {s['seed']}; medians of {s['repeats']} "
+        "runs of each, alternating, each in a fresh process (torch and numpy's BLAS on one thread)."
+        f"{ratio} Target (issue 34): at most 40 CPU-s of training: {met(after['cpu'] <= 40)} "
+        f"({after['cpu']:.1f}).\n\n{provenance('best_response', record)}"
+    )
+
+
 FIGURES = {
+    "best-response-speed": best_response_speed,
     "cleanrl-example": cleanrl_example,
     "original-main-job": original_main_job,
     "learner-settings": learner_settings,
