@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=0, help="the learner's seed (default 0)")
     p.add_argument("--repeats", type=int, default=3, help="runs per tree; medians are shown (default 3)")
     p.add_argument("--before", default=None, help="also train with the hoity_env of this git commit")
-    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one run, JSON on stdout
+    p.add_argument(
+        "--child", action="store_true", help="internal: train once here and print its figures as JSON"
+    )
     add_record_option(p)
     args = p.parse_args(argv)
     if args.child:

@@ -76,7 +76,10 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float, float]]
     )
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed of the first run (default 0)")
     parser.add_argument(
-        "--rules", default="standard", choices=["standard", "original"], help="ruleset (default standard)"
+        "--rules",
+        default="standard",
+        choices=["standard", "original"],
+        help="ruleset: standard or original (default standard)",
     )
     parser.add_argument(
         "--lineups",
