@@ -75,10 +75,12 @@ def times(x: float) -> str:
 def span(values: Iterable[float], spec: str = "") -> str:
     """``low–high`` of figures measured over several runs, both ends formatted with ``spec``.
 
-    The sentences give a range where one number would hide how much the runs differ.
+    The sentences give a range where one number would hide how much the runs differ; ends that
+    read the same are one number.
     """
     ordered = sorted(values)
-    return f"{ordered[0]:{spec}}–{ordered[-1]:{spec}}"
+    low, high = f"{ordered[0]:{spec}}", f"{ordered[-1]:{spec}}"
+    return low if low == high else f"{low}–{high}"
 
 
 def met(ok: bool) -> str:
