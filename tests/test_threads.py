@@ -162,7 +162,11 @@ def test_hoity_serve_serves_under_its_flag(
 
         def server_close(self) -> None: ...
 
-        def close(self) -> None: ...
+        def __len__(self) -> int:  # the open games (server.table is this object too)
+            return 0
+
+        def close(self) -> list[str]:  # the games that could not be saved
+            return []
 
     monkeypatch.setattr(serve_cli, "make_server", Server)
     base = ["--agents", "random", "--replays", str(tmp_path)]
