@@ -108,12 +108,12 @@ def check_resume_flags(
         assert main(["--resume", str(run), *flags]) == 2, flags
         assert flags[0] in one_error_line(capsys.readouterr().err)
     assert listing(run) == before
-    session = ["--workers", "2", "--time-limit-minutes", "1e-9"]
+    session = ["--workers", "2", "--time-limit-minutes", "1e-9", "--blas-threads", "2"]
     assert main(["--resume", str(run), *same, *session]) == 0
     out = capsys.readouterr().out
     assert "this session: --workers 2" in out and "with the run's own settings" in out
     record = json.loads((run / "resumes.jsonl").read_text().splitlines()[-1])
-    assert record["session"] == {"time_limit_minutes": 1e-9, "workers": 2}
+    assert record["session"] == {"time_limit_minutes": 1e-9, "workers": 2, "blas_threads": 2}
 
 
 def check_final(main: Any, run: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,8 @@ argmax is a pure strategy, which this game punishes) against copies of the targe
 (``random`` for self-play and pools), at each player count, with
 ``hoity_env.evaluation.evaluate`` and prints the table.  ``--resume``, signals, the time
 limit and errors behave as :mod:`hoity_env.learning.cli_runs` says.  Results go to
-stdout, progress to stderr.
+stdout, progress to stderr.  The run plays under ``--blas-threads`` numpy threads (default
+1: an opponent such as ``champion`` is a numpy network; :mod:`hoity_env.threads`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import add_settings_flags, given_dests, non_negative
+from hoity_env.cli_args import add_blas_threads, add_settings_flags, given_dests, non_negative
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.cli_runs import (
     add_session_flags,
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="games of the policy (sampling) against 3 copies of the target afterwards",
     )
+    add_blas_threads(p)
     add_session_flags(p)
     return p
 

@@ -4,9 +4,10 @@ Both commands train in a run folder, so they keep the same promises (docs/guaran
 
 * ``--resume DIR`` continues with the run's own settings: a settings flag given beside it
   that differs from them is refused (:func:`refuse_changes`), and so is an ``--out`` other
-  than ``DIR``.  What belongs to this *session* may change: ``--time-limit-minutes`` and
-  ``--workers`` (:data:`SESSION_FLAGS`), printed at the start and recorded in the run's
-  ``resumes.jsonl``, and the ``--eval-*`` flags, which act after training;
+  than ``DIR``.  What belongs to this *session* may change: ``--time-limit-minutes``,
+  ``--workers`` and ``--blas-threads`` (:data:`SESSION_FLAGS`), printed at the start and
+  recorded in the run's ``resumes.jsonl``, and the ``--eval-*`` flags, which act after
+  training;
 * Ctrl-C or SIGTERM: a checkpoint, the resume command, status 130 or 143, and no summary
   or ``--eval-games`` scoring of the half-trained policy (:func:`stopped`); a second
   signal: no checkpoint, one line, the same status; the time limit: a checkpoint, the
@@ -28,15 +29,18 @@ from hoity_env.cli_args import fail, non_negative_real, parse_and_log, positive
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.runs import Aborted, Stop
 from hoity_env.learning.update import DivergenceError
+from hoity_env.threads import limit_blas
 
-SESSION_FLAGS = ("time_limit_minutes", "workers")
-"""Flags a resume may change: how long this session trains, how many processes score it."""
+SESSION_FLAGS = ("time_limit_minutes", "workers", "blas_threads")
+"""Flags a resume may change: how long this session trains, how many processes score it, how
+many threads numpy's matrix products take (the settings hold none of them)."""
 
-ALLOWED = "--time-limit-minutes, --workers and the --eval-* flags"
+ALLOWED = "--time-limit-minutes, --workers, --blas-threads and the --eval-* flags"
 
 
 def add_session_flags(p: argparse.ArgumentParser) -> None:
-    """``--time-limit-minutes`` and ``--workers`` (see :data:`SESSION_FLAGS`)."""
+    """``--time-limit-minutes`` and ``--workers`` (see :data:`SESSION_FLAGS`; ``--blas-threads`` is
+    :func:`hoity_env.cli_args.add_blas_threads`'s)."""
     p.add_argument(
         "--time-limit-minutes",
         type=non_negative_real,
@@ -100,7 +104,8 @@ def command(prog: str, parser: argparse.ArgumentParser, argv: Sequence[str] | No
     if isinstance(args, int):
         return args
     where: list[Path] = []
-    return guarded(prog, lambda: body(parser, args, argv, where), lambda: where[-1] if where else None)
+    with limit_blas(args.blas_threads):  # the pool's members may be numpy networks
+        return guarded(prog, lambda: body(parser, args, argv, where), lambda: where[-1] if where else None)
 
 
 def guarded(prog: str, body: Callable[[], int], run: Callable[[], Path | None]) -> int:
