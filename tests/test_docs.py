@@ -64,6 +64,8 @@ def test_readme_quickstart_is_the_example_file() -> None:
         ["examples/record_game.py", "--players", "3", "--out", "{tmp}"],
         ["examples/record_game.py", "--players", "3", "--rules", "original", "--out", "{tmp}"],
         ["examples/zoo_baseline.py", "--games", "4", "--workers", "1", "--no-progress", "--out", "{tmp}"],
+        ["examples/hand_made_position.py", "--batch", "32"],
+        ["examples/hand_made_position.py", "--rules", "original", "--batch", "32"],
     ],
 )
 def test_examples_run(args: list[str], tmp_path: Path) -> None:
