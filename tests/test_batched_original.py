@@ -39,8 +39,9 @@ from hoity_env.environment.batched_observation_original import OriginalBatchObse
 from hoity_env.environment.observation_original import OriginalObserver
 
 ACCELERATORS = ["numpy", "numba"]
-GAMES_PER_CONFIG = 200
-"""5 player counts × 2 accelerators × 200 = 2,000 random games compared step by step."""
+GAMES_PER_CONFIG = 40
+"""5 player counts × 2 accelerators × 40 = 400 random games compared step by step: a sample
+(the volume is ``benchmarks/differential_batched.py --rules original``, run by ``.ci/run``)."""
 P_ILLEGAL_STEP = 0.1
 """Share of steps whose joint action first carries illegal actions (refused, then replaced)."""
 

@@ -24,6 +24,9 @@ import pytest
 from browser import Browser
 from helpers import ROOT, api_pages, public_modules
 
+# One worker builds the site for every test here (pyproject's --dist loadgroup), not one build per worker.
+pytestmark = pytest.mark.xdist_group("docs_site")
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -13,7 +13,8 @@ VENV="${VENV:-.venv-rllib}"
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV" && "$VENV/bin/pip" install torch==2.13.0 && "$VENV/bin/pip" install -e ".[dev,rllib]"
 fi
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests_rllib
+# -n 0: one process (each pytest-xdist worker would start a Ray instance of its own).
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n 0 tests_rllib
 league=$(mktemp -d)
 trap 'rm -rf "$league"' EXIT
 "$VENV/bin/python" training/rllib_ppo.py --module rllib --iterations 2 --batch 2000 --env-runners 0
