@@ -106,7 +106,7 @@ def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
     assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
     assert (tmp_path / "s" / "final_model.zip").is_file()
     state = sorted((tmp_path / "s" / "checkpoints").glob("state_*.pt"))[-1]
-    seating = torch.load(state, weights_only=False)["seating"]  # the gate's snapshots play
+    seating = torch.load(state, weights_only=False)["tables"].tables[0].seating  # the gate's snapshots play
     assert seating.snapshots == len(result["gates"]) and seating.weights[-1] > 0
 
 
