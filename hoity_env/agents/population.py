@@ -18,7 +18,17 @@ The manifest, ``population.json`` (:func:`read_population`, :func:`write_populat
 Member specs are any :func:`hoity_env.agents.make` spec except another population
 (no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``rllib:``)
 is relative to the manifest's folder, so a saved league can be moved as a whole.
-Weights must be positive; they are normalised.  ``origin`` is free text.
+Weights must be positive and finite; they are normalised (divided by the largest
+first, so ``1e308, 1e308`` is half and half, not an overflow to infinity).  ``origin`` is
+free text.
+
+A manifest is as dangerous as the checkpoints it names (a ``ppo:`` member is a pickle,
+run when loaded), so by default a member's file must lie inside the manifest's folder:
+an absolute path, or one that leaves the folder (``../``, a symbolic link pointing out),
+is refused before anything is loaded.  A user who trusts a manifest that names files
+elsewhere allows it explicitly: ``PopulationAgent(..., any_paths=True)``, or, for every
+command and worker process, the environment variable ``HOITY_POPULATION_PATHS=any``
+(:data:`PATHS_VARIABLE`; ``inside``, the default, keeps the rule).
 
 Named populations ship in the package beside the named agents' weights
 (``hoity_env/agents/models/NAME.json``, :data:`NAMED_POPULATIONS`) and are played by
@@ -40,7 +50,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -55,6 +66,7 @@ from hoity_env.files import write_atomically
 
 __all__ = [
     "NAMED_POPULATIONS",
+    "PATHS_VARIABLE",
     "POPULATION_FORMAT",
     "POPULATION_PREFIX",
     "Member",
@@ -71,6 +83,8 @@ NAMED_POPULATIONS = ("champion-mix",)
 """The populations shipped in the package, each a manifest ``hoity_env/agents/models/NAME.json``."""
 PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
+PATHS_VARIABLE = "HOITY_POPULATION_PATHS"
+"""The environment variable that lets members name files outside the manifest's folder (``any``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,6 +146,8 @@ def read_population(path: str | Path) -> tuple[Member, ...]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"population {path}: not a JSON manifest ({exc})") from exc
+    except RecursionError:  # a hostile file nested deeper than the parser's stack
+        raise ConfigError(f"population {path}: not a manifest (JSON nested too deeply to read)") from None
     if not isinstance(data, dict):
         raise ConfigError(f"population {path}: the manifest must be a JSON object")
     if data.get("format") != POPULATION_FORMAT:
@@ -178,6 +194,43 @@ def resolve_spec(spec: str, folder: Path) -> str:
     return spec
 
 
+def any_paths_allowed(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether :data:`PATHS_VARIABLE` allows members outside their manifest's folder (``any``)."""
+    value = environ.get(PATHS_VARIABLE, "inside")
+    if value not in ("inside", "any"):
+        raise ConfigError(f"{PATHS_VARIABLE} must be 'inside' (the default) or 'any', got {value!r}")
+    return value == "any"
+
+
+def check_inside(spec: str, index: int, path: Path) -> None:
+    """Refuse a member file outside the manifest's folder (absolute, ``../``, a link pointing out)."""
+    prefix = next((p for p in PATH_PREFIXES if spec.startswith(p)), None)
+    if prefix is None:
+        return
+    named = Path(spec[len(prefix) :])
+    folder = path.parent.resolve()
+    if named.is_absolute() or not (folder / named).resolve().is_relative_to(folder):
+        raise ConfigError(
+            f"{_where(path, f'members[{index}].spec')} {spec!r} names a file outside the manifest's "
+            f"folder {folder}; a member is loaded (a checkpoint is a pickle), so only files inside it are "
+            f"taken unless you allow others: {PATHS_VARIABLE}=any, or PopulationAgent(..., any_paths=True)"
+        )
+
+
+def normalised(weights: Sequence[float]) -> np.ndarray:
+    """Positive finite weights as probabilities, without overflow: divided by the largest first.
+
+    A weight too small beside the largest to be drawn at all (below one part in about 1e308)
+    is refused rather than silently never played.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    scaled = w / w.max()  # in (0, 1]: the sum is at most the number of members, never inf
+    if not (scaled > 0).all():
+        raise ConfigError(f"member weights {list(weights)} differ too much: the smallest would never be drawn")
+    out: np.ndarray = scaled / scaled.sum()
+    return out
+
+
 class Build(Protocol):
     """How members are built from their specs: :func:`hoity_env.agents.make`'s signature."""
 
@@ -196,7 +249,8 @@ class PopulationAgent:
 
     ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
     (``make`` itself, passed in: this module sits below it).  ``name`` is the agent's name in
-    reports (default ``population:PATH``; a named population's is its name).
+    reports (default ``population:PATH``; a named population's is its name).  ``any_paths``
+    lets members name files outside the manifest's folder (``None``: as :data:`PATHS_VARIABLE` says).
     """
 
     def __init__(
@@ -208,13 +262,16 @@ class PopulationAgent:
         num_players: int | None = None,
         num_actions: int | None = None,
         name: str | None = None,
+        any_paths: bool | None = None,
     ) -> None:
         self.path = Path(path)
         self.name = name or f"{POPULATION_PREFIX}{self.path}"
         self.members = read_population(self.path)
+        if not (any_paths_allowed() if any_paths is None else any_paths):
+            for i, m in enumerate(self.members):
+                check_inside(m.spec, i, self.path)
         self.specs = tuple(resolve_spec(m.spec, self.path.parent) for m in self.members)
-        weights = np.array([m.weight for m in self.members], dtype=np.float64)
-        self.weights = weights / weights.sum()
+        self.weights = normalised([m.weight for m in self.members])
         """Each member's probability of playing a game."""
         self._cdf = np.cumsum(self.weights)
         agents = []

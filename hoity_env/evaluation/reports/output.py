@@ -71,13 +71,19 @@ def claim(out: Path) -> Iterator[None]:
     Folders made here are removed again if the run leaves nothing in them.
     """
     check_destination(out)
-    made = _make_folders(out)
+    try:  # a folder the checks cannot foresee (under /proc, a read-only mount) fails here
+        made = _make_folders(out)
+    except OSError as exc:
+        raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
     lock = out / LOCK_FILE
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | (0 if fcntl else os.O_EXCL), 0o644)
     except FileExistsError:
         _remove_empty(made)
         raise ConfigError(_taken(out, lock)) from None
+    except OSError as exc:
+        _remove_empty(made)
+        raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
     try:
         if fcntl is not None:
             try:
