@@ -226,7 +226,9 @@ def normalised(weights: Sequence[float]) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64)
     scaled = w / w.max()  # in (0, 1]: the sum is at most the number of members, never inf
     if not (scaled > 0).all():
-        raise ConfigError(f"member weights {list(weights)} differ too much: the smallest would never be drawn")
+        raise ConfigError(
+            f"member weights {list(weights)} differ too much: the smallest would never be drawn"
+        )
     out: np.ndarray = scaled / scaled.sum()
     return out
 
