@@ -27,6 +27,7 @@ from helpers import FAST_TINY, ROOT, tiny_training
 
 from hoity_env.agents.content import content_hash
 from hoity_env.agents.population import Member, write_population
+from hoity_env.engine.errors import ConfigError
 from hoity_env.eval_cli import main
 from hoity_env.evaluation.reports.output import LOCK_FILE
 from hoity_env.learning import Learner, LearnerSettings
@@ -120,6 +121,21 @@ def test_the_ladder_measures_a_replaced_checkpoint_again(tmp_path: Path) -> None
     same["settings"] = {"learner": "fast", **learner_settings(FAST_TINY, "fast")}
     assert find_exploit(runs, spec, **same) is None  # type: ignore[arg-type]  # no hash: not a match
     assert find_exploit(runs, spec, target_hash=mine.target_hash, **same).run_dir == mine.run_dir  # type: ignore[arg-type, union-attr]
+
+
+def test_a_target_replaced_while_measured_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = _policy(tmp_path / "policy.zip", 0)
+    real = Learner.iterate
+
+    def iterate(self: Learner) -> dict[str, float]:  # the file is rewritten mid-training
+        _policy(tmp_path / "policy.zip", 1)
+        return real(self)
+
+    monkeypatch.setattr(Learner, "iterate", iterate)
+    with pytest.raises(ConfigError, match="changed while its best response was measured"):
+        exploitability(spec, budget=512, games=4, curve_points=0, **tiny_training(tmp_path / "runs"))
 
 
 # ------------------------------------------------------------------ item 14: stop, checkpoint, resume
