@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.agents.named import GREEDY_SUFFIX, NAMED_AGENTS
-from hoity_env.agents.population import (
+from hoity_env.agents.manifest import (
     NAMED_POPULATIONS,
     PATH_PREFIXES,
     POPULATION_PREFIX,
