@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shlex
 import signal
@@ -248,7 +249,9 @@ def test_an_out_folder_that_cannot_be_made_is_one_error_line(
 
 
 # ------------------------------------------------------------------ issue 34 item 2: both cores
-def test_best_responses_on_workers_equal_the_serial_run(tmp_path: Path) -> None:
+def test_best_responses_on_workers_equal_the_serial_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     def sweep(runs: Path) -> Sweep:
         return Sweep(
             budgets=(512,),
@@ -261,8 +264,13 @@ def test_best_responses_on_workers_equal_the_serial_run(tmp_path: Path) -> None:
 
     kw: dict[str, Any] = {"games": 4, "progress": False}
     serial = exploitability_sweep("thief", sweep(tmp_path / "serial"), workers=1, **kw)
-    parallel = exploitability_sweep("thief", sweep(tmp_path / "parallel"), workers=2, **kw)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="hoity_env"):
+        parallel = exploitability_sweep("thief", sweep(tmp_path / "parallel"), workers=2, **kw)
     assert _plain(parallel, tmp_path / "parallel") == _plain(serial, tmp_path / "serial")
+    # each trained in a worker process of its own, its log lines relayed here
+    trained_in = {r.process for r in caplog.records if "training a fast best response" in r.getMessage()}
+    assert len(trained_in) == 2 and os.getpid() not in trained_in
     assert SweepResult.from_json(parallel.to_json()) == parallel
     for e in parallel.entries:  # every run's own files, as in the serial run
         assert (Path(e.run_dir) / "exploit.json").is_file() and e.train_cpu_seconds > 0
