@@ -24,7 +24,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hoity_env.agents.named import GREEDY_SUFFIX, NAMED_AGENTS
 from hoity_env.agents.manifest import (
     NAMED_POPULATIONS,
     PATH_PREFIXES,
@@ -33,6 +32,7 @@ from hoity_env.agents.manifest import (
     read_population,
     resolve_spec,
 )
+from hoity_env.agents.named import GREEDY_SUFFIX, NAMED_AGENTS
 from hoity_env.engine.errors import ConfigError
 
 __all__ = ["content_hash"]

@@ -50,7 +50,7 @@ from hoity_env.evaluation.chunks import cap_workers
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.workers import run_in_order
 from hoity_env.files import fresh_folder, write_atomically
-from hoity_env.strength.exploit import IDENTITY, ResponseStopped, exploitability_of, identity
+from hoity_env.strength.best_response import IDENTITY, ResponseStopped, exploitability_of, identity
 from hoity_env.strength.response import BestResponse, run_folder_name
 from hoity_env.strength.results import ExploitEntry, ExploitResult
 
