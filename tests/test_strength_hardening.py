@@ -218,6 +218,24 @@ def test_cli_exploit_stopped_prints_its_resume_command_and_leaves_no_lock(
     assert "4 evaluation games" in timing and "the whole command took" in timing and "games in" not in timing
 
 
+def test_cli_ladder_stopped_resumes_with_the_same_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    argv = ["ladder", "--agents", "thief,random", "--budget", "20000", "--games", "4", "--exploit-games", "4"]
+    argv += ["--learner", "fast", "--curve-points", "0", "--workers", "1", "--runs-dir", str(runs)]
+    _signal_after(monkeypatch, 16_384)
+    assert main(argv) == 143
+    command = capsys.readouterr().err.split("continue with: ", 1)[1].strip()
+    assert shlex.split(command) == ["hoity-eval", *argv]  # the ladder always resumes
+    assert (runs / "thief" / "stopped.json").is_file()
+    assert sorted(p.name for p in (runs / "random").iterdir()) == ["response.json"]  # placed, not started
+    monkeypatch.undo()
+    assert main(argv) == 0
+    assert (runs / "thief" / "exploit.json").is_file() and (runs / "random" / "exploit.json").is_file()
+    assert sorted(p.name for p in runs.iterdir()) == ["random", "thief"]  # continued, not trained anew
+
+
 def test_sigterm_during_any_command_removes_the_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
