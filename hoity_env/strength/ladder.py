@@ -185,32 +185,17 @@ def _exploits(
     once on ``on_exploit.workers`` processes.
     """
     if sweep is None:
-        keys = [(spec, training.learner, on_exploit.seed, training.budget) for spec in members]
-        responses = {(training.learner, training.budget): training}
-    else:
-        responses = sweep.responses()
-        keys = [
-            (spec, learner, seed, budget)
-            for spec in members
-            for learner in sweep.learners
-            for seed in sweep.seeds
-            for budget in sweep.budgets
+        jobs = [
+            Job(spec, on_exploit, training, training.runs_dir / run_folder_name(spec)) for spec in members
         ]
-    jobs = [
-        Job(
-            spec,
-            on_exploit.replace(seed=seed),
-            responses[learner, budget],
-            responses[learner, budget].runs_dir / run_folder_name(spec),
-        )
-        for spec, learner, seed, budget in keys
-    ]
-    done = run_jobs(jobs, reuse=True, workers=on_exploit.workers)
-    if sweep is None:
-        return done, []
-    swept = [SweepEntry.of(e, *key[1:]) for e, key in zip(done, keys, strict=True)]
+        return run_jobs(jobs, reuse=True, workers=on_exploit.workers), []
+    planned = sweep.jobs(members, on_exploit, nested=False)
+    done = run_jobs([job for _, job in planned], reuse=True, workers=on_exploit.workers)
+    swept = [SweepEntry.of(e, *key[1:]) for e, (key, _) in zip(done, planned, strict=True)]
     entries = [
-        max((e for e, key in zip(done, keys, strict=True) if key[0] == spec), key=lambda e: e.win_rate)
+        max(
+            (e for e, (key, _) in zip(done, planned, strict=True) if key[0] == spec), key=lambda e: e.win_rate
+        )
         for spec in members
     ]
     return entries, swept

@@ -80,6 +80,28 @@ class Sweep:
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
         self.responses()  # every learner's settings checked now
 
+    def jobs(
+        self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True
+    ) -> list[tuple[tuple[str, str, int, int], Job]]:
+        """Every best response of the sweep with its key ``(target, learner, seed, budget)``, target
+        by target, learner by learner, seed by seed, budget by budget.
+
+        ``match`` is the evaluation, its seed replaced by each of :attr:`seeds`.  ``nested``: run
+        folders ``runs_dir/<target>/<learner>_seed<seed>_<budget>`` (``exploit``'s); else
+        ``runs_dir/<target>``, ``_2`` … for the others (the ladder's).
+        """
+        responses = self.responses()
+        out = []
+        for target in targets:
+            for learner in self.learners:
+                for seed in self.seeds:
+                    for budget in self.budgets:
+                        base = self.runs_dir / run_folder_name(target)
+                        folder = base / f"{learner}_seed{seed}_{budget}" if nested else base
+                        job = Job(target, match.replace(seed=seed), responses[learner, budget], folder)
+                        out.append(((target, learner, seed, budget), job))
+        return out
+
     def responses(self) -> dict[tuple[str, int], BestResponse]:
         """The :class:`BestResponse` of every (learner, budget)."""
         return {
@@ -120,25 +142,9 @@ def exploitability_sweep(
     refuse_unknown(options, "exploitability_sweep")
     specs = [targets] if isinstance(targets, str) else list(dict.fromkeys(targets))
     check_targets(specs, match)
-    responses = sweep.responses()
-    keys = [
-        (target, learner, seed, budget)
-        for target in specs
-        for learner in sweep.learners
-        for seed in sweep.seeds
-        for budget in sweep.budgets
-    ]
-    jobs = [
-        Job(
-            target,
-            match.replace(seed=seed),
-            responses[learner, budget],
-            sweep.runs_dir / run_folder_name(target) / f"{learner}_seed{seed}_{budget}",
-        )
-        for target, learner, seed, budget in keys
-    ]
-    done = run_jobs(jobs, reuse=resume, workers=match.workers)
-    entries = [SweepEntry.of(e, *key[1:]) for e, key in zip(done, keys, strict=True)]
+    planned = sweep.jobs(specs, match)
+    done = run_jobs([job for _, job in planned], reuse=resume, workers=match.workers)
+    entries = [SweepEntry.of(e, *key[1:]) for e, (key, _) in zip(done, planned, strict=True)]
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,

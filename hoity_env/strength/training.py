@@ -70,6 +70,18 @@ def _marks(total: int, rollout: int, points: int) -> list[int]:
     return sorted({math.ceil(total * (k + 1) / points / rollout) * rollout for k in range(points)})
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """One training: the target, its games, the learner, the folder, the total and the curve marks."""
+
+    target: str
+    settings: MatchSettings
+    response: BestResponse
+    run_dir: Path
+    total: int
+    marks: list[int]
+
+
 def train(
     target: str,
     settings: MatchSettings,
@@ -82,38 +94,29 @@ def train(
     """Train a best response to ``target`` in ``run_dir`` (from checkpoint ``resume`` if given)."""
     rollout = rollout_of(response)
     total = math.ceil(response.budget / rollout) * rollout
-    marks = _marks(total, rollout, response.curve_points)
+    plan = _Plan(target, settings, response, run_dir, total, _marks(total, rollout, response.curve_points))
     run = _train_fast if response.learner == "fast" else _train_sb3
-    return run(target, settings, response, run_dir, total, marks, point, stop, resume)
+    return run(plan, point, stop, resume)
 
 
-def _train_fast(
-    target: str,
-    settings: MatchSettings,
-    response: BestResponse,
-    run_dir: Path,
-    total: int,
-    marks: list[int],
-    point: Point,
-    stop: Stop | None,
-    resume: Path | None,
-) -> Trained:
+def _train_fast(plan: _Plan, point: Point, stop: Stop | None, resume: Path | None) -> Trained:
     """The fast learner (:mod:`hoity_env.learning`) for ``total`` steps; a checkpoint if stopped."""
     import torch
 
     from hoity_env.learning import Learner
     from hoity_env.learning.runs import load_learner
 
-    assert response.ppo is not None
+    ppo, settings, total = plan.response.ppo, plan.settings, plan.total
+    assert ppo is not None
     if resume is not None:
         learner = load_learner(resume)
     else:
         learner = Learner(
             fast_learner_settings(
-                response.ppo, settings.rules_name, settings.num_players, settings.seed, total, target
+                ppo, settings.rules_name, settings.num_players, settings.seed, total, plan.target
             )
         )
-    marks = [m for m in marks if m > learner.steps]
+    marks = [m for m in plan.marks if m > learner.steps]
 
     def save(path: Path) -> None:
         learner.save_policy(path)
@@ -124,39 +127,31 @@ def _train_fast(
             point(current.steps, save)
         return stop is not None and stop.requested
 
-    logger.info("[exploit %s] training a fast best response for %s steps ...", target, f"{total:,}")
+    logger.info("[exploit %s] training a fast best response for %s steps ...", plan.target, f"{total:,}")
     learner.learn(on_iteration=on_iteration)
     if learner.steps >= total:
         return Trained(learner.steps, save)
     buffer = io.BytesIO()
     torch.save(learner.state_dict(), buffer)
-    path = write_atomically(run_dir / "checkpoints" / f"state_{learner.steps:012d}.pt", buffer.getvalue())
+    path = write_atomically(
+        plan.run_dir / "checkpoints" / f"state_{learner.steps:012d}.pt", buffer.getvalue()
+    )
     return Trained(learner.steps, save, path)
 
 
-def _train_sb3(
-    target: str,
-    settings: MatchSettings,
-    response: BestResponse,
-    run_dir: Path,
-    total: int,
-    marks: list[int],
-    point: Point,
-    stop: Stop | None,
-    resume: Path | None,
-) -> Trained:
+def _train_sb3(plan: _Plan, point: Point, stop: Stop | None, resume: Path | None) -> Trained:
     """MaskablePPO on the batched vector env for ``total`` steps; a checkpoint if stopped."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    ppo = response.settings
-    env = _vs_target(target, settings, ppo)
+    ppo, total = plan.response.settings, plan.total
+    env = _vs_target(plan.target, plan.settings, ppo)
     if resume is not None:
         model = MaskablePPO.load(resume, env=env, device="cpu")
     else:
-        model = maskable_ppo(env, ppo, settings.seed)
+        model = maskable_ppo(env, ppo, plan.settings.seed)
     rollout = ppo["n_envs"] * ppo["n_steps"]
-    marks = [m for m in marks if m > model.num_timesteps]
+    marks = [m for m in plan.marks if m > model.num_timesteps]
     halted = [False]
 
     def save(path: Path) -> None:
@@ -170,7 +165,9 @@ def _train_sb3(
             halted[0] = stop is not None and stop.requested
             return not halted[0]
 
-    logger.info("[exploit %s] training a MaskablePPO best response for %s steps ...", target, f"{total:,}")
+    logger.info(
+        "[exploit %s] training a MaskablePPO best response for %s steps ...", plan.target, f"{total:,}"
+    )
     model.learn(
         total_timesteps=total - model.num_timesteps, callback=Curve(), reset_num_timesteps=resume is None
     )
@@ -179,7 +176,7 @@ def _train_sb3(
         return Trained(int(model.num_timesteps), save)
     # The rollout in progress was dropped unlearned: count only the rollouts learned from.
     model.num_timesteps = (int(model.num_timesteps) - 1) // rollout * rollout
-    path = run_dir / "checkpoints" / f"sb3_{model.num_timesteps:012d}.zip"
+    path = plan.run_dir / "checkpoints" / f"sb3_{model.num_timesteps:012d}.zip"
     save(path)
     return Trained(int(model.num_timesteps), save, path)
 
