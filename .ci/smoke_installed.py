@@ -32,6 +32,7 @@ def main() -> None:
         "hoity_env/agents/models/reference.npz",
         "hoity_env/agents/models/champion-v3.npz",
         "hoity_env/agents/models/champion-mix.json",
+        "hoity_env/serve/RULES.md",  # a link to docs/RULES.md in the checkout: the wheel has the text
     ):
         assert shipped in names, f"{wheel.name} lacks {shipped}"
     print(f"{wheel.name}: {wheel.stat().st_size} bytes, {len(names)} files")
@@ -91,6 +92,8 @@ def serve_smoke() -> None:
         url = wait_until_serving(proc.stderr)
         with urllib.request.urlopen(url, timeout=30) as page:
             assert b"<html" in page.read().lower()
+        with urllib.request.urlopen(url + "rules", timeout=30) as page:
+            assert b"C-1 Players" in page.read()  # the rules page, from the wheel's copy of docs/RULES.md
         new = urllib.request.Request(
             url + "api/games",
             data=json.dumps({"players": 4, "opponents": ["champion", "random", "expert"]}).encode(),
