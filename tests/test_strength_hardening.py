@@ -283,12 +283,14 @@ def test_best_responses_on_workers_equal_the_serial_run(
     kw: dict[str, Any] = {"games": 4, "progress": False}
     serial = exploitability_sweep("thief", sweep(tmp_path / "serial"), workers=1, **kw)
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="hoity_env"):
+    with caplog.at_level(logging.DEBUG, logger="hoity_env"):
         parallel = exploitability_sweep("thief", sweep(tmp_path / "parallel"), workers=2, **kw)
     assert _plain(parallel, tmp_path / "parallel") == _plain(serial, tmp_path / "serial")
     # each trained in a worker process of its own, its log lines relayed here
     trained_in = {r.process for r in caplog.records if "training a fast best response" in r.getMessage()}
     assert len(trained_in) == 2 and os.getpid() not in trained_in
+    threads = [r.getMessage() for r in caplog.records if r.getMessage().startswith("best-response worker:")]
+    assert threads == ["best-response worker: 1 torch thread(s), BLAS thread(s) [1]"] * 2
     assert SweepResult.from_json(parallel.to_json()) == parallel
     for e in parallel.entries:  # every run's own files, as in the serial run
         assert (Path(e.run_dir) / "exploit.json").is_file() and e.train_cpu_seconds > 0

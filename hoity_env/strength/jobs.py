@@ -244,6 +244,8 @@ def _init_worker(queue: Any, level: int) -> None:
     root.handlers[:] = [logging.handlers.QueueHandler(queue)]
     root.setLevel(level)
     root.propagate = False
+    blas = sorted({pool["num_threads"] for pool in threadpoolctl.threadpool_info()})
+    logger.debug("best-response worker: %d torch thread(s), BLAS thread(s) %s", torch.get_num_threads(), blas)
 
 
 class _Relay(logging.Handler):
