@@ -11,7 +11,8 @@ the spec, so a replaced file is measured again.
 * ``population:PATH`` and the named populations: the manifest's bytes and each member's
   spec and hash, members resolved as :class:`~hoity_env.agents.population.PopulationAgent`
   resolves them;
-* the named agents (``champion``, ``reference-greedy`` …): their shipped weights' file;
+* the named agents (``champion``, ``reference-greedy`` …): their shipped weights' file for
+  the table (``rules``, ``num_players``: :mod:`hoity_env.agents.registry`), as ``make`` loads it;
 * the scripted agents: ``""`` (their code is the package's; no file names them).
 
 Hashing reads bytes only: nothing is unpickled or built here.
@@ -33,6 +34,8 @@ from hoity_env.agents.manifest import (
     resolve_spec,
 )
 from hoity_env.agents.named import GREEDY_SUFFIX, NAMED_AGENTS
+from hoity_env.agents.registry import resolve
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 __all__ = ["content_hash"]
@@ -62,25 +65,26 @@ def _path_hash(path: Path) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def _population_hash(manifest: Path) -> str:
+def _population_hash(manifest: Path, rules: str | RulesConfig | None, num_players: int | None) -> str:
     """The manifest's bytes, then each member's resolved spec and hash."""
     digest = hashlib.sha256(_path_hash(manifest).encode())
     for member in read_population(manifest):
         spec = resolve_spec(member.spec, manifest.parent)
-        digest.update(f"\0{spec}\0{content_hash(spec)}".encode())
+        digest.update(f"\0{spec}\0{content_hash(spec, rules=rules, num_players=num_players)}".encode())
     return f"sha256:{digest.hexdigest()}"
 
 
-def content_hash(spec: str) -> str:
-    """``sha256:<hex>`` of what ``spec`` plays (see the module docstring); ``""`` for a scripted agent."""
+def content_hash(spec: str, *, rules: str | RulesConfig | None = None, num_players: int | None = None) -> str:
+    """``sha256:<hex>`` of what ``spec`` plays at the table of ``rules`` and ``num_players`` (None:
+    standard, 4 players; see the module docstring); ``""`` for a scripted agent."""
     for prefix in PATH_PREFIXES:
         if spec.startswith(prefix):
             return _path_hash(Path(spec[len(prefix) :]))
     if spec.startswith(POPULATION_PREFIX):
-        return _population_hash(Path(spec[len(POPULATION_PREFIX) :]))
+        return _population_hash(Path(spec[len(POPULATION_PREFIX) :]), rules, num_players)
     if spec in NAMED_POPULATIONS:
-        return _population_hash(named_population(spec))
+        return _population_hash(named_population(spec, rules, num_players), rules, num_players)
     if spec in NAMED_AGENTS:
-        model = spec.removesuffix(GREEDY_SUFFIX)
-        return _path_hash(Path(str(resources.files("hoity_env.agents") / "models" / f"{model}.npz")))
+        entry = resolve(spec.removesuffix(GREEDY_SUFFIX), rules, num_players)
+        return _path_hash(Path(str(resources.files("hoity_env.agents") / "models" / entry.file)))
     return ""

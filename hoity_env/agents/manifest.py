@@ -38,7 +38,9 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.named import NAMED_AGENTS
+from hoity_env.agents.registry import registry, resolve
 from hoity_env.agents.zoo import SCRIPTED
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
 
@@ -62,8 +64,9 @@ __all__ = [
 POPULATION_FORMAT = "hoity-population/1"
 """The manifest's ``format`` tag."""
 POPULATION_PREFIX = "population:"
-NAMED_POPULATIONS = ("champion-mix",)
-"""The populations shipped in the package, each a manifest ``hoity_env/agents/models/NAME.json``."""
+NAMED_POPULATIONS = registry().names("population")
+"""The populations shipped in the package (the registry's), each a manifest per table under
+``hoity_env/agents/models/``."""
 PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
 PATHS_VARIABLE = "HOITY_POPULATION_PATHS"
@@ -161,11 +164,15 @@ def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]
     return write_atomically(path, text)
 
 
-def named_population(name: str) -> Path:
-    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`)."""
+def named_population(
+    name: str, rules: str | RulesConfig | None = None, num_players: int | None = None
+) -> Path:
+    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`) for
+    the table of ``rules`` and ``num_players`` (None: standard, 4); a table without one is refused."""
     if name not in NAMED_POPULATIONS:
         raise ConfigError(f"unknown named population {name!r}; choose one of {', '.join(NAMED_POPULATIONS)}")
-    return Path(str(resources.files("hoity_env.agents") / "models" / f"{name}.json"))
+    entry = resolve(name, rules, num_players)
+    return Path(str(resources.files("hoity_env.agents") / "models" / entry.file))
 
 
 def resolve_spec(spec: str, folder: Path) -> str:

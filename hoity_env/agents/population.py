@@ -13,11 +13,13 @@ The members and their weights are a manifest, ``population.json``
 lie in the manifest's folder unless the user allows otherwise).
 
 Named populations ship in the package beside the named agents' weights
-(``hoity_env/agents/models/NAME.json``, :data:`NAMED_POPULATIONS`) and are played by
+(``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
+they are registered at (:mod:`hoity_env.agents.registry`), and are played by
 name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
-still be three predictable policies).
+still be three predictable policies).  Members are built for the population's table
+(``num_players``, ``rules``), so named members resolve to that table's files.
 
 Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
 then reseeds every member from the same generator, so the same seed gives the same
@@ -53,6 +55,7 @@ from hoity_env.agents.manifest import (
     resolve_spec,
     write_population,
 )
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, StateError
 
 __all__ = [  # the manifest's names too: they have always been imported from here
@@ -80,6 +83,7 @@ class Build(Protocol):
         seed: int | None = None,
         *,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
     ) -> Any: ...
 
@@ -100,6 +104,7 @@ class PopulationAgent:
         *,
         seed: int | None = None,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
         name: str | None = None,
         any_paths: bool | None = None,
@@ -117,7 +122,7 @@ class PopulationAgent:
         agents = []
         for i, spec in enumerate(self.specs):
             try:
-                agents.append(build(spec, num_players=num_players, num_actions=num_actions))
+                agents.append(build(spec, num_players=num_players, rules=rules, num_actions=num_actions))
             except ConfigError as exc:
                 raise ConfigError(f"population {self.path}: members[{i}].spec {spec!r}: {exc}") from exc
         self.agents = agents

@@ -92,7 +92,7 @@ class ServedGame:
         try:
             self.opponents: dict[str, Agent] = {
                 self.env.possible_agents[(seat + k) % n]: make(
-                    spec, seed + k, num_players=n, num_actions=size
+                    spec, seed + k, num_players=n, rules=self.env.rules, num_actions=size
                 )
                 for k, spec in enumerate(fields["opponents"], start=1)
             }
@@ -199,6 +199,7 @@ class ServedGame:
                         spec,
                         self.seed + 100,
                         num_players=self.env.num_players,
+                        rules=self.env.rules,
                         num_actions=self.env.codec.size,
                     )
                 except ConfigError as exc:

@@ -104,7 +104,7 @@ def exploitability_of(
     A folder holding a stopped run of the same best response (``stopped.json``) continues it;
     a ``stop`` request checkpoints the run and raises :class:`ResponseStopped`.
     """
-    target_hash = content_hash(target)
+    target_hash = content_hash(target, rules=settings.rules, num_players=settings.num_players)
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     # The learner's settings beside its results: a ladder reuses a finished run only with these.
     write_atomically(
@@ -177,7 +177,7 @@ def exploitability_of(
     started = time.perf_counter()
     s = _score(final, target, settings)
     eval_seconds = time.perf_counter() - started
-    if content_hash(target) != target_hash:
+    if content_hash(target, rules=settings.rules, num_players=settings.num_players) != target_hash:
         raise ConfigError(f"{target} changed while its best response was measured: measure it again")
     entry = ExploitEntry(
         target=target,

@@ -150,7 +150,7 @@ def find_exploit(
 
 def _place(job: Job, reuse: bool) -> ExploitEntry | Path:
     """A finished entry to read back, or the folder to train the job in (taken now)."""
-    target_hash = content_hash(job.target)
+    target_hash = content_hash(job.target, rules=job.match.rules, num_players=job.match.num_players)
     me = identity(job.target, job.match, job.response, target_hash)
     if reuse:
         keys = ("budget", "num_players", "rules", "games", "seed", "settings", "target_hash")

@@ -191,7 +191,7 @@ def _vs_target(target: str, settings: MatchSettings, ppo: dict[str, Any]) -> Any
         rules=settings.rules,
         # One agent object for every target seat: it decides all of them in one batched call
         # (three calls of 16 rows cost three times one call of 48 for the expert's role game).
-        opponents=make(target, num_players=settings.num_players),
+        opponents=make(target, num_players=settings.num_players, rules=settings.rules),
         reward=ppo["reward"],
     )
     env.seed(settings.seed)
