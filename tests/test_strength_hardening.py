@@ -384,3 +384,12 @@ def test_stopped_runs_are_only_continued_with_the_same_settings(
     )
     assert other.entries[0].run_dir == str(runs / "thief_2")  # another seed: another best response
     assert (runs / "thief" / "stopped.json").is_file()  # the stopped one is left for its own resume
+
+
+def test_one_call_never_gives_two_best_responses_one_folder(tmp_path: Path) -> None:
+    """With ``resume``, a folder placed for this call's first job (its ``response.json`` written,
+    nothing trained yet) looks like a stopped run of the second, identical job: it is not shared."""
+    result = exploitability(
+        ["thief", "thief"], resume=True, budget=512, games=4, curve_points=0, **tiny_training(tmp_path)
+    )
+    assert [e.run_dir for e in result.entries] == [str(tmp_path / "thief"), str(tmp_path / "thief_2")]

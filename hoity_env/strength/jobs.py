@@ -148,8 +148,9 @@ def find_exploit(
     return None
 
 
-def _place(job: Job, reuse: bool) -> ExploitEntry | Path:
-    """A finished entry to read back, or the folder to train the job in (taken now)."""
+def _place(job: Job, reuse: bool, taken: set[Path]) -> ExploitEntry | Path:
+    """A finished entry to read back, or the folder to train the job in (taken now, and added to
+    ``taken``: the folders of this call's earlier jobs, never given to a second one)."""
     target_hash = content_hash(job.target, rules=job.match.rules, num_players=job.match.num_players)
     me = identity(job.target, job.match, job.response, target_hash)
     if reuse:
@@ -163,12 +164,14 @@ def _place(job: Job, reuse: bool) -> ExploitEntry | Path:
                 same = json.loads((folder / IDENTITY).read_text(encoding="utf-8")) == me
             except (OSError, ValueError):
                 continue
-            if same and not (folder / "exploit.json").exists():
+            if same and folder not in taken and not (folder / "exploit.json").exists():
                 logger.info("[%s] continuing in %s", job, folder)
+                taken.add(folder)
                 return folder
     folder = fresh_folder(job.base)
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(folder / IDENTITY, json.dumps(me, indent=1) + "\n")
+    taken.add(folder)
     return folder
 
 
@@ -176,7 +179,8 @@ def run_jobs(jobs: Sequence[Job], *, reuse: bool, workers: int) -> list[ExploitE
     """Each job's finished best response, in job order (see the module docstring)."""
     from hoity_env.learning.runs import stop_on_signals
 
-    placed = [_place(job, reuse) for job in jobs]
+    taken: set[Path] = set()
+    placed = [_place(job, reuse, taken) for job in jobs]
     todo = [(i, folder) for i, folder in enumerate(placed) if isinstance(folder, Path)]
     entries: dict[int, ExploitEntry] = {i: e for i, e in enumerate(placed) if isinstance(e, ExploitEntry)}
     stopped: list[tuple[Path, int]] = []
