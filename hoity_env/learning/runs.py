@@ -222,11 +222,15 @@ class Stop:
 
 
 @contextmanager
-def stop_on_signals(time_limit: float = 0.0) -> Iterator[Stop]:
+def stop_on_signals(
+    time_limit: float = 0.0, signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+) -> Iterator[Stop]:
     """First SIGINT/SIGTERM: ask the loop to stop after this iteration; the second: :class:`Aborted`.
 
     ``time_limit`` seconds of wall time (0: none) also ask for a stop.  The previous handlers
     come back on leaving (also used by the training recipes' fast path, ``training/fast_run.py``).
+    ``signals``: those handled (a best-response worker process handles only the SIGTERM its
+    parent forwards; Ctrl-C is the parent's).
     """
     stop = Stop(time_limit)
     previous: dict[signal.Signals, Any] = {}
@@ -238,7 +242,7 @@ def stop_on_signals(time_limit: float = 0.0) -> Iterator[Stop]:
         logger.warning("stopping after this iteration (signal %d); send it again to abort", signum)
 
     try:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in signals:
             previous[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread: no handlers, no clean stop
         previous.clear()

@@ -21,21 +21,18 @@ The seed is the learner's, its envs' and the final evaluation's (the curve's is
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
-from hoity_env.files import fresh_folder
-from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
+from hoity_env.strength.exploit import EXPLOIT_GAMES
+from hoity_env.strength.jobs import Job, run_jobs
 from hoity_env.strength.response import LEARNERS, BestResponse, check_targets, run_folder_name
 from hoity_env.strength.results import SweepEntry, SweepResult
 
 __all__ = ["Sweep", "exploitability_sweep"]
-
-logger = logging.getLogger(__name__)
 
 
 def _distinct(name: str, values: Sequence[Any], least: int | None) -> tuple[Any, ...]:
@@ -83,6 +80,28 @@ class Sweep:
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
         self.responses()  # every learner's settings checked now
 
+    def jobs(
+        self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True
+    ) -> list[tuple[tuple[str, str, int, int], Job]]:
+        """Every best response of the sweep with its key ``(target, learner, seed, budget)``, target
+        by target, learner by learner, seed by seed, budget by budget.
+
+        ``match`` is the evaluation, its seed replaced by each of :attr:`seeds`.  ``nested``: run
+        folders ``runs_dir/<target>/<learner>_seed<seed>_<budget>`` (``exploit``'s); else
+        ``runs_dir/<target>``, ``_2`` … for the others (the ladder's).
+        """
+        responses = self.responses()
+        out = []
+        for target in targets:
+            for learner in self.learners:
+                for seed in self.seeds:
+                    for budget in self.budgets:
+                        base = self.runs_dir / run_folder_name(target)
+                        folder = base / f"{learner}_seed{seed}_{budget}" if nested else base
+                        job = Job(target, match.replace(seed=seed), responses[learner, budget], folder)
+                        out.append(((target, learner, seed, budget), job))
+        return out
+
     def responses(self) -> dict[tuple[str, int], BestResponse]:
         """The :class:`BestResponse` of every (learner, budget)."""
         return {
@@ -103,15 +122,19 @@ def exploitability_sweep(
     targets: str | Sequence[str],
     sweep: Sweep,
     settings: MatchSettings | None = None,
+    *,
+    resume: bool = False,
     **options: Any,
 ) -> SweepResult:
     """A best response to each target for every learner, seed and budget of ``sweep``; all scored.
 
     ``settings`` (or its fields as keywords) are the evaluation games, as for
     :func:`~hoity_env.strength.exploit.exploitability` (``games`` default 1000); their
-    ``seed`` is replaced by each of ``sweep.seeds``.  Runs go target by target, learner by
-    learner, seed by seed, budget by budget.  Bad arguments raise :class:`ConfigError` before
-    anything is trained or written.
+    ``seed`` is replaced by each of ``sweep.seeds``.  Runs are listed target by target,
+    learner by learner, seed by seed, budget by budget, and trained in that order, or several
+    at once on ``settings.workers`` processes (:mod:`hoity_env.strength.jobs`; the same
+    results).  ``resume``: as for :func:`~hoity_env.strength.exploit.exploitability`.  Bad
+    arguments raise :class:`ConfigError` before anything is trained or written.
     """
     if not isinstance(sweep, Sweep):
         raise ConfigError(f"sweep must be a Sweep, got {type(sweep).__name__}: {sweep!r}")
@@ -119,19 +142,9 @@ def exploitability_sweep(
     refuse_unknown(options, "exploitability_sweep")
     specs = [targets] if isinstance(targets, str) else list(dict.fromkeys(targets))
     check_targets(specs, match)
-    responses = sweep.responses()
-    entries = []
-    for target in specs:
-        for learner in sweep.learners:
-            for seed in sweep.seeds:
-                for budget in sweep.budgets:
-                    name = f"{learner}_seed{seed}_{budget}"
-                    folder = fresh_folder(sweep.runs_dir / run_folder_name(target) / name)
-                    logger.info("[sweep %s] %s, seed %d, budget %s", target, learner, seed, f"{budget:,}")
-                    e = exploitability_of(
-                        target, match.replace(seed=seed), responses[learner, budget], folder
-                    )
-                    entries.append(SweepEntry.of(e, learner, seed, budget))
+    planned = sweep.jobs(specs, match)
+    done = run_jobs([job for _, job in planned], reuse=resume, workers=match.workers)
+    entries = [SweepEntry.of(e, *key[1:]) for e, (key, _) in zip(done, planned, strict=True)]
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,

@@ -66,9 +66,16 @@ def claim(out: Path) -> Iterator[None]:
     Folders made here are removed again if the run leaves nothing in them.
     """
     check_destination(out)
-    made = _make_folders(out)
+    try:  # a folder the checks cannot foresee (under /proc, a read-only mount) fails here
+        made = _make_folders(out)
+    except OSError as exc:
+        raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
     try:
-        with hold_lock(out / LOCK_FILE, lambda pid: _taken(out, pid)):
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(hold_lock(out / LOCK_FILE, lambda pid: _taken(out, pid)))
+            except OSError as exc:
+                raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
             yield
     finally:
         _remove_empty(made)
