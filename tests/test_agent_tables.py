@@ -72,6 +72,15 @@ def test_every_registered_agent_plays_legal_moves_at_its_table(case: tuple[Entry
         start_games(agent, (ended[:, None] * n + np.arange(n)).ravel())
 
 
+TEN_TABLES = [(rules, n) for rules in ("original", "standard") for n in range(2, 7)]
+
+
+@pytest.mark.parametrize("name", ["champion", "champion-mix", "champion-v4"])
+def test_the_champions_play_at_all_ten_tables(name: str) -> None:
+    """Issue 36: every table has a champion and a population (each plays its table, above)."""
+    assert registry().tables(name) == TEN_TABLES
+
+
 def test_the_registry_lists_every_shipped_file_and_nothing_else() -> None:
     reg = registry()
     shipped = {p.name for p in (ROOT / "hoity_env" / "agents" / "models").iterdir()} - {"registry.json"}
@@ -86,30 +95,31 @@ def test_the_registry_lists_every_shipped_file_and_nothing_else() -> None:
 
 
 def test_a_table_without_an_agent_gets_one_error_naming_the_tables_it_has() -> None:
-    plays = "champion plays at: 4 players, standard rules"
+    plays = "champion-v1 plays at: 4 players, standard rules"
     for kwargs in (
         {"num_players": 3},
         {"num_players": 4, "rules": "original"},
         {"num_players": 2, "rules": ORIGINAL},
     ):
         with pytest.raises(ConfigError, match=plays) as info:
-            make("champion", **kwargs)  # type: ignore[arg-type]
+            make("champion-v1", **kwargs)  # type: ignore[arg-type]
         assert ".npz" not in str(info.value)
     with pytest.raises(
-        ConfigError, match="champion-mix has no agent for 5 players, standard rules; champion-mix plays at"
+        ConfigError, match="champion-v3 has no agent for 5 players, standard rules; champion-v3 plays at"
     ):
-        make("champion-mix", num_players=5)
+        make("champion-v3", num_players=5)
+    ten = "champion plays at: " + "; ".join(
+        f"{n} players, {rules} rules" for rules in ("original", "standard") for n in range(2, 7)
+    )
     richer = STANDARD.replace(starting_money=60)
     with pytest.raises(
         ConfigError, match=r"plays only preset rules, and these are changed \(starting_money differs"
     ) as info:
         make("champion-greedy", num_players=4, rules=richer, num_actions=61)
-    assert plays in str(info.value) and ".npz" not in str(info.value)
-    with pytest.raises(
-        ConfigError, match=r"this game has 61 actions.*champion plays at: 4 players, standard rules"
-    ) as info:
+    assert ten in str(info.value) and ".npz" not in str(info.value)
+    with pytest.raises(ConfigError, match=r"this game has 61 actions.*champion plays at: 2 players") as info:
         make("champion", num_players=4, num_actions=61)  # the rules changed, and not passed
-    assert ".npz" not in str(info.value)
+    assert ten in str(info.value) and ".npz" not in str(info.value)
     with pytest.raises(ConfigError, match="unknown agent 'champ'"):
         make("champ")
 
@@ -125,7 +135,7 @@ def test_tables_of_rules_objects_and_defaults() -> None:
 
 def test_the_harness_refuses_a_table_without_an_agent_before_playing() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "hoity_env.eval_cli", "--players", "3", "--agents", "champion,random,random"],
+        [sys.executable, "-m", "hoity_env.eval_cli", "--players", "3", "--agents", "champion-v1,random,random"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -133,8 +143,8 @@ def test_the_harness_refuses_a_table_without_an_agent_before_playing() -> None:
     )
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().splitlines() == [
-        "hoity-eval: error: champion has no agent for 3 players, standard rules; "
-        "champion plays at: 4 players, standard rules"
+        "hoity-eval: error: champion-v1 has no agent for 3 players, standard rules; "
+        "champion-v1 plays at: 4 players, standard rules"
     ]
 
 

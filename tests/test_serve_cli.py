@@ -151,3 +151,27 @@ def test_waiting_for_the_server_fails_clearly_when_it_exits_first() -> None:
         cli.wait_until_serving(io.StringIO("hoity-serve: error: --port must be >= 0\n"))
     line = "hoity-serve: serving http://127.0.0.1:8123/ (replays in r); Ctrl-C stops\n"
     assert cli.wait_until_serving(io.StringIO("starting\n" + line)) == "http://127.0.0.1:8123/"
+
+
+def test_an_agent_registered_only_at_other_tables_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: the start-up check asks for a table the agent plays, not only the default one."""
+    from hoity_env.engine.errors import ConfigError
+
+    asked: list[tuple[str, int]] = []
+
+    def three_players_only(spec: str, *, num_players: int, rules: str) -> object:
+        asked.append((rules, num_players))
+        if num_players != 3 or rules != "original":
+            raise ConfigError(f"{spec} has no agent for {num_players} players, {rules} rules")
+        return object()
+
+    monkeypatch.setattr(cli, "make", three_players_only)
+    cli.check_offered("trio")
+    assert asked[0] == ("standard", 4) and asked[-1] == ("original", 3)
+
+    def nowhere(spec: str, *, num_players: int, rules: str) -> object:
+        raise ConfigError(f"unknown agent {spec!r} at {num_players}, {rules}")
+
+    monkeypatch.setattr(cli, "make", nowhere)
+    with pytest.raises(ConfigError, match="unknown agent 'nobody' at 4, standard"):  # the default table's
+        cli.check_offered("nobody")

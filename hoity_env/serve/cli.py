@@ -35,7 +35,9 @@ from types import FrameType
 from typing import IO, Any
 
 from hoity_env.agents import SPEC_FORMS, make
+from hoity_env.agents.registry import DEFAULT_TABLE
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_blas_threads, fail, parse, specs
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
 from hoity_env.serve.settings import DEFAULT_AGENTS, MIN_IDLE_TIMEOUT_S, ServeSettings
@@ -192,6 +194,25 @@ def _serve(server: Any, settings: ServeSettings) -> int:
     return 0
 
 
+def check_offered(spec: str) -> None:
+    """Make ``spec`` at the default table, else at the first of the others where it plays.
+
+    An agent registered only at other tables (a 3-player champion) is offered: a game at a
+    table it does not play gets its error in words when the game is made.  One that plays
+    nowhere raises the default table's :class:`ConfigError`.
+    """
+    tables = [(rules, n) for rules in ("standard", "original") for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+    first: ConfigError | None = None
+    for rules, n in sorted(tables, key=lambda t: t != DEFAULT_TABLE):
+        try:
+            make(spec, num_players=n, rules=rules)
+            return
+        except ConfigError as exc:
+            first = first or exc
+    assert first is not None
+    raise first
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; serves until Ctrl-C, SIGTERM or SIGHUP, then saves the open games; the exit status."""
     args = parse(build_parser(), argv)
@@ -210,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ladder=args.ladder,
         )
         for spec in settings.agents:  # a misspelt name or a missing checkpoint fails now, not mid-game
-            make(spec)
+            check_offered(spec)
         server = make_server(settings, args.host, args.port)
     except (ConfigError, OSError) as exc:
         return fail(PROG, exc)

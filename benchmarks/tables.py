@@ -1,0 +1,197 @@
+"""The ten tables: each one's least exploitable shipped agent against our strongest best responses.
+
+The game is played by 2 to 6 players under two rulesets: ten tables.  At each one this
+script measures, and records in ``docs/results/tables.json`` (docs/league.md and the
+README render it through ``docs/tables_figures.py``):
+
+* **exploitability** of :data:`TARGET` (``champion-mix``, the least exploitable agent we
+  ship at every table): a best response trained against N−1 copies of it by each
+  estimator of :data:`ESTIMATORS` (the fast learner at ``hoity-eval exploit``'s default
+  ``strong`` preset, without and with memory of the last rounds' public reveals), seeds
+  :data:`SEEDS`, at :data:`SHORT` learner steps, then the strongest of them at
+  :data:`LONG` steps on one seed; each scored in 1,000 duplicate-format games;
+* **head to head**: ``champion`` against N−1 copies of ``expert``, 1,000 duplicate games,
+  sampling, seed :data:`H2H_SEED`.
+
+The runs go in :func:`plan` order, cheapest knowledge first: every table's head to head,
+then one seed of each estimator at every table, then the second seeds, then the long runs.
+A run already in the record is skipped, and a best response stopped by Ctrl-C or SIGTERM
+continues from its checkpoint (``exploitability(..., resume=True)`` in ``--runs-dir``), so
+the same command, run again, carries on where it stopped.  ``--max-runs`` bounds one
+sitting; ``--tables`` and ``--kinds`` pick a part::
+
+    python benchmarks/tables.py --record docs/results/tables.json               # everything left
+    python benchmarks/tables.py --record docs/results/tables.json --kinds h2h   # head to head only
+    python benchmarks/tables.py --record docs/results/tables.json --tables original/3 --max-runs 1
+
+Numpy's BLAS and torch run one thread each.  Never used in tests: a 2M-step best response
+is several CPU-minutes, a 10M-step one about half an hour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_record import add_record_option, command_of, versions  # noqa: E402
+from tune_best_response import add_run  # noqa: E402
+
+TABLES = tuple((rules, n) for rules in ("standard", "original") for n in range(2, 7))
+TARGET = "champion-mix"
+HEAD_TO_HEAD = "champion"
+OPPONENT = "expert"
+H2H_SEED = 7
+ESTIMATORS: dict[str, dict[str, Any]] = {"strong": {}, "memory": {"memory": 4}}
+"""Changes to the ``strong`` preset (``hoity_env.strength.response.STRONG_SETTINGS``) by estimator."""
+SEEDS = (0, 1)
+SHORT, LONG = 2_000_000, 10_000_000
+GAMES = 1000
+KEY = ("kind", "table", "estimator", "seed", "budget")
+TEMPLATE = "python benchmarks/tables.py --record docs/results/tables.json [--tables RULES/N,...] [--kinds ...]"
+
+
+def table_name(rules: str, n: int) -> str:
+    return f"{rules}/{n}"
+
+
+def targets(n: int) -> dict[str, float]:
+    """Issue 36's bars at ``n`` players: the best response's win rate at 2M and 10M steps."""
+    return {"2m": min(1.8 / n, 1 / n + 0.2), "10m": min(2.2 / n, 1 / n + 0.3)}
+
+
+def _runs(record: Path) -> list[dict[str, Any]]:
+    return json.loads(record.read_text(encoding="utf-8")).get("runs", []) if record.exists() else []
+
+
+def strongest(runs: list[dict[str, Any]], table: str) -> str:
+    """The estimator whose best response won most at :data:`SHORT` at ``table`` (``strong`` before any)."""
+    short = [r for r in runs if r["kind"] == "exploit" and r["table"] == table and r["budget"] == SHORT]
+    return max(short, key=lambda r: r["win_rate"])["estimator"] if short else "strong"
+
+
+def plan(tables: list[tuple[str, int]], runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every run of the measurement, in the order they are worth doing (module docstring)."""
+    keys: list[dict[str, Any]] = [
+        {"kind": "h2h", "table": table_name(*t), "estimator": "", "seed": H2H_SEED, "budget": 0} for t in tables
+    ]
+    for seed in SEEDS:
+        for estimator in ESTIMATORS:
+            keys += [
+                {"kind": "exploit", "table": table_name(*t), "estimator": estimator, "seed": seed, "budget": SHORT}
+                for t in tables
+            ]
+    keys += [
+        {"kind": "exploit", "table": table_name(*t), "estimator": strongest(runs, table_name(*t)), "seed": 0}
+        | {"budget": LONG}
+        for t in tables
+    ]
+    return keys
+
+
+def head_to_head(rules: str, n: int) -> dict[str, Any]:
+    """``champion`` against ``n - 1`` copies of ``expert``: its row of a 1,000-game evaluation."""
+    from hoity_env.evaluation import evaluate
+
+    result = evaluate(
+        [HEAD_TO_HEAD] + [OPPONENT] * (n - 1),
+        num_players=n,
+        rules=rules,
+        games=GAMES,
+        seed=H2H_SEED,
+        progress=False,
+        blas_threads=1,
+    )
+    row = next(s for s in result.agent_stats if s.agent == HEAD_TO_HEAD)
+    return {"agent": HEAD_TO_HEAD, "opponent": OPPONENT, "games": row.games, **_rates(row)}
+
+
+def best_response(rules: str, n: int, estimator: str, seed: int, budget: int, runs_dir: Path) -> dict[str, Any]:
+    """One best response to :data:`TARGET` at the table, trained and scored (resumed if stopped)."""
+    from hoity_env.strength import exploitability
+
+    folder = runs_dir / f"{rules}-{n}" / f"{estimator}_seed{seed}_{budget}"
+    result = exploitability(
+        TARGET,
+        num_players=n,
+        rules=rules,
+        budget=budget,
+        learner="fast",
+        preset="strong",
+        ppo=dict(ESTIMATORS[estimator]),
+        curve_points=0,
+        games=GAMES,
+        seed=seed,
+        runs_dir=folder,
+        progress=False,
+        resume=True,
+        workers=1,
+    )
+    (entry,) = result.entries
+    return {
+        "target": TARGET,
+        "steps": entry.timesteps,
+        "train_cpu_seconds": round(entry.train_cpu_seconds, 1),
+        "games": entry.games,
+        **_rates(entry),
+        "target_hash": entry.target_hash,
+        "run_dir": entry.run_dir,
+    }
+
+
+def _rates(row: Any) -> dict[str, Any]:
+    return {"wins": row.wins, "win_rate": round(row.win_rate, 4), "ci": [round(row.ci_low, 4), round(row.ci_high, 4)]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tables", default=",".join(table_name(*t) for t in TABLES), help="RULES/N,… (default all ten)")
+    p.add_argument("--kinds", default="h2h,2m,10m", help="parts to run: h2h, 2m, 10m (default all)")
+    p.add_argument("--max-runs", type=int, default=0, help="stop after this many new runs (0: no limit)")
+    p.add_argument("--runs-dir", type=Path, default=Path("runs/tables"))
+    add_record_option(p)
+    args = p.parse_args(argv)
+    if args.record is None or not args.record.endswith(".json"):
+        p.error("--record PATH.json is needed: the record is what makes the runs resumable")
+    wanted = {t.strip() for t in args.tables.split(",")}
+    tables = [t for t in TABLES if table_name(*t) in wanted]
+    if len(tables) != len(wanted):
+        p.error(f"--tables: unknown table(s) {sorted(wanted - {table_name(*t) for t in TABLES})}")
+    kinds = {k.strip() for k in args.kinds.split(",")}
+    if not kinds <= {"h2h", "2m", "10m"}:
+        p.error(f"--kinds: unknown part(s) {sorted(kinds - {'h2h', '2m', '10m'})}")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    import torch
+
+    torch.set_num_threads(1)
+    record, done = Path(args.record), 0
+    command, measured_versions = command_of(argv), versions()
+    for key in plan(tables, _runs(record)):
+        part = "h2h" if key["kind"] == "h2h" else ("2m" if key["budget"] == SHORT else "10m")
+        recorded = any(all(r.get(k) == key[k] for k in KEY) for r in _runs(record))
+        if part not in kinds or recorded:
+            continue
+        if args.max_runs and done >= args.max_runs:
+            break
+        rules, n = key["table"].split("/")[0], int(key["table"].split("/")[1])
+        start = time.process_time()
+        if key["kind"] == "h2h":
+            measured = head_to_head(rules, n)
+        else:
+            measured = best_response(rules, n, key["estimator"], key["seed"], key["budget"], args.runs_dir)
+        run = {**key, **measured, "cpu_seconds": round(time.process_time() - start, 1)}
+        print(json.dumps(run), flush=True)
+        add_run(record, {**run, "command": command}, measured_versions, TEMPLATE, KEY)
+        done += 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The ten tables' figure: exploitability and head to head at 2–6 players, both rulesets (docs/figures.py).
+
+Reads ``docs/results/tables.json``, written by ``benchmarks/tables.py`` (its docstring says what
+each run is).  Per table: the fair share 1/N; each best response at 2M learner steps (estimator
+and seed) and the maximum over them, against the 2M bar min(1.8/N, 1/N + 0.2); the strongest
+estimator at 10M against min(2.2/N, 1/N + 0.3); ``champion`` against N−1 ``expert`` with its 95%
+interval, whose lower bound must clear 1/N; and the verdict.  A part not measured yet is said so
+in the verdict: a table is never dropped, and a verdict is "met" only when every part was
+measured and cleared its bar.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORD = "docs/results/tables.json"
+TABLES = tuple(f"{rules}/{n}" for rules in ("standard", "original") for n in range(2, 7))
+SHORT, LONG = 2_000_000, 10_000_000
+SHORT_RUNS = 4
+"""Best responses a table needs at 2M: two seeds of each of the two estimators."""
+
+
+def bars(n: int) -> tuple[float, float]:
+    """The 2M and 10M bars on a best response's win rate at ``n`` players."""
+    return min(1.8 / n, 1 / n + 0.2), min(2.2 / n, 1 / n + 0.3)
+
+
+def _load() -> dict[str, Any]:
+    path = ROOT / RECORD
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"runs": []}
+
+
+def _ci(run: dict[str, Any]) -> str:
+    return f"{run['win_rate']:.3f} [{run['ci'][0]:.3f}, {run['ci'][1]:.3f}]"
+
+
+def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per table: its runs, maxima, bars and verdict parts (every table, measured or not)."""
+    rows = []
+    for table in TABLES:
+        n = int(table.split("/")[1])
+        short_bar, long_bar = bars(n)
+        here = [r for r in runs if r["table"] == table]
+        short = sorted(
+            (r for r in here if r["kind"] == "exploit" and r["budget"] == SHORT),
+            key=lambda r: (r["estimator"] != "strong", r["estimator"], r["seed"]),
+        )
+        long = [r for r in here if r["kind"] == "exploit" and r["budget"] == LONG]
+        h2h = next((r for r in here if r["kind"] == "h2h"), None)
+        parts = []
+        short_max = max((r["win_rate"] for r in short), default=None)
+        long_max = max((r["win_rate"] for r in long), default=None)
+        for name, value, bar, complete in (
+            ("2M", short_max, short_bar, len(short) >= SHORT_RUNS),
+            ("10M", long_max, long_bar, bool(long)),
+        ):
+            if value is None:
+                parts.append(f"{name} not measured")
+            elif value > bar:
+                parts.append(f"{name} missed")
+            else:
+                parts.append(f"{name} met" if complete else f"{name} met so far ({len(short)} of {SHORT_RUNS} runs)")
+        if h2h is None:
+            parts.append("expert not measured")
+        else:
+            parts.append("expert met" if h2h["ci"][0] > 1 / n else "expert missed")
+        met = all(p.endswith(" met") for p in parts)
+        rows.append(
+            {
+                "table": table,
+                "n": n,
+                "short": short,
+                "long": long,
+                "h2h": h2h,
+                "short_max": short_max,
+                "long_max": long_max,
+                "bars": (short_bar, long_bar),
+                "verdict": "**met**" if met else "; ".join(parts),
+            }
+        )
+    return rows
+
+
+def _rate(value: float | None, bar: float) -> str:
+    return "–" if value is None else f"{value:.3f} (≤ {bar:.3f})"
+
+
+def _provenance(data: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+    cpu = sum(r.get("cpu_seconds", 0.0) for r in runs)
+    return (
+        f"Command: `{data.get('command', 'python benchmarks/tables.py --record ' + RECORD)}`; "
+        f"{len(runs)} runs, {cpu / 3600:.1f} CPU-hours in all; machine: {data.get('machine', '–')}; "
+        f"last measured {data.get('measured', '–')} (`{RECORD}`)."
+    )
+
+
+def tables_short() -> str:
+    """The README's table: one line per table, the maxima against their bars, the verdict."""
+    data = _load()
+    lines = [
+        "| table | fair share | best response at 2M (max) | at 10M | `champion` vs `expert` | verdict |",
+        "| :--- | ---: | ---: | ---: | ---: | :--- |",
+    ]
+    for row in verdicts(data["runs"]):
+        h2h = "–" if row["h2h"] is None else _ci(row["h2h"])
+        lines.append(
+            f"| {row['table']} | {1 / row['n']:.3f} | {_rate(row['short_max'], row['bars'][0])} | "
+            f"{_rate(row['long_max'], row['bars'][1])} | {h2h} | {row['verdict']} |"
+        )
+    return "\n".join(lines) + "\n\n" + _provenance(data, data["runs"])
+
+
+def tables_full() -> str:
+    """docs/league.md's table: every best response by estimator and seed, then the maxima and verdict."""
+    data = _load()
+    lines = [
+        "| table | fair share | best responses at 2M (estimator, seed: win rate [95% CI]) | max at 2M "
+        "| at 10M (estimator) | `champion` vs `expert` (games) | verdict |",
+        "| :--- | ---: | :--- | ---: | ---: | ---: | :--- |",
+    ]
+    for row in verdicts(data["runs"]):
+        short = "<br>".join(f"{r['estimator']}, {r['seed']}: {_ci(r)}" for r in row["short"]) or "–"
+        long = "<br>".join(f"{r['estimator']}: {_ci(r)}" for r in row["long"]) or "–"
+        h2h = "–" if row["h2h"] is None else f"{_ci(row['h2h'])} ({row['h2h']['games']})"
+        lines.append(
+            f"| {row['table']} | {1 / row['n']:.3f} | {short} | {_rate(row['short_max'], row['bars'][0])} | "
+            f"{long} (≤ {row['bars'][1]:.3f}) | {h2h} | {row['verdict']} |"
+        )
+    return "\n".join(lines) + "\n\n" + _provenance(data, data["runs"])
+
+
+FIGURES = {"tables-short": tables_short, "tables-full": tables_full}
