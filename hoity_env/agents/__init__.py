@@ -10,7 +10,8 @@
   and played without torch, by sampling
   (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
-  deterministically / by sampling (needs the ``train`` extra);
+  deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
+  memory of the game plays as a :class:`~hoity_env.agents.history_agent.HistoryAgent`;
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
@@ -31,6 +32,7 @@ from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
+from hoity_env.agents.history_agent import HistoryAgent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.population import (
@@ -61,7 +63,7 @@ _EXAMPLES = {POPULATION_PREFIX: ("manifest", "runs/league/population.json")}
 
 def make(
     spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
-) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
+) -> SeededAgent | PolicyAgent | HistoryAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
@@ -77,13 +79,14 @@ def make(
             )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
-            return PolicyAgent(
+            policy = PolicyAgent(
                 spec[len(prefix) :],
                 deterministic=prefix == "ppo:",
                 seed=seed,
                 num_players=num_players,
                 num_actions=num_actions,
             )
+            return HistoryAgent(policy) if policy.memory else policy
     if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
         named = spec in NAMED_POPULATIONS  # a shipped manifest, reported by its name
         return PopulationAgent(
@@ -128,6 +131,7 @@ __all__ = [
     "DetectiveAgent",
     "ExpertAgent",
     "ExpertV1Agent",
+    "HistoryAgent",
     "NumpyPolicyAgent",
     "ObservationView",
     "PolicyAgent",

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from hoity_env.agents.history import CHECKPOINT_KEY
 from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, save_policy
 from hoity_env.agents.named import MODELS
 from hoity_env.agents.policy import check_sizes, load_checkpoint
@@ -83,6 +84,10 @@ def export_checkpoint(
     """
     checkpoint = Path(checkpoint)
     model = load_checkpoint(checkpoint)
+    if getattr(model, CHECKPOINT_KEY, None):
+        raise ConfigError(
+            f"checkpoint {checkpoint} reads rounds of history; a numpy export reads the observation alone"
+        )
     weights, biases, activation = policy_layers(model)
     if training_args is None:
         beside = checkpoint.parent / "args.json"

@@ -28,8 +28,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from hoity_env.agents.history import CHECKPOINT_KEY
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
+from hoity_env.learning.memory import checkpoint_history
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
 
@@ -100,6 +102,10 @@ def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_sp
         device="cpu",
     )
     model.policy.load_state_dict(to_sb3(policy.state_dict()))
+    # Saved among the model's attributes (SB3 keeps them all): what a memory policy's agent tracks.
+    history = checkpoint_history(settings)
+    if history is not None:
+        setattr(model, CHECKPOINT_KEY, history)
     buffer = io.BytesIO()
     model.save(buffer)
     return buffer.getvalue()

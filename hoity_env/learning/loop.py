@@ -35,6 +35,7 @@ from hoity_env.learning.buffer import RolloutBuffer
 from hoity_env.learning.checkpoint import save_policy
 from hoity_env.learning.gae import gae
 from hoity_env.learning.magnet import Magnet
+from hoity_env.learning.memory import PolicyInputs
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
@@ -61,15 +62,20 @@ class Learner:
         )
         self.num_players = self.env.num_players
         self.rows = s.num_games * self.num_players
+        self.inputs = PolicyInputs(self.env.obs_layout(), s.memory, s.num_games, self.num_players)
+        """The policy's input rows: the observations, with ``settings.memory`` rounds of history."""
+        input_dim = self.inputs.dim(self.env.obs_dim)
         init = torch.Generator().manual_seed(s.seed)
-        self.policy = MaskedPolicy(self.env.obs_dim, self.env.num_actions, s.hidden, s.activation, init)
+        self.policy = MaskedPolicy(input_dim, self.env.num_actions, s.hidden, s.activation, init)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=s.learning_rate, eps=1e-5)
         self.sampler = torch.Generator().manual_seed(s.seed + 1)
         self.shuffler = torch.Generator().manual_seed(s.seed + 2)
         self.magnet = Magnet(s, self.policy)
         self.seating = Seating(s, self.env.num_actions, self.policy, np.random.default_rng(s.seed))
-        self.buffer = RolloutBuffer(s.rollout_steps, self.rows, self.env.obs_dim, self.env.num_actions)
+        self.buffer = RolloutBuffer(s.rollout_steps, self.rows, input_dim, self.env.num_actions)
         self.obs, self.masks, _ = self.env.reset(seed=s.seed)
+        self.x = self.inputs.observe(self.obs)
+        """The policy's inputs for ``obs`` (``obs`` itself without memory)."""
         self.steps = 0
         """Learner steps so far (decisions of learner seats)."""
         self._rollout_start = 0
@@ -87,7 +93,7 @@ class Learner:
         self._rollout_start = self.steps
         for t in range(buf.steps):
             start = clock()
-            obs_t, mask_t = buf.store_inputs(t, self.obs, self.masks)
+            obs_t, mask_t = buf.store_inputs(t, self.x, self.masks)
             rows = self.seating.learner_rows()
             joint = np.empty(self.rows, dtype=np.int64)
             if rows.shape[0] == self.rows:  # pure self-play: no gathers
@@ -110,6 +116,7 @@ class Learner:
             self.obs, self.masks, rewards, terminated, truncated, _ = self.env.step(joint.reshape(-1, n))
             after_env = clock()
             done = terminated | truncated
+            self.x = self.inputs.observe(self.obs, done)
             buf.store_outcome(t, rewards, done)
             self._returns += rewards.reshape(-1)
             if done.any():
@@ -137,7 +144,7 @@ class Learner:
         with torch.no_grad():
             last = torch.zeros(self.rows)
             rows = self.seating.learner_rows()
-            obs = torch.from_numpy(self.obs).reshape(self.rows, -1)
+            obs = torch.from_numpy(self.x).reshape(self.rows, -1)
             index = torch.from_numpy(rows)
             last[index] = self.policy.value(obs[index])
             advantages, returns = gae(buf.rewards, buf.values, buf.dones, last, s.gamma, s.gae_lambda)
@@ -185,7 +192,9 @@ class Learner:
 
     def save_policy(self, path: str | Path) -> Path:
         """The policy as a ``MaskablePPO`` zip at ``path`` (atomic): a ``ppo:PATH`` agent."""
-        return save_policy(self.policy, path, self.settings, self.env.single_observation_space)
+        return save_policy(
+            self.policy, path, self.settings, self.inputs.space(self.env.single_observation_space)
+        )
 
     # ------------------------------------------------------------ resume
     def state_dict(self) -> dict[str, Any]:
@@ -200,6 +209,8 @@ class Learner:
             "seating": self.seating,
             "env": self.env,
             "obs": self.obs,
+            "inputs": self.inputs,
+            "x": self.x,
             "masks": self.masks,
             "returns": self._returns,
             "steps": self.steps,
@@ -216,6 +227,10 @@ class Learner:
         learner.shuffler.set_state(state["shuffler"])
         learner.magnet, learner.seating, learner.env = state["magnet"], state["seating"], state["env"]
         learner.obs, learner.masks, learner._returns = state["obs"], state["masks"], state["returns"]
+        if "inputs" in state:  # states saved before memory existed: the inputs are the observations
+            learner.inputs, learner.x = state["inputs"], state["x"]
+        else:
+            learner.x = learner.obs
         learner.steps, learner.updates = int(state["steps"]), int(state["updates"])
         return learner
 

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from hoity_env.agents.history import MAX_MEMORY
 from hoity_env.engine.errors import ConfigError
 
 SELF = "self"
@@ -91,6 +92,10 @@ class LearnerSettings:
     activation: str = "relu"
     """``relu`` (the default: tanh costs ~4 ns per element on CPU, a quarter of an update) or
     ``tanh`` (SB3's default, for the same network as an SB3 run)."""
+    memory: int = 0
+    """Rounds of public history in the policy's input (:mod:`hoity_env.agents.history`): each
+    observation followed by every seat's reveals in the ``memory`` rounds before last; 0: the
+    observation alone.  Saved with the policy, so its ``ppo:`` agent tracks the same history."""
 
     # --- the magnet (a KL term toward a reference policy)
     magnet: str = "none"
@@ -116,7 +121,13 @@ class LearnerSettings:
     def __post_init__(self) -> None:
         _positive(self, "num_games", "num_players", "snapshots_kept", "total_steps")
         _positive(self, "rollout_steps", "epochs", "minibatch_size", "threads")
-        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every")
+        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every", "memory")
+        if self.memory > MAX_MEMORY:
+            raise ConfigError(f"memory must be at most {MAX_MEMORY} rounds, got {self.memory}")
+        if self.memory and any(spec == SNAPSHOT for spec, _ in self.opponents):
+            raise ConfigError(
+                "memory: snapshot opponents play the observation alone; use self or agent specs"
+            )
         for name in ("learning_rate", "clip"):
             if not _number(getattr(self, name)) or getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a number > 0, got {getattr(self, name)!r}")

@@ -237,15 +237,12 @@ def _exploits(
     """Each agent's exploitability (the maximum with a sweep), and every best response of the sweep."""
     if sweep is None:
         return [_exploit(spec, on_exploit, training) for spec in members], []
-    responses = sweep.responses()
     entries, swept = [], []
     for spec in members:
         mine: list[tuple[ExploitEntry, SweepEntry]] = []
-        for learner in sweep.learners:
-            for seed in sweep.seeds:
-                for budget in sweep.budgets:
-                    e = _exploit(spec, on_exploit.replace(seed=seed), responses[learner, budget])
-                    mine.append((e, SweepEntry.of(e, learner, seed, budget)))
+        for _, seed, response in sweep.runs():
+            e = _exploit(spec, on_exploit.replace(seed=seed), response)
+            mine.append((e, SweepEntry.of(e, response, seed)))
         entries.append(max(mine, key=lambda pair: pair[0].win_rate)[0])
         swept += [row for _, row in mine]
     return entries, swept

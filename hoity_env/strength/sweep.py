@@ -1,12 +1,15 @@
-"""Exploitability at several budgets, seeds and learners in one call, and per target the maximum.
+"""Exploitability at several budgets, seeds and estimators in one call, and per target the maximum.
 
 One best response at one budget is a weak estimate from below: its learning curve
-may still be rising, another seed may find more, the other learner may find more.
-:func:`exploitability_sweep` trains one best response per (target, learner, seed,
-budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own run
-folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, with every file a single
-run writes) and reports every estimate and, per target, their maximum: still an
-estimate from below, the best those runs found.
+may still be rising, another seed may find more, another estimator (the other learner,
+or a best response with memory of the game) may find more.
+:func:`exploitability_sweep` trains one best response per (target, learner, memory,
+seed, budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own
+run folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, ``_memory<K>`` added
+with memory, with every file a single run writes) and reports every estimate and, per
+target, their maximum: an agent's exploitability as we report it, still an estimate from
+below, the best those runs found.  Memory is the fast learner's: SB3's best responses are
+trained without it.
 
 Every budget is a **separate run**.  Reading a smaller budget off the curve snapshots
 of the largest run would save training, but it equals a run at that budget only when
@@ -64,39 +67,66 @@ class Sweep:
         curve_points, curve_games, runs_dir: as for :class:`~hoity_env.strength.response.BestResponse`
             (each run gets its own learning curve).
         ppo: per learner (a key of ``learners``), overrides of its default settings.
+        memories: rounds of public history, one fast-learner run per value (0: none).
+        preset: the fast learner's settings to start from (``None``: the default preset).
     """
 
     budgets: tuple[int, ...]
     seeds: tuple[int, ...] = (0,)
-    learners: tuple[str, ...] = ("sb3",)
+    learners: tuple[str, ...] = ("fast",)
     curve_points: int = 4
     curve_games: int = 200
     runs_dir: Path = Path("runs/exploit")
     ppo: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    memories: tuple[int, ...] = (0,)
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "budgets", _distinct("budgets", self.budgets, 1))
         object.__setattr__(self, "seeds", _distinct("seeds", self.seeds, 0))
         object.__setattr__(self, "learners", _distinct("learners", self.learners, None))
+        object.__setattr__(self, "memories", _distinct("memories", self.memories, 0))
         if not isinstance(self.ppo, Mapping) or not set(self.ppo) <= set(self.learners):
             raise ConfigError(f"ppo must map learners of {self.learners} to settings, got {self.ppo!r}")
+        if any(self.memories) and "fast" not in self.learners:
+            raise ConfigError("memory is the fast learner's: add fast to the learners")
+        if self.memories != (0,) and "memory" in self.ppo.get("fast", {}):
+            raise ConfigError("give the memory in memories or in ppo, not both")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
         self.responses()  # every learner's settings checked now
 
-    def responses(self) -> dict[tuple[str, int], BestResponse]:
-        """The :class:`BestResponse` of every (learner, budget)."""
-        return {
-            (learner, budget): BestResponse(
-                budget=budget,
-                curve_points=self.curve_points,
-                curve_games=self.curve_games,
-                runs_dir=self.runs_dir,
-                ppo=dict(self.ppo.get(learner, {})),
-                learner=learner,
-            )
-            for learner in self.learners
+    def responses(self) -> dict[tuple[str, int, int], BestResponse]:
+        """The :class:`BestResponse` of every (learner, memory, budget) the sweep trains."""
+        out = {}
+        for learner in self.learners:
+            for memory in self.memories if learner == "fast" else (0,):
+                ppo = dict(self.ppo.get(learner, {}))
+                if memory:
+                    ppo["memory"] = memory
+                for budget in self.budgets:
+                    out[learner, memory, budget] = BestResponse(
+                        budget=budget,
+                        curve_points=self.curve_points,
+                        curve_games=self.curve_games,
+                        runs_dir=self.runs_dir,
+                        ppo=ppo,
+                        learner=learner,
+                        preset=self.preset if learner == "fast" else None,
+                    )
+        return out
+
+    def runs(self) -> list[tuple[str, int, BestResponse]]:
+        """Every run, learner by learner, memory by memory, seed by seed, budget by budget: its
+        folder's name, its seed and its training."""
+        responses = self.responses()
+        keys = dict.fromkeys((learner, memory) for learner, memory, _ in responses)
+        return [
+            (f"{learner}_seed{seed}_{budget}" + (f"_memory{memory}" if memory else ""), seed, response)
+            for learner, memory in keys
+            for seed in self.seeds
             for budget in self.budgets
-        }
+            for response in [responses[learner, memory, budget]]
+        ]
 
 
 def exploitability_sweep(
@@ -109,9 +139,9 @@ def exploitability_sweep(
 
     ``settings`` (or its fields as keywords) are the evaluation games, as for
     :func:`~hoity_env.strength.exploit.exploitability` (``games`` default 1000); their
-    ``seed`` is replaced by each of ``sweep.seeds``.  Runs go target by target, learner by
-    learner, seed by seed, budget by budget.  Bad arguments raise :class:`ConfigError` before
-    anything is trained or written.
+    ``seed`` is replaced by each of ``sweep.seeds``.  Runs go target by target, then in
+    :meth:`Sweep.runs`' order.  Bad arguments raise :class:`ConfigError` before anything is
+    trained or written.
     """
     if not isinstance(sweep, Sweep):
         raise ConfigError(f"sweep must be a Sweep, got {type(sweep).__name__}: {sweep!r}")
@@ -119,19 +149,13 @@ def exploitability_sweep(
     refuse_unknown(options, "exploitability_sweep")
     specs = [targets] if isinstance(targets, str) else list(dict.fromkeys(targets))
     check_targets(specs, match)
-    responses = sweep.responses()
     entries = []
     for target in specs:
-        for learner in sweep.learners:
-            for seed in sweep.seeds:
-                for budget in sweep.budgets:
-                    name = f"{learner}_seed{seed}_{budget}"
-                    folder = fresh_folder(sweep.runs_dir / run_folder_name(target) / name)
-                    logger.info("[sweep %s] %s, seed %d, budget %s", target, learner, seed, f"{budget:,}")
-                    e = exploitability_of(
-                        target, match.replace(seed=seed), responses[learner, budget], folder
-                    )
-                    entries.append(SweepEntry.of(e, learner, seed, budget))
+        for name, seed, response in sweep.runs():
+            folder = fresh_folder(sweep.runs_dir / run_folder_name(target) / name)
+            logger.info("[sweep %s] %s", target, name)
+            e = exploitability_of(target, match.replace(seed=seed), response, folder)
+            entries.append(SweepEntry.of(e, response, seed))
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,
