@@ -257,3 +257,18 @@ def test_a_label_started_again_forgets_its_last_game(trained: tuple[Learner, Pat
             )
             actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[-1]) for a in env.agents}
             obs = env.step({**actions, "player_0": int(mine)})[0]
+
+
+def test_a_memory_run_resumed_from_its_saved_state_continues_as_if_never_stopped(tmp_path: Path) -> None:
+    """The games in progress carry their histories: a run saved after one iteration (through
+    ``torch.save``, as run folders save it) and resumed ends with the uninterrupted run's weights."""
+    settings = TINY.replace(total_steps=3 * 4 * 96)
+    whole = Learner(settings)
+    whole.learn()
+    half = Learner(settings)
+    half.iterate()
+    torch.save(half.state_dict(), tmp_path / "state.pt")
+    resumed = Learner.from_state_dict(torch.load(tmp_path / "state.pt", weights_only=False))
+    resumed.learn()
+    for mine, theirs in zip(resumed.policy.parameters(), whole.policy.parameters(), strict=True):
+        assert torch.equal(mine, theirs)
