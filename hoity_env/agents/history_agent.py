@@ -18,6 +18,11 @@ Which rows belong to which game:
 * a plain ``act_batch`` of ``B`` rows plays games labelled ``0 … B-1``, begun by the last
   ``reset`` (so ``act`` is ``act_batch`` at ``B = 1``, as for every agent).
 
+So on the one-game path one object plays one seat: a spec string gives each seat its own
+object everywhere (the harness, ``hoity-play``, ``hoity-serve``, ``SingleAgentEnv``'s
+``opponents="ppo:PATH"``), but one object handed to several seats of a game through
+``act`` would mix their histories.
+
 A greedy (``ppo:``) memory agent makes the same decisions on the one-game and the batched
 path (tested); a sampling one draws from its own generator as every sampling agent does.
 """
