@@ -32,6 +32,8 @@ def main() -> None:
         "hoity_env/agents/models/reference.npz",
         "hoity_env/agents/models/champion-v3.npz",
         "hoity_env/agents/models/champion-mix.json",
+        "hoity_env/agents/models/registry.json",
+        "hoity_env/serve/RULES.md",  # a link to docs/RULES.md in the checkout: the wheel has the text
     ):
         assert shipped in names, f"{wheel.name} lacks {shipped}"
     print(f"{wheel.name}: {wheel.stat().st_size} bytes, {len(names)} files")
@@ -62,6 +64,7 @@ def main() -> None:
         }
         obs = par.step(acts)[0]
     print(f"a game with the champion: winners {par.game_state.winners}")
+    registered_agents_play()
     assert "torch" not in sys.modules
 
     table = run("hoity-eval", "--agents", "champion,champion-mix,random,random", "--games", "40")
@@ -70,6 +73,22 @@ def main() -> None:
     assert "--opponents" in run("hoity-play", "--help")
     serve_smoke()
     print("installed wheel: OK")
+
+
+def registered_agents_play() -> None:
+    """Every named agent in the wheel's registry plays a legal first move at each of its tables."""
+    import hoity_env
+    from hoity_env.agents import make
+    from hoity_env.agents.registry import registry
+
+    entries = registry().entries
+    for e in entries:
+        env = hoity_env.parallel_env(num_players=e.num_players, rules=e.rules)
+        obs, _ = env.reset(seed=0)
+        agent = make(e.name, seed=0, num_players=e.num_players, rules=e.rules, num_actions=env.codec.size)
+        first = obs["player_0"]
+        assert first["action_mask"][agent.act(first["observation"], first["action_mask"])] == 1, e
+    print(f"registry: {len(entries)} named-agent tables play from the wheel")
 
 
 def serve_smoke() -> None:
@@ -91,6 +110,8 @@ def serve_smoke() -> None:
         url = wait_until_serving(proc.stderr)
         with urllib.request.urlopen(url, timeout=30) as page:
             assert b"<html" in page.read().lower()
+        with urllib.request.urlopen(url + "rules", timeout=30) as page:
+            assert b"C-1 Players" in page.read()  # the rules page, from the wheel's copy of docs/RULES.md
         new = urllib.request.Request(
             url + "api/games",
             data=json.dumps({"players": 4, "opponents": ["champion", "random", "expert"]}).encode(),

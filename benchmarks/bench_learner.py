@@ -22,6 +22,7 @@ passes while collecting, the update, and for SB3 its vec-env layer).
 
     python benchmarks/bench_learner.py                       # the full table (minutes)
     python benchmarks/bench_learner.py --sizes 16,256 --steps 8192 --repeats 1   # a short run
+    python benchmarks/bench_learner.py --learners fast --players 2,3,4,5,6      # one policy, 2-6 players
 
 ``--record PATH.json`` also writes every cell with the command and the machine
 (``bench_record.py``), for the docs' table.
@@ -42,6 +43,7 @@ from profile_training import ZOO, timed
 import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.learning import Learner, LearnerSettings
+from hoity_env.learning.settings import parse_counts
 
 REFERENCE_ROLLOUT = 4096
 """Learner steps per update in the reference recipe (16 envs × n_steps 256)."""
@@ -90,19 +92,22 @@ def sb3_run(mode: str, games: int, steps: int) -> tuple[int, float, dict[str, fl
     return model.num_timesteps, cpu, totals
 
 
-def fast_settings(learner: str, mode: str, games: int) -> LearnerSettings:
-    """The fast learner's settings for one cell of the table."""
+def fast_settings(learner: str, mode: str, games: int, players: int | tuple[int, ...] = 4) -> LearnerSettings:
+    """The fast learner's settings for one cell of the table (``players``: a count, or counts)."""
     opponents = (("self", 1.0),) if mode == "self-play" else tuple((spec, 1.0) for spec in ZOO)
-    base = LearnerSettings(num_games=games, opponents=opponents, reward="progress")
+    base = LearnerSettings(num_games=games, num_players=players, opponents=opponents, reward="progress")
     if learner == "fast":
         return base
-    seats = games * (base.num_players if mode == "self-play" else 1)  # learner rows per env step
+    counts = base.player_counts  # learner rows per env step, over the envs of all counts
+    seats = games * (sum(counts) if mode == "self-play" else len(counts))
     return base.replace(rollout_steps=max(1, REFERENCE_ROLLOUT // seats), **REFERENCE)
 
 
-def fast_run(learner: str, mode: str, games: int, steps: int) -> tuple[int, float, dict[str, float]]:
+def fast_run(
+    learner: str, mode: str, games: int, steps: int, players: int | tuple[int, ...] = 4
+) -> tuple[int, float, dict[str, float]]:
     """The fast learner; (learner steps, CPU-s, CPU-s by part)."""
-    model = Learner(fast_settings(learner, mode, games))
+    model = Learner(fast_settings(learner, mode, games, players))
     start = time.process_time()
     model.iterate()  # at least one whole update
     model.learn(steps)
@@ -110,13 +115,16 @@ def fast_run(learner: str, mode: str, games: int, steps: int) -> tuple[int, floa
     return model.steps, cpu, {"env": model.cpu["env"], "opponents": model.cpu["opponents"]}
 
 
-def measure(learner: str, mode: str, games: int, steps: int, repeats: int) -> dict[str, float]:
+def measure(
+    learner: str, mode: str, games: int, steps: int, repeats: int, players: int | tuple[int, ...] = 4
+) -> dict[str, float]:
     """Median steps per CPU-second over ``repeats`` runs, with the shares of the median run."""
     runs = []
     for _ in range(repeats):
-        done, cpu, parts = (sb3_run if learner == "sb3" else fast_run)(
-            *((mode, games, steps) if learner == "sb3" else (learner, mode, games, steps))
-        )
+        if learner == "sb3":
+            done, cpu, parts = sb3_run(mode, games, steps)
+        else:
+            done, cpu, parts = fast_run(learner, mode, games, steps, players)
         runs.append({"rate": done / cpu, "cpu": cpu, **parts})
     runs.sort(key=lambda r: r["rate"])
     median = runs[len(runs) // 2]
@@ -148,12 +156,20 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, 
         "--steps", type=int, default=32_768, help="learner steps per run, at least (default 32768)"
     )
     p.add_argument("--repeats", type=int, default=3, help="runs per cell; the median is shown (default 3)")
+    p.add_argument(
+        "--players",
+        type=parse_counts,
+        default=4,
+        help="players per game, or counts (2,3,4,5,6) for the fast learners' multi-count runs (default 4)",
+    )
     add_record_option(p)
     args = p.parse_args(argv)
     recorder = Recorder.start(args.record, argv)
     torch.set_num_threads(1)
     sizes = [int(s) for s in args.sizes.split(",")]
     modes, learners = args.modes.split(","), args.learners.split(",")
+    if args.players != 4 and "sb3" in learners:
+        p.error("sb3 plays the 4-player reference setup only: --learners fast,fast-same with --players")
     fast_run("fast", "vs-zoo", 4, 1)  # warm-up: numba kernels and torch's first calls
     results: dict[tuple[str, str, int], dict[str, float]] = {}
     print(f"learner steps per CPU-second (median of {args.repeats}, >= {args.steps:,} steps per run)\n")
@@ -162,7 +178,9 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, 
     for mode in modes:
         for games in sizes:
             for learner in learners:
-                r = results[(learner, mode, games)] = measure(learner, mode, games, args.steps, args.repeats)
+                r = results[(learner, mode, games)] = measure(
+                    learner, mode, games, args.steps, args.repeats, args.players
+                )
                 base = results.get(("sb3", mode, games))
                 ratio = f"{r['rate'] / base['rate']:.1f}" if base else "–"
                 env, opponents = r["env"] / r["cpu"], r["opponents"] / r["cpu"]

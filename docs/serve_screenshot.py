@@ -6,8 +6,9 @@ Run from the repository root (needs Debian's ``chromium``)::
 
 It serves a 4-player standard game (you in seat 0 against ``expert``, ``thief`` and
 ``champion``, seed 3, a temporary replays folder), asks ``champion`` for hints,
-clicks the first choice seven times and saves the screenshot.  The browser driver is
-the one the tests use (``tests/browser.py``).
+plays seven moves (the first button, or at an auction the hint's likeliest bid typed
+in the bid box) and saves the screenshot.  The browser driver is the one the tests
+use (``tests/browser.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MOVES = 7
 
 
 def main() -> int:
-    """Serve, play five moves by clicking, save the screenshot; the exit status."""
+    """Serve, play seven moves by clicking and typing, save the screenshot; the exit status."""
     binary = find_chromium()
     if binary is None:
         print("serve_screenshot: error: chromium is not installed", file=sys.stderr)
@@ -54,8 +55,16 @@ def main() -> int:
                 browser.click("#start")
                 for step in range(MOVES + 1):
                     browser.wait_until(f"document.body.dataset.hintStep === '{step}'")
-                    if step < MOVES:
+                    if step == MOVES:
+                        break
+                    if browser.evaluate("document.getElementById('bidding').hidden"):
                         browser.click("#choices button")
+                    else:  # an auction: the likeliest bid of the hint, typed in the bid box
+                        best = browser.evaluate(
+                            "document.querySelector('#hint tr:nth-child(2) td').textContent"
+                        )
+                        browser.type("#bid", best.removeprefix("bid "))
+                        browser.click("#place")
                 browser.evaluate("window.scrollTo(0, 0)")
                 OUT.write_bytes(browser.screenshot())
                 if browser.errors:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -93,7 +93,7 @@ def fail(prog: str, message: object, status: int = 2, kind: str = "error") -> in
 
 def add_settings_flags(
     p: argparse.ArgumentParser | Any,
-    flags: Mapping[str, tuple[str, type, str]],
+    flags: Mapping[str, tuple[str, Callable[[str], Any], str]],
     defaults: object,
     prefix: str = "",
 ) -> None:

@@ -160,6 +160,12 @@ class Browser:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
 
+    def type(self, selector: str, text: str) -> None:
+        """Replace the value of the input matching ``selector`` by typing ``text`` (real key input)."""
+        find = f"document.querySelector({json.dumps(selector)})"
+        self.evaluate(f"(() => {{ const e = {find}; e.focus(); e.select(); }})()")
+        self.call("Input.insertText", text=text)
+
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)

@@ -15,6 +15,7 @@ from helpers import ROOT
 
 import hoity_env
 from hoity_env.environment.observation import layout_markdown
+from hoity_env.environment.padding import padded_layout_markdown
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOC_PAGES = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
@@ -75,6 +76,8 @@ def test_examples_run(args: list[str], tmp_path: Path) -> None:
 
 def test_observation_table_of_the_docs_matches_the_code() -> None:
     assert layout_markdown() in ENVIRONMENT_PAGE
+    for rules in ("standard", "original"):
+        assert padded_layout_markdown(rules) in ENVIRONMENT_PAGE
 
 
 def test_readme_commands_and_ci_agree() -> None:

@@ -17,14 +17,12 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_package_data_ships_every_named_model() -> None:
-    from hoity_env.agents.named import MODELS
-    from hoity_env.agents.population import NAMED_POPULATIONS
+    from hoity_env.agents.registry import registry
 
     globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
     package = ROOT / "hoity_env"
     shipped = sorted(p.relative_to(package).as_posix() for p in (package / "agents" / "models").iterdir())
-    expected = [f"agents/models/{m}.npz" for m in MODELS]
-    expected += [f"agents/models/{name}.json" for name in NAMED_POPULATIONS]
+    expected = [f"agents/models/{file}" for file in [*registry().sources, "registry.json"]]
     assert shipped == sorted(expected)
     assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in shipped), (shipped, globs)
 

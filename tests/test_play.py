@@ -141,6 +141,21 @@ def test_end_of_input_quits_cleanly() -> None:
     assert said[-1] == "you left the game"
 
 
+@pytest.mark.parametrize(("rules", "seed"), [("standard", 1), ("original", 2)])
+def test_the_end_names_the_rounds_played_not_one_more(rules: str, seed: int) -> None:
+    env = RecordingEnv(num_players=2, rules=rules, agent_names=["human", "expert"])
+    said: list[str] = []
+    expert = make("expert", 1, num_players=2, num_actions=env.codec.size)
+    outcome = play(env, 0, [expert], seed=seed, ask=lambda prompt: "", say=said.append)
+    assert outcome.finished and env.replay.end is not None
+    played = env.replay.end["rounds"]
+    assert played == outcome.rounds == len(env.replay.steps) // 2
+    board, verdict = said[-2].splitlines()[0], said[-1]
+    assert verdict.startswith(f"game over after {played} rounds")
+    assert board.startswith(f"== game over after {played} rounds;")  # it said "round {played + 1}"
+    assert not any(f"round {played + 1}," in line for text in said for line in text.splitlines())
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

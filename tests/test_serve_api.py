@@ -69,6 +69,8 @@ def test_a_whole_game_is_played_and_its_replay_checks(tmp_path: Path, rules: str
         replay.end is not None and replay.end["reason"] == "terminated" and len(replay.steps) == end["step"]
     )
     assert replay.agents == ("detective", "human") and replay.meta["source"] == "hoity-serve"
+    played = replay.end["rounds"]  # the view said "round {played + 1}" beside "after {played} rounds"
+    assert end["round"] == played and end["table"][0].startswith(f"== game over after {played} rounds;")
 
 
 def test_setup_page_and_any_table(tmp_path: Path) -> None:

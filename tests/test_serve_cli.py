@@ -25,11 +25,18 @@ def _default_sigint() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
 
 
-def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "hoity_env.serve.cli", "--port", "0", "--replays", str(tmp_path / "r")]
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_stop_signal_saves_the_open_games_and_exits_0(tmp_path: Path, stop: str) -> None:
+    replays = tmp_path / "r"
+    command = [sys.executable, "-m", "hoity_env.serve.cli", "--port", "0", "--replays", str(replays)]
     # The child gets Ctrl-C as a shell's command would: SIGINT at its default and unblocked,
     # whatever this test process inherited or was left with.
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    proc = subprocess.Popen(
+        [*command, "--agents", "random,detective"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
     try:
         assert proc.stderr is not None
         url = cli.wait_until_serving(proc.stderr)
@@ -37,15 +44,28 @@ def test_the_command_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         rest: list[str] = []
         drain = threading.Thread(target=lambda: rest.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
         drain.start()
-        with urllib.request.urlopen(url + "api/setup", timeout=30) as answer:
-            assert "expert" in json.load(answer)["agents"]
-        proc.send_signal(signal.SIGINT)
+        body = {"players": 2, "opponents": ["detective"], "seed": 2}
+        view = _post(url + "api/games", body)
+        _post(url + f"api/games/{view['id']}/action", {"action": view["choices"][0]["action"]})
+        proc.send_signal(getattr(signal, stop))
         # Generous: on a loaded CI machine the child's shutdown can take a while.
         assert proc.wait(timeout=120) == 0, "".join(rest)
+        drain.join(10)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    log = "".join(rest)
+    assert f"stopped by {stop}; 1 open game(s) saved" in log and "Traceback" not in log
+    (saved,) = replays.iterdir()
+    replay = read_replay(saved)
+    assert replay.end is not None and replay.end["reason"] == "quit" and len(replay.steps) == 1
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
 
 
 def test_another_address_is_served_with_a_warning_and_open_games_are_saved_on_stop(
@@ -81,7 +101,12 @@ def test_another_address_is_served_with_a_warning_and_open_games_are_saved_on_st
         (["--replays", "afile"], "not a folder"),
         (["--agents", "expert,nobody"], "unknown agent 'nobody'"),
         (["--agents", "expert,"], "comma-separated"),
-        (["--idle-timeout", "0"], "idle_timeout_s must be > 0"),
+        (["--idle-timeout", "0"], "idle_timeout_s must be at least 1 second"),
+        (["--idle-timeout", "0.001"], "idle_timeout_s must be at least 1 second"),  # would spin the sweeper
+        (["--idle-timeout", "nan"], "idle_timeout_s must be at least 1 second"),
+        (["--port", "65536"], "expected a port from 0 to 65535, got 65536"),
+        (["--port", "-1"], "expected a port from 0 to 65535, got -1"),
+        (["--port", "99999999999999999999"], "expected a port from 0 to 65535"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(
@@ -93,9 +118,32 @@ def test_bad_arguments_are_one_line_errors(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("")
-    assert cli.main([*args, "--port", "0"]) == 2
+
+    def never(*a: Any) -> Any:
+        raise AssertionError("the server was made although the arguments were bad")
+
+    monkeypatch.setattr(cli, "make_server", never)
+    assert cli.main(["--port", "0", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert [line for line in err.splitlines() if "error:" in line] == [err.splitlines()[-1]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no replays folder made
+
+
+def test_the_sweeper_wakes_at_most_once_a_second_and_at_least_once_a_minute() -> None:
+    periods = [cli.sweep_period(t) for t in (1.0, 2.5, 60.0, 3600.0, float("inf"))]
+    assert periods == [1.0, 2.5, 60.0, 60.0, 60.0]
+    waits: list[float] = []
+
+    class Clock(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            waits.append(float(timeout or 0))
+            return len(waits) > 3
+
+    swept: list[int] = []
+    server = type("S", (), {"table": type("T", (), {"sweep": lambda self: swept.append(1)})()})()
+    cli._sweeper(server, cli.sweep_period(1.0), Clock())
+    assert waits == [1.0] * 4 and len(swept) == 3
 
 
 def test_waiting_for_the_server_fails_clearly_when_it_exits_first() -> None:

@@ -122,7 +122,7 @@ def check_args(args: Any) -> None:
                 raise ConfigError(f"{flag(name)} names no agent: {values[name]!r}")
             for spec in dict.fromkeys(agents):
                 try:
-                    make(spec, num_players=args.num_players, num_actions=num_actions)
+                    make(spec, num_players=args.num_players, rules=rules, num_actions=num_actions)
                 except ConfigError as exc:
                     raise ConfigError(f"{flag(name)}: {exc}") from exc
     if args.resume:

@@ -8,7 +8,8 @@
 * ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` (and ``champion-greedy``, …):
   our trained policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
   and played without torch, by sampling
-  (greedily with ``-greedy``); see :mod:`hoity_env.agents.named`;
+  (greedily with ``-greedy``), each at the tables (rules, player count) it is registered at;
+  see :mod:`hoity_env.agents.named` and :mod:`hoity_env.agents.registry`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
   memory of the game plays as a :class:`~hoity_env.agents.history_agent.HistoryAgent`;
@@ -46,6 +47,7 @@ from hoity_env.agents.random_agent import RandomAgent
 from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
 from hoity_env.agents.zoo import AGENT_NAMES, SCRIPTED
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -62,12 +64,19 @@ _EXAMPLES = {POPULATION_PREFIX: ("manifest", "runs/league/population.json")}
 
 
 def make(
-    spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
+    spec: str,
+    seed: int | None = None,
+    *,
+    num_players: int | None = None,
+    rules: str | RulesConfig | None = None,
+    num_actions: int | None = None,
 ) -> SeededAgent | PolicyAgent | HistoryAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
-    ``num_players``/``num_actions``, when given, are checked against a checkpoint so a
-    policy trained for another player count or ruleset is refused up front.
+    ``num_players``/``rules``/``num_actions`` describe the game (pass them all: every caller
+    in the package does).  A named agent or population loads its file for that table (None:
+    standard rules, 4 players) and a table without one is refused, naming the tables it plays; a
+    checkpoint trained for another player count or ruleset is refused up front.
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
@@ -84,23 +93,25 @@ def make(
                 deterministic=prefix == "ppo:",
                 seed=seed,
                 num_players=num_players,
+                rules=rules,
                 num_actions=num_actions,
             )
             return HistoryAgent(policy) if policy.memory else policy
     if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
         named = spec in NAMED_POPULATIONS  # a shipped manifest, reported by its name
         return PopulationAgent(
-            named_population(spec) if named else spec[len(POPULATION_PREFIX) :],
+            named_population(spec, rules, num_players) if named else spec[len(POPULATION_PREFIX) :],
             make,
             seed=seed,
             num_players=num_players,
+            rules=rules,
             num_actions=num_actions,
             name=spec if named else None,
         )
     if spec.startswith("rllib:"):
         return _rllib_agent(spec[len("rllib:") :], seed, num_players, num_actions)
     if spec in NAMED_AGENTS:
-        return make_named(spec, seed, num_players=num_players, num_actions=num_actions)
+        return make_named(spec, seed, num_players=num_players, rules=rules, num_actions=num_actions)
     if spec not in SCRIPTED:
         raise ConfigError(f"unknown agent {spec!r}; choose one of {SPEC_FORMS}")
     return SCRIPTED[spec](seed)

@@ -9,7 +9,10 @@ never silently wrong.  The command line::
     python -m hoity_env.agents.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
     python -m hoity_env.agents.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
 
-must run where the checkpoint's paths resolve (``--shipped``: the repository's root).
+must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
+``.npz`` of ``registry.json`` from the checkpoint listed beside it).  A padded checkpoint
+(the fast learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip)
+exports as a padded policy that plays every count it was trained on.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.history import CHECKPOINT_KEY
-from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, save_policy
+from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.named import MODELS
+from hoity_env.agents.padded import read_zip_entry
 from hoity_env.agents.policy import check_sizes, load_checkpoint
 from hoity_env.engine.errors import ConfigError
 
@@ -77,10 +81,12 @@ def export_checkpoint(
     """Write ``checkpoint``'s policy to ``out`` (atomically); returns ``out``.
 
     ``training_args`` default to the ``args.json`` beside the checkpoint (the
-    training recipes write one) and ``rules`` to their ``rules`` (else
-    ``standard``, the only preset before there were two).  The metadata records
-    the checkpoint's path as given (never an absolute path: it names the machine)
-    and its sha256.
+    training recipes write one), or the fast learner's ``settings.json`` of its run folder,
+    and ``rules`` to their ``rules`` (else ``standard``, the only preset before there were
+    two).  A padded checkpoint (the fast learner's ``--players 2,3,…`` or ``--padded``)
+    exports as a padded policy (``hoity_env.mlp_policy/2``) with its own rules and counts.
+    The metadata records the checkpoint's path as given (never an absolute path: it names
+    the machine) and its sha256.
     """
     checkpoint = Path(checkpoint)
     model = load_checkpoint(checkpoint)
@@ -88,18 +94,27 @@ def export_checkpoint(
         raise ConfigError(
             f"checkpoint {checkpoint} reads rounds of history; a numpy export reads the observation alone"
         )
+    padded = read_zip_entry(checkpoint)
     weights, biases, activation = policy_layers(model)
     if training_args is None:
-        beside = checkpoint.parent / "args.json"
-        training_args = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
+        training_args = _training_args(checkpoint)
     obs_dim, num_actions = int(weights[0].shape[1]), int(weights[-1].shape[0])
+    players = check_sizes(checkpoint, obs_dim, num_actions, None, None, padded)
+    if padded is not None:  # its own record decides: the padded layout of its rules, its counts
+        if rules is not None and rules != padded.rules:
+            raise ConfigError(f"{checkpoint} was trained for the {padded.rules} rules, not {rules!r}")
+        sizes: dict[str, Any] = {"format": PADDED_FORMAT, **padded.to_dict()}
+    else:
+        sizes = {
+            "format": FORMAT,
+            "num_players": players,
+            "rules": rules or training_args.get("rules", "standard"),
+        }
     metadata = {
-        "format": FORMAT,
+        **sizes,
         "name": name or checkpoint.stem,
         "obs_dim": obs_dim,
         "num_actions": num_actions,
-        "num_players": check_sizes(checkpoint, obs_dim, num_actions, None, None),
-        "rules": rules or training_args.get("rules", "standard"),
         "activation": activation,
         "hidden": [int(w.shape[0]) for w in weights[:-1]],
         "source": {
@@ -110,6 +125,25 @@ def export_checkpoint(
         "training_args": training_args,
     }
     return save_policy(out, weights, biases, metadata)
+
+
+def _training_args(checkpoint: Path) -> dict[str, Any]:
+    """The training recipe's ``args.json`` beside ``checkpoint``, or a fast-learner run's
+    ``settings.json`` (``policy.zip`` sits in the run folder, checkpoints one folder down); else {}."""
+    run = "settings.json"  # hoity_env.learning.runs.SETTINGS (the learning layer sits above this one)
+    for beside in (checkpoint.parent / "args.json", checkpoint.parent / run, checkpoint.parent.parent / run):
+        if beside.is_file():
+            data = json.loads(beside.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def _shipped_name(model: str) -> str:
+    """The name a shipped file already records (its agent's), else the file's stem."""
+    try:
+        return str(load_policy(shipped_path(model)).metadata.get("name", model))
+    except ConfigError:  # missing or unreadable: it is being written afresh
+        return model
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--shipped",
         action="store_true",
-        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints in docs/reference/",
+        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints (registry.json)",
     )
     return p
 
@@ -142,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.shipped and args.out is None:
         parser.error("OUT is required with CHECKPOINT")
     jobs = (
-        [(Path(src), shipped_path(model), model) for model, src in MODELS.items()]
+        [(Path(src), shipped_path(model), _shipped_name(model)) for model, src in MODELS.items()]
         if args.shipped
         else [(args.checkpoint, args.out, args.name)]
     )

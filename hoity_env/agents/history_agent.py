@@ -51,7 +51,7 @@ class HistoryAgent:
     """
 
     def __init__(self, policy: PolicyAgent) -> None:
-        if not policy.memory:
+        if not policy.memory or policy.num_players is None:  # a padded policy has no memory
             raise ConfigError(f"checkpoint {policy.path} reads no history; play it as a PolicyAgent")
         self.policy = policy
         self.name = policy.name

@@ -24,6 +24,13 @@ other trainer's weights with :func:`save_policy`):
   (``name``, ``source`` with the checkpoint's ``sha256``, ``training_args``)
   and are kept as they are.
 
+A policy that reads padded observations (:mod:`hoity_env.agents.padded`: one network for
+several player counts) is written as ``format`` ``"hoity_env.mlp_policy/2"``
+(:data:`PADDED_FORMAT`), whose metadata has ``padded`` (true) and ``player_counts`` (the
+counts it plays) instead of ``num_players``, and ``obs_dim`` the padded layout's; the agent
+pads the env's observations before the forward pass.  Every ``/1`` file reads as before;
+a reader that knows only ``/1`` refuses a ``/2`` file by its format, never misreads it.
+
 Actions are chosen from the masked softmax of the logits, as sb3-contrib's
 ``MaskableCategorical`` does (illegal actions get probability 0).
 """
@@ -38,14 +45,25 @@ from typing import IO, Any
 
 import numpy as np
 
+from hoity_env.agents.padded import PaddedInputs
 from hoity_env.agents.view import num_players_of
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomic
 
-__all__ = ["ACTIVATIONS", "FORMAT", "MlpPolicy", "load_policy", "masked_softmax", "save_policy"]
+__all__ = [
+    "ACTIVATIONS",
+    "FORMAT",
+    "PADDED_FORMAT",
+    "MlpPolicy",
+    "load_policy",
+    "masked_softmax",
+    "save_policy",
+]
 
 FORMAT = "hoity_env.mlp_policy/1"
 """The ``format`` value of the metadata; a later, incompatible layout gets a new number."""
+PADDED_FORMAT = "hoity_env.mlp_policy/2"
+"""The ``format`` of a policy over padded observations (see the module docstring)."""
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -54,6 +72,7 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 """Hidden-layer activations by name (SB3's ``activation_fn`` ``nn.Tanh`` / ``nn.ReLU``)."""
 
 REQUIRED = ("format", "obs_dim", "num_actions", "num_players", "rules", "activation")
+PADDED_REQUIRED = ("format", "obs_dim", "num_actions", "padded", "player_counts", "rules", "activation")
 
 
 @dataclass(frozen=True)
@@ -88,8 +107,16 @@ class MlpPolicy:
         return int(self.weights[-1].shape[0])
 
     @property
-    def num_players(self) -> int:
-        return int(self.metadata["num_players"])
+    def num_players(self) -> int | None:
+        """The player count it plays; None for a padded policy (see :attr:`padded`)."""
+        return None if self.padded is not None else int(self.metadata["num_players"])
+
+    @property
+    def padded(self) -> PaddedInputs | None:
+        """What a padded policy reads (its rules and counts); None for one of the env's layout."""
+        if self.metadata["format"] != PADDED_FORMAT:
+            return None
+        return PaddedInputs.from_dict(self.metadata, self.where)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """``(B, num_actions)`` float64 logits of ``(B, obs_dim)`` observations."""
@@ -113,11 +140,13 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 def _check(policy: MlpPolicy) -> None:
     """Refuse an inconsistent policy with one :class:`ConfigError` naming the field."""
     meta, where = policy.metadata, policy.where
-    missing = [key for key in REQUIRED if key not in meta]
+    if meta.get("format") not in (FORMAT, PADDED_FORMAT):
+        raise ConfigError(f"{where}: format {meta.get('format')!r} is not {FORMAT!r} or {PADDED_FORMAT!r}")
+    missing = [
+        key for key in (PADDED_REQUIRED if meta["format"] == PADDED_FORMAT else REQUIRED) if key not in meta
+    ]
     if missing:
         raise ConfigError(f"{where}: metadata lacks {', '.join(missing)}")
-    if meta["format"] != FORMAT:
-        raise ConfigError(f"{where}: format {meta['format']!r} is not {FORMAT!r}")
     if meta["activation"] not in ACTIVATIONS:
         raise ConfigError(
             f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}"
@@ -137,6 +166,13 @@ def _check(policy: MlpPolicy) -> None:
         raise ConfigError(
             f"{where}: the action head has {width} outputs, metadata says {meta['num_actions']}"
         )
+    padded = policy.padded
+    if padded is not None:
+        if meta["padded"] is not True or policy.obs_dim != padded.obs_dim:
+            raise ConfigError(
+                f"{where}: obs_dim {policy.obs_dim} is not the padded layout's {padded.obs_dim}"
+            )
+        return
     try:
         players = num_players_of(np.zeros(policy.obs_dim))
     except ValueError:

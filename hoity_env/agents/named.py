@@ -9,10 +9,13 @@ a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
 to exploit (``docs/reference/champion-v3/``), shipped as a member of the ``champion-mix``
 population (:mod:`hoity_env.agents.population`); and
 ``reference`` the reference PPO run (``training/train_ppo.py``, ``docs/reference/``).
-All are four-player policies of the standard rules, exported from their ``MaskablePPO``
-checkpoints to plain numpy weights (:mod:`hoity_env.agents.mlp_policy`) under ``hoity_env/agents/models/``
-(package data; ``tests/test_named_agents.py`` keeps them equal to a fresh export of
-those checkpoints and under 3 MB together).
+Each plays the tables (rules preset, player count) it is registered at in
+``hoity_env/agents/models/registry.json`` (:mod:`hoity_env.agents.registry`): ``make(name,
+num_players=..., rules=...)`` loads the file of the game's table and refuses a table without
+one, naming those it plays.  The files are plain numpy weights
+(:mod:`hoity_env.agents.mlp_policy`) exported from ``MaskablePPO`` checkpoints (package data;
+``tests/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
+under 3 MB together); a padded one (:mod:`hoity_env.agents.padded`) plays several counts.
 
 Plain names sample the policy, as we recommend for playing against them (a
 greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
@@ -32,23 +35,22 @@ import numpy as np
 
 from hoity_env.agents.mlp_policy import MlpPolicy, load_policy, masked_softmax
 from hoity_env.agents.policy import DistributionAgent, check_sizes, renormalized
+from hoity_env.agents.registry import registry, resolve, table_text
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 __all__ = ["MODELS", "NAMED_AGENTS", "NumpyPolicyAgent", "make_named", "named_policy"]
 
 MODELS: dict[str, str] = {
-    "champion": "docs/reference/champion-v2/final_model.zip",
-    "champion-v1": "docs/reference/champion/final_model.zip",
-    "champion-v3": "docs/reference/champion-v3/final_model.zip",
-    "reference": "docs/reference/final_model.zip",
+    file[: -len(".npz")]: str(source) for file, source in registry().sources.items() if file.endswith(".npz")
 }
-"""Each shipped model and the checkpoint of the repository it is exported from
-(``hoity_env/agents/models/NAME.npz``; ``python -m hoity_env.agents.export --shipped`` rewrites them)."""
+"""Each shipped model file (by stem: ``hoity_env/agents/models/STEM.npz``) and the checkpoint of the
+repository it is exported from (``python -m hoity_env.agents.export --shipped`` rewrites them)."""
 
 GREEDY_SUFFIX = "-greedy"
-NAMED_AGENTS = tuple(name + suffix for name in MODELS for suffix in ("", GREEDY_SUFFIX))
+NAMED_AGENTS = tuple(name + suffix for name in registry().names("model") for suffix in ("", GREEDY_SUFFIX))
 """Every named agent spec: ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` and each one's
-``-greedy`` form."""
+``-greedy`` form (the policy names of the registry)."""
 
 
 class NumpyPolicyAgent(DistributionAgent):
@@ -69,18 +71,20 @@ class NumpyPolicyAgent(DistributionAgent):
         self.policy = policy
         self.obs_dim = policy.obs_dim
         self.num_actions = policy.num_actions
+        self.padded = policy.padded
         self.num_players = check_sizes(
-            Path(policy.where), self.obs_dim, self.num_actions, num_players, num_actions
+            Path(policy.where), self.obs_dim, self.num_actions, num_players, num_actions, self.padded
         )
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
-        return renormalized(masked_softmax(self.policy.logits(observations), masks), masks)
+        logits = self.policy.logits(self.policy_inputs(observations))
+        return renormalized(masked_softmax(logits, masks), masks)
 
 
 @functools.cache
 def named_policy(model: str) -> MlpPolicy:
-    """The shipped policy ``model`` (a key of :data:`MODELS`), read once per process."""
+    """The shipped policy file ``model`` (a key of :data:`MODELS`: a file stem), read once per process."""
     if model not in MODELS:
         raise ConfigError(f"unknown named model {model!r}; choose one of {', '.join(MODELS)}")
     resource = resources.files("hoity_env.agents") / "models" / f"{model}.npz"
@@ -89,15 +93,32 @@ def named_policy(model: str) -> MlpPolicy:
 
 
 def make_named(
-    spec: str, seed: int | None = None, *, num_players: int | None = None, num_actions: int | None = None
+    spec: str,
+    seed: int | None = None,
+    *,
+    num_players: int | None = None,
+    rules: str | RulesConfig | None = None,
+    num_actions: int | None = None,
 ) -> NumpyPolicyAgent:
-    """The named agent ``spec`` (one of :data:`NAMED_AGENTS`), checked against the game's sizes."""
+    """The named agent ``spec`` (one of :data:`NAMED_AGENTS`) for the game's table (module docstring).
+
+    ``rules``/``num_players`` name the table (None: the standard rules, 4 players); a table the
+    name has no file for is refused, naming those it plays.
+    """
     if spec not in NAMED_AGENTS:
         raise ConfigError(f"unknown named agent {spec!r}; choose one of {', '.join(NAMED_AGENTS)}")
     greedy = spec.endswith(GREEDY_SUFFIX)
-    model = spec[: -len(GREEDY_SUFFIX)] if greedy else spec
+    name = spec[: -len(GREEDY_SUFFIX)] if greedy else spec
+    entry = resolve(name, rules, num_players)
+    policy = named_policy(entry.stem)
+    if num_actions is not None and num_actions != policy.num_actions:  # rules changed, and not passed
+        plays = "; ".join(table_text(*t) for t in registry().tables(name))
+        raise ConfigError(
+            f"{name} plays only preset rules, and this game has {num_actions} actions, not the "
+            f"{policy.num_actions} of {table_text(entry.rules, entry.num_players)}; {name} plays at: {plays}"
+        )
     return NumpyPolicyAgent(
-        named_policy(model),
+        policy,
         name=spec,
         deterministic=greedy,
         seed=seed,

@@ -19,7 +19,9 @@ import numpy as np
 
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
 from hoity_env.agents.history import CHECKPOINT_KEY
+from hoity_env.agents.padded import PaddedInputs, read_zip_entry
 from hoity_env.agents.view import AgentInputError, num_players_of
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 
@@ -36,6 +38,8 @@ class DistributionAgent(GeneratorAgent):
     deterministic: bool
     obs_dim: int
     num_actions: int
+    padded: PaddedInputs | None = None
+    """Set for a policy that reads padded observations: ``act_batch`` pads the env's rows first."""
 
     def __init__(self, *, deterministic: bool, seed: int | None) -> None:
         self.deterministic = deterministic
@@ -50,6 +54,7 @@ class DistributionAgent(GeneratorAgent):
         Malformed input (wrong widths, an all-zero mask row …) raises
         :class:`~hoity_env.agents.view.AgentInputError` naming what is wrong.
         """
+        observations = self.policy_inputs(observations)
         obs, masks = check_batch(
             observations, action_masks, obs_dim=self.obs_dim, num_actions=self.num_actions
         )
@@ -62,6 +67,10 @@ class DistributionAgent(GeneratorAgent):
             best: np.ndarray = probs.argmax(axis=1).astype(np.int64)
             return best
         return ensure_legal(sample_index(probs, self.rng.random((probs.shape[0],))), masks)
+
+    def policy_inputs(self, observations: np.ndarray) -> np.ndarray:
+        """What the network reads: the env's rows, padded for a padded policy (padded rows pass)."""
+        return observations if self.padded is None else self.padded.pad(observations)
 
     @abstractmethod
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -98,6 +107,7 @@ class PolicyAgent(DistributionAgent):
         deterministic: bool = True,
         seed: int | None = None,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
     ) -> None:
         super().__init__(deterministic=deterministic, seed=seed)
@@ -117,19 +127,24 @@ class PolicyAgent(DistributionAgent):
         """Rounds of history the policy reads (0: the observation alone)."""
         self.obs_dim = int(history.get("observation_dim", self.input_dim))
         self.num_actions = int(n_act)
-        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
+        self.padded = read_zip_entry(self.path)
+        if self.padded is not None and rules is not None:
+            self.padded.check_rules(rules)
+        self.num_players = check_sizes(
+            self.path, self.obs_dim, self.num_actions, num_players, num_actions, self.padded
+        )
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
         import torch
 
-        if observations.shape[1] != self.input_dim:
+        if self.policy_inputs(observations).shape[1] != self.input_dim:
             raise AgentInputError(
                 f"checkpoint {self.path} reads {self.memory} rounds of history beside the observation: "
                 "play it through hoity_env.agents.make, which tracks them"
             )
         policy = self.model.policy
-        obs_tensor, _ = policy.obs_to_tensor(observations)
+        obs_tensor, _ = policy.obs_to_tensor(self.policy_inputs(observations))
         with torch.no_grad():
             dist = policy.get_distribution(obs_tensor, action_masks=masks)
             probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
@@ -137,16 +152,33 @@ class PolicyAgent(DistributionAgent):
 
 
 def check_sizes(
-    path: Path, obs_dim: int, actions: int, num_players: int | None, num_actions: int | None
-) -> int:
+    path: Path,
+    obs_dim: int,
+    actions: int,
+    num_players: int | None,
+    num_actions: int | None,
+    padded: PaddedInputs | None = None,
+) -> int | None:
     """The player count a checkpoint's ``obs_dim`` implies, refused if the game wants another.
 
     ``num_players``/``num_actions`` are the game's (None: not checked); the error names the
-    checkpoint, so a policy trained for another table or ruleset is refused up front.
+    checkpoint, so a policy trained for another table or ruleset is refused up front.  A padded
+    policy (``padded``, as its file records it) plays the counts it lists: ``num_players`` is
+    checked against them and returned (None when not given); its width is checked to be the
+    padded layout's, never read as a count.
     """
-    players = num_players_of(np.zeros(obs_dim))
-    if num_players is not None and num_players != players:
-        raise ConfigError(f"checkpoint {path} was trained for {players} players, not {num_players}")
+    if padded is not None:
+        if obs_dim != padded.obs_dim:
+            raise ConfigError(
+                f"checkpoint {path} is marked padded ({padded.rules} rules) but reads {obs_dim} values, "
+                f"not the padded layout's {padded.obs_dim}"
+            )
+        padded.check_table(num_players)
+        players: int | None = num_players
+    else:
+        players = num_players_of(np.zeros(obs_dim))
+        if num_players is not None and num_players != players:
+            raise ConfigError(f"checkpoint {path} was trained for {players} players, not {num_players}")
     if num_actions is not None and num_actions != actions:
         raise ConfigError(
             f"checkpoint {path} was trained with {actions} actions (another ruleset "

@@ -21,11 +21,13 @@ is relative to the manifest's folder, so a saved league can be moved as a whole.
 Weights must be positive; they are normalised.  ``origin`` is free text.
 
 Named populations ship in the package beside the named agents' weights
-(``hoity_env/agents/models/NAME.json``, :data:`NAMED_POPULATIONS`) and are played by
+(``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
+they are registered at (:mod:`hoity_env.agents.registry`), and are played by
 name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
-still be three predictable policies).
+still be three predictable policies).  Members are built for the population's table
+(``num_players``, ``rules``), so named members resolve to that table's files.
 
 Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
 then reseeds every member from the same generator, so the same seed gives the same
@@ -49,7 +51,9 @@ import numpy as np
 
 from hoity_env.agents.batch import act_batch, check_batch
 from hoity_env.agents.named import NAMED_AGENTS
+from hoity_env.agents.registry import registry, resolve
 from hoity_env.agents.zoo import SCRIPTED
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.files import write_atomically
 
@@ -67,8 +71,9 @@ __all__ = [
 POPULATION_FORMAT = "hoity-population/1"
 """The manifest's ``format`` tag."""
 POPULATION_PREFIX = "population:"
-NAMED_POPULATIONS = ("champion-mix",)
-"""The populations shipped in the package, each a manifest ``hoity_env/agents/models/NAME.json``."""
+NAMED_POPULATIONS = registry().names("population")
+"""The populations shipped in the package (the registry's), each a manifest per table under
+``hoity_env/agents/models/``."""
 PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
 
@@ -162,11 +167,15 @@ def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]
     return write_atomically(path, text)
 
 
-def named_population(name: str) -> Path:
-    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`)."""
+def named_population(
+    name: str, rules: str | RulesConfig | None = None, num_players: int | None = None
+) -> Path:
+    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`) for
+    the table of ``rules`` and ``num_players`` (None: standard, 4); a table without one is refused."""
     if name not in NAMED_POPULATIONS:
         raise ConfigError(f"unknown named population {name!r}; choose one of {', '.join(NAMED_POPULATIONS)}")
-    return Path(str(resources.files("hoity_env.agents") / "models" / f"{name}.json"))
+    entry = resolve(name, rules, num_players)
+    return Path(str(resources.files("hoity_env.agents") / "models" / entry.file))
 
 
 def resolve_spec(spec: str, folder: Path) -> str:
@@ -187,6 +196,7 @@ class Build(Protocol):
         seed: int | None = None,
         *,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
     ) -> Any: ...
 
@@ -206,6 +216,7 @@ class PopulationAgent:
         *,
         seed: int | None = None,
         num_players: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -220,7 +231,7 @@ class PopulationAgent:
         agents = []
         for i, spec in enumerate(self.specs):
             try:
-                agents.append(build(spec, num_players=num_players, num_actions=num_actions))
+                agents.append(build(spec, num_players=num_players, rules=rules, num_actions=num_actions))
             except ConfigError as exc:
                 raise ConfigError(f"population {self.path}: members[{i}].spec {spec!r}: {exc}") from exc
         self.agents = agents

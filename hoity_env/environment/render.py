@@ -81,10 +81,12 @@ def render_text(state: GameState, events: Sequence[Mapping[str, Any]]) -> str:
     """The public board after the last step, preceded by that step's events."""
     deck = state.deck
     lines = [describe_event(e, deck) for e in events]
-    phase = "game over" if state.done else f"{state.phase.name.lower()} step"
-    lines.append(
-        f"== round {state.round + 1}, {phase}; {state.table_text()}; start player_{state.start_player}"
-    )
+    # state.round counts completed rounds: the one being played is round + 1, but a game that is
+    # over has played exactly state.round rounds (board_draw's title says the same)
+    where = f"round {state.round + 1}, {state.phase.name.lower()} step"
+    if state.done:
+        where = f"game over after {state.round} rounds"
+    lines.append(f"== {where}; {state.table_text()}; start player_{state.start_player}")
     for p in range(state.num_players):
         known = ", ".join(card_text(c, deck) for c in sorted(state.public[p]))
         lines.append(

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hoity_env.agents import Agent, make
+from hoity_env.engine.config import RulesConfig
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.evaluation.batched_match import BATCH_GAMES, play_deals_batched
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed, play_game
@@ -43,7 +44,7 @@ _MAX_CHUNK = 25
 """Deals per worker task at most: big enough to amortize the pickling, small enough for a live bar."""
 
 _ENVS: dict[tuple[int, Rules], HoityParallelEnv] = {}
-_AGENTS: dict[tuple[str, int, int, int], Agent] = {}
+_AGENTS: dict[tuple[str, int, RulesConfig, int], Agent] = {}
 """Per-process caches: an env per (players, rules); an agent per (spec, players, actions, copy)."""
 _CALL = [""]
 """The harness call whose agents ``_AGENTS`` holds, in a long-lived (Ray) worker."""
@@ -82,9 +83,10 @@ def agents_for(specs: Sequence[str], env: HoityParallelEnv) -> list[Agent]:
     """One agent object per entry: repeated specs get distinct objects (each its own generator)."""
     out = []
     for i, spec in enumerate(specs):
-        key = (spec, env.num_players, env.codec.size, specs[:i].count(spec))
+        key = (spec, env.num_players, env.rules, specs[:i].count(spec))
         if key not in _AGENTS:
-            _AGENTS[key] = make(spec, num_players=env.num_players, num_actions=env.codec.size)
+            n, size = env.num_players, env.codec.size
+            _AGENTS[key] = make(spec, num_players=n, rules=env.rules, num_actions=size)
         out.append(_AGENTS[key])
     return out
 

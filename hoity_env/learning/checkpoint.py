@@ -13,13 +13,18 @@ layout (separate actor and critic MLPs, the same activations), so saving is a
 renaming of the state dict's keys (:data:`SB3_KEYS`) into a ``MaskablePPO`` built
 on the env's spaces; the learner's settings go into the model's hyperparameters
 (``n_steps``, ``batch_size``, ``gamma`` …) so fine-tuning it with SB3 starts from
-comparable values.  The learner's own resumable state (optimizer, generators,
+comparable values.  A policy that reads padded observations (``settings.padded``) gets a
+``hoity_env.json`` entry in the zip naming its rules and player counts
+(:mod:`hoity_env.agents.padded`), which every ``ppo:`` agent reads to pad the env's
+observations.  The learner's own resumable state (optimizer, generators,
 games in progress) is a separate file; see :mod:`hoity_env.learning.runs`.
 """
 
 from __future__ import annotations
 
 import io
+import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ import torch
 from torch import nn
 
 from hoity_env.agents.history import CHECKPOINT_KEY
+from hoity_env.agents.padded import ZIP_ENTRY, PaddedInputs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
 from hoity_env.learning.memory import checkpoint_history
@@ -108,6 +114,10 @@ def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_sp
         setattr(model, CHECKPOINT_KEY, history)
     buffer = io.BytesIO()
     model.save(buffer)
+    if settings.padded:  # say so in the file: its width alone must never decide how it reads
+        padded = PaddedInputs(settings.rules, settings.player_counts)
+        with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(ZIP_ENTRY, json.dumps(padded.to_dict(), indent=1) + "\n")
     return buffer.getvalue()
 
 

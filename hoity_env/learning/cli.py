@@ -9,9 +9,11 @@ Three modes, by who sits in the other seats::
 
 Each run writes a run folder (``--out``, default ``runs/learn``; a taken name gets
 ``_2``, ``_3`` …) holding ``settings.json``, ``progress.jsonl``, checkpoints and
-``policy.zip``, a ``MaskablePPO`` zip to pass on as ``ppo:PATH``.  ``--eval-games N``
-then plays the policy against three copies of the target (``random`` for self-play
-and pools) with ``hoity_env.evaluation.evaluate`` and prints the table.
+``policy.zip``, a ``MaskablePPO`` zip to pass on as ``ppo:PATH``.  ``--players 2,3,4,5,6``
+trains one policy on all those player counts at once (padded observations; ``--padded``
+pads a single count's too), and the saved policy plays each of them.  ``--eval-games N``
+then plays the policy against copies of the target (``random`` for self-play and
+pools), at each player count, with ``hoity_env.evaluation.evaluate`` and prints the table.
 Results go to stdout, progress to stderr.
 """
 
@@ -19,22 +21,32 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.runs import LATEST, resume, train_in_folder
-from hoity_env.learning.settings import SELF, LearnerSettings, parse_pool
+from hoity_env.learning.settings import SELF, LearnerSettings, parse_counts, parse_pool
 
 DEFAULTS = LearnerSettings()
 
+
+def player_counts(text: str) -> int | tuple[int, ...]:
+    """``--players``: a count, or comma-separated counts (a usage error otherwise)."""
+    try:
+        return parse_counts(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 # settings field -> (flag, type, help); each flag's default is the field's default
-FLAGS: dict[str, tuple[str, type, str]] = {
+FLAGS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "total_steps": ("--steps", int, "learner steps (decisions of learner seats) to train for"),
     "num_games": ("--games", int, "games B stepped together"),
-    "num_players": ("--players", int, "players per game"),
+    "num_players": ("--players", player_counts, "players per game, or counts (2,3,4,5,6): one padded policy"),
     "rules": ("--rules", str, "ruleset: standard or original"),
     "reward": ("--reward", str, "win_loss, rank or progress"),
     "accelerator": ("--accelerator", str, "batched engine: auto, numpy or numba"),
@@ -79,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     who.add_argument("--resume", metavar="DIR", type=Path, help="continue the run in DIR (its own settings)")
     add_settings_flags(p, FLAGS, DEFAULTS)
+    p.add_argument(
+        "--padded",
+        action="store_true",
+        help="train a policy on padded observations (one layout for 2-6 players) at a single count too",
+    )
     p.add_argument("--hidden", default="x".join(map(str, DEFAULTS.hidden)), help="hidden widths, e.g. 64x64")
     p.add_argument("--out", type=Path, default=Path("runs/learn"), help="run folder (a taken name gets _2 …)")
     p.add_argument(
@@ -90,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from(args: argparse.Namespace) -> LearnerSettings:
     """The :class:`LearnerSettings` the flags describe (bad values raise :class:`ConfigError`)."""
     values = {name: getattr(args, name) for name in FLAGS}
+    values["padded"] = args.padded
     try:
         values["hidden"] = tuple(int(w) for w in args.hidden.lower().split("x"))
     except ValueError:
@@ -133,14 +151,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def print_evaluations(me: str, targets: Iterable[str], s: LearnerSettings, games: int, seed: int) -> None:
     """``--eval-games``: the table of ``me`` in one seat against copies of each target, printed.
 
-    ``s`` gives the players and rules of the games (the trained run's own).
+    ``s`` gives the players and rules of the games (the trained run's own; each of its counts).
     """
     from hoity_env.evaluation import evaluate
 
-    for target in targets:
-        table = [me] + [target] * (s.num_players - 1)
-        result = evaluate(table, num_players=s.num_players, games=games, seed=seed, rules=s.rules)
-        print(result.to_markdown())
+    for n in s.player_counts:
+        for target in targets:
+            table = [me] + [target] * (n - 1)
+            result = evaluate(table, num_players=n, games=games, seed=seed, rules=s.rules)
+            print(result.to_markdown())
 
 
 __all__ = ["FLAGS", "build_parser", "main", "print_evaluations", "settings_from"]

@@ -1,17 +1,19 @@
 """The learner: collect a rollout of B games, compute GAE, run the PPO epochs, repeat.
 
 One :class:`Learner` owns everything a run changes: the policy and its optimizer,
-the :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, the seating (who
-plays the other seats), the magnet, the rollout buffer and three generators (the
-seating's numpy one, the sampler's and the shuffler's torch ones), all seeded
-from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
+the :class:`~hoity_env.learning.tables.Tables` (per player count, a
+:class:`~hoity_env.environment.batched_env.BatchedHoityEnv` and the seating of who
+plays the other seats: one of each for a single count), the magnet, the rollout buffer
+and the generators (each seating's numpy one, the sampler's and the shuffler's torch
+ones), all seeded from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
 weight for weight (tested).
 
-A step of the loop is array code only: the learner's seats of all B games go
-through one forward pass, each opponent decides all of its seats with one
-``act_batch`` call, the env steps all games at once.  :attr:`Learner.cpu` splits
-the CPU time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (the
-rollout's forward passes and buffer writes) and ``learning`` (GAE and the update).
+A step of the loop is array code only: the learner's seats of all B games (of every
+player count: padded rows, end to end) go through one forward pass, each opponent
+decides all of its seats with one ``act_batch`` call, the env steps all games at once.
+:attr:`Learner.cpu` splits the CPU time (``time.process_time``) into ``env``,
+``opponents``, ``policy`` (the rollout's forward passes, padding and buffer writes) and
+``learning`` (GAE and the update).
 
 :meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
 two iterations completely (the env's games in progress and every generator
@@ -27,9 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.batched_env import BatchedHoityEnv
 from hoity_env.learning.buffer import RolloutBuffer
 from hoity_env.learning.checkpoint import save_policy
@@ -39,6 +43,7 @@ from hoity_env.learning.memory import PolicyInputs
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
+from hoity_env.learning.tables import Table, Tables
 from hoity_env.learning.update import ppo_update
 
 logger = logging.getLogger(__name__)
@@ -52,30 +57,24 @@ class Learner:
     def __init__(self, settings: LearnerSettings) -> None:
         self.settings = s = settings
         torch.set_num_threads(s.threads)
-        self.env = BatchedHoityEnv(
-            num_envs=s.num_games,
-            num_players=s.num_players,
-            rules=s.rules,
-            reward=s.reward,
-            illegal_action="raise",  # the policy never samples a masked action; prove it
-            accelerator=s.accelerator,
-        )
-        self.num_players = self.env.num_players
-        self.rows = s.num_games * self.num_players
-        self.inputs = PolicyInputs(self.env.obs_layout(), s.memory, s.num_games, self.num_players)
-        """The policy's input rows: the observations, with ``settings.memory`` rounds of history."""
-        input_dim = self.inputs.dim(self.env.obs_dim)
+        self.tables = Tables(s)
+        """The games: one batched env and seating per player count (:mod:`.tables`)."""
+        self.num_players = s.num_players
+        self.rows = self.tables.rows
         init = torch.Generator().manual_seed(s.seed)
-        self.policy = MaskedPolicy(input_dim, self.env.num_actions, s.hidden, s.activation, init)
+        self.inputs = PolicyInputs(self.tables, s.memory)
+        """The policy's input rows: the tables' observations, with ``settings.memory`` rounds of history."""
+        obs_dim, num_actions = self.inputs.dim, self.tables.num_actions
+        self.policy = MaskedPolicy(obs_dim, num_actions, s.hidden, s.activation, init)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=s.learning_rate, eps=1e-5)
         self.sampler = torch.Generator().manual_seed(s.seed + 1)
         self.shuffler = torch.Generator().manual_seed(s.seed + 2)
         self.magnet = Magnet(s, self.policy)
-        self.seating = Seating(s, self.env.num_actions, self.policy, np.random.default_rng(s.seed))
-        self.buffer = RolloutBuffer(s.rollout_steps, self.rows, input_dim, self.env.num_actions)
-        self.obs, self.masks, _ = self.env.reset(seed=s.seed)
-        self.x = self.inputs.observe(self.obs)
-        """The policy's inputs for ``obs`` (``obs`` itself without memory)."""
+        self.tables.seat(self.policy)
+        self.buffer = RolloutBuffer(s.rollout_steps, self.rows, obs_dim, num_actions)
+        self.tables.reset()
+        self.x = self.inputs.observe()
+        """What the policy reads now: :attr:`obs`, with the history features of a memory run."""
         self.steps = 0
         """Learner steps so far (decisions of learner seats)."""
         self._rollout_start = 0
@@ -84,17 +83,54 @@ class Learner:
         self.cpu = dict.fromkeys(CPU_PARTS, 0.0)
         self._returns = np.zeros(self.rows, dtype=np.float64)
 
+    @property
+    def obs(self) -> np.ndarray:
+        """The tables' rows now: the env's ``[B, n, D]`` observations, or padded ``[R, D]`` rows (what
+        the policy reads, but for a memory run's history features: :attr:`x`)."""
+        return self.tables.obs
+
+    @property
+    def masks(self) -> np.ndarray:
+        """The masks beside :attr:`obs` (``[B, n, A]`` or ``[R, A]`` int8)."""
+        return self.tables.masks
+
+    @property
+    def env(self) -> BatchedHoityEnv:
+        """The batched env of a single-count run (several counts: ``tables.tables[k].env``)."""
+        return self._single().env
+
+    @property
+    def seating(self) -> Seating:
+        """The seating of a single-count run (several counts: ``tables.seatings()``)."""
+        seating = self._single().seating
+        assert seating is not None
+        return seating
+
+    def _single(self) -> Table:
+        if len(self.tables.tables) != 1:
+            raise ConfigError(
+                f"this learner plays {self.settings.player_counts} players: one env and seating per "
+                "count, in learner.tables"
+            )
+        return self.tables.tables[0]
+
+    @property
+    def observation_space(self) -> gym.spaces.Box:
+        """The space of the policy's input rows (padded when ``settings.padded``)."""
+        return self.tables.observation_space
+
     # ------------------------------------------------------------ rollout
     def collect(self) -> dict[str, float]:
         """Play ``rollout_steps`` steps of every game into the buffer; episode statistics."""
-        buf, n = self.buffer, self.num_players
+        buf, tables = self.buffer, self.tables
         finished: list[np.ndarray] = []
+        finished_rows: list[np.ndarray] = []
         clock = time.process_time
         self._rollout_start = self.steps
         for t in range(buf.steps):
             start = clock()
-            obs_t, mask_t = buf.store_inputs(t, self.x, self.masks)
-            rows = self.seating.learner_rows()
+            obs_t, mask_t = buf.store_inputs(t, self.x, tables.masks)
+            rows = tables.learner_rows()
             joint = np.empty(self.rows, dtype=np.int64)
             if rows.shape[0] == self.rows:  # pure self-play: no gathers
                 actions, logp, values = self.policy.act(obs_t, mask_t, self.sampler)
@@ -110,31 +146,34 @@ class Learner:
                 buf.learner[t, index] = True
                 joint[rows] = actions.numpy()
             middle = clock()
-            self.seating.act(self.obs, self.masks, joint)
+            tables.act(joint)
             buf.actions[t].copy_(torch.from_numpy(joint))  # every seat's action (the tests replay them)
             before_env = clock()
-            self.obs, self.masks, rewards, terminated, truncated, _ = self.env.step(joint.reshape(-1, n))
+            rewards, done, games_ended = tables.step(joint)
             after_env = clock()
-            done = terminated | truncated
-            self.x = self.inputs.observe(self.obs, done)
+            tables.refresh()
+            self.x = self.inputs.observe(done)
             buf.store_outcome(t, rewards, done)
-            self._returns += rewards.reshape(-1)
+            self._returns += rewards
             if done.any():
-                ended = np.flatnonzero(np.repeat(done, n))
+                ended = np.flatnonzero(done)
                 learner_ended = ended[np.isin(ended, rows, assume_unique=True)]
                 finished.append(self._returns[learner_ended].copy())
+                finished_rows.append(learner_ended)
                 self._returns[ended] = 0.0
-                self.seating.place(np.flatnonzero(done))
+                tables.place(games_ended)
             self.steps += rows.shape[0]
             end = clock()
             self.cpu["policy"] += (middle - start) + (end - after_env)
             self.cpu["opponents"] += before_env - middle
             self.cpu["env"] += after_env - before_env
         returns = np.concatenate(finished) if finished else np.zeros(0)
-        return {
-            "episodes": float(returns.size),
-            "episode_return": float(returns.mean()) if returns.size else 0.0,
-        }
+        stats = episode_stats(returns)
+        if len(tables.tables) > 1:  # and per player count
+            counts = tables.counts_of(np.concatenate(finished_rows) if finished_rows else np.zeros(0, int))
+            for n in self.settings.player_counts:
+                stats.update(episode_stats(returns[counts == n], f"_{n}p"))
+        return stats
 
     # ------------------------------------------------------------ update
     def update(self) -> dict[str, float]:
@@ -143,7 +182,7 @@ class Learner:
         s, buf = self.settings, self.buffer
         with torch.no_grad():
             last = torch.zeros(self.rows)
-            rows = self.seating.learner_rows()
+            rows = self.tables.learner_rows()
             obs = torch.from_numpy(self.x).reshape(self.rows, -1)
             index = torch.from_numpy(rows)
             last[index] = self.policy.value(obs[index])
@@ -158,7 +197,7 @@ class Learner:
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)
         if s.snapshot_every and self.updates % s.snapshot_every == 0:
-            self.seating.add_snapshot(self.policy)
+            self.tables.add_snapshot(self.policy)
         self.cpu["learning"] += time.process_time() - start
         if self.magnet.active:
             stats["magnet_coef"] = self.magnet.coef
@@ -192,9 +231,7 @@ class Learner:
 
     def save_policy(self, path: str | Path) -> Path:
         """The policy as a ``MaskablePPO`` zip at ``path`` (atomic): a ``ppo:PATH`` agent."""
-        return save_policy(
-            self.policy, path, self.settings, self.inputs.space(self.env.single_observation_space)
-        )
+        return save_policy(self.policy, path, self.settings, self.inputs.space(self.observation_space))
 
     # ------------------------------------------------------------ resume
     def state_dict(self) -> dict[str, Any]:
@@ -206,12 +243,9 @@ class Learner:
             "sampler": self.sampler.get_state(),
             "shuffler": self.shuffler.get_state(),
             "magnet": self.magnet,
-            "seating": self.seating,
-            "env": self.env,
-            "obs": self.obs,
+            "tables": self.tables,
             "inputs": self.inputs,
             "x": self.x,
-            "masks": self.masks,
             "returns": self._returns,
             "steps": self.steps,
             "updates": self.updates,
@@ -225,14 +259,29 @@ class Learner:
         learner.optimizer.load_state_dict(state["optimizer"])
         learner.sampler.set_state(state["sampler"])
         learner.shuffler.set_state(state["shuffler"])
-        learner.magnet, learner.seating, learner.env = state["magnet"], state["seating"], state["env"]
-        learner.obs, learner.masks, learner._returns = state["obs"], state["masks"], state["returns"]
-        if "inputs" in state:  # states saved before memory existed: the inputs are the observations
+        learner.magnet, learner._returns = state["magnet"], state["returns"]
+        if "tables" in state:
+            learner.tables = state["tables"]
+        else:  # a state saved before tables existed: one env and seating
+            table = learner.tables.tables[0]
+            table.env, table.seating = state["env"], state["seating"]
+            table.seating.rules = learner.settings.rules  # it did not record them then
+            table.obs, table.masks = state["obs"], state["masks"]
+            learner.tables.refresh()
+        if "inputs" in state:  # a memory run's histories of the games in progress
             learner.inputs, learner.x = state["inputs"], state["x"]
-        else:
-            learner.x = learner.obs
+        else:  # a state saved before memory existed: the policy reads the observations
+            learner.inputs.tables, learner.x = learner.tables, learner.tables.obs
         learner.steps, learner.updates = int(state["steps"]), int(state["updates"])
         return learner
 
 
-__all__ = ["CPU_PARTS", "Learner"]
+def episode_stats(returns: np.ndarray, suffix: str = "") -> dict[str, float]:
+    """``episodes`` and ``episode_return`` (their mean) of the learner's finished episodes."""
+    return {
+        f"episodes{suffix}": float(returns.size),
+        f"episode_return{suffix}": float(returns.mean()) if returns.size else 0.0,
+    }
+
+
+__all__ = ["CPU_PARTS", "Learner", "episode_stats"]

@@ -2,11 +2,11 @@
 
 With ``LearnerSettings.memory = K`` the policy reads, per seat, the observation and the
 seats' reveals in the ``K`` rounds before last (:class:`~hoity_env.agents.history.History`).
-:class:`PolicyInputs` tracks all ``B · n`` rows of the learner's games (row ``b · n + i``
-is seat ``i`` of game ``b``, the rollout buffer's layout): after every env step the rows
-of the games that ended are cleared before the next game's first observation is taken
-(the batched env resets a finished game in the same step).  Without memory the inputs
-are the observations themselves, untouched.
+:class:`PolicyInputs` tracks every row of the learner's games (one table: one player count,
+unpadded, so row ``b · n + i`` is seat ``i`` of game ``b``, the rollout buffer's layout):
+after every env step the rows of the games that ended are cleared before the next game's
+first observation is taken (the batched env resets a finished game in the same step).
+Without memory the inputs are the tables' rows themselves, untouched.
 
 A saved memory policy records ``K`` and the observation's length in its checkpoint
 (:data:`~hoity_env.agents.history.CHECKPOINT_KEY`, :func:`checkpoint_history`), so the
@@ -22,23 +22,29 @@ import numpy as np
 
 from hoity_env.agents.history import History, observation_layout
 from hoity_env.learning.settings import LearnerSettings
+from hoity_env.learning.tables import Tables
 
 __all__ = ["PolicyInputs", "checkpoint_history"]
 
 
 class PolicyInputs:
-    """The policy's ``[B, n, D + width]`` inputs for the learner's games (see the module docstring)."""
+    """The policy's input rows for the learner's :class:`~hoity_env.learning.tables.Tables`
+    (see the module docstring)."""
 
-    def __init__(self, layout: dict[str, slice], memory: int, num_games: int, num_players: int) -> None:
-        self.num_players = num_players
-        self.rows = np.arange(num_games * num_players)
-        self.history = History(layout, memory) if memory else None
+    def __init__(self, tables: Tables, memory: int) -> None:
+        self.tables = tables
+        self.history: History | None = None
+        if memory:  # one unpadded table (the settings refuse the others)
+            (table,) = tables.tables
+            self.history = History(table.env.obs_layout(), memory)
         self.width = self.history.width if self.history is not None else 0
         """Features added to each observation (0 without memory)."""
+        self.rows = np.arange(tables.rows)
 
-    def dim(self, obs_dim: int) -> int:
-        """Length of an input row for observations of length ``obs_dim``."""
-        return obs_dim + self.width
+    @property
+    def dim(self) -> int:
+        """Length of an input row."""
+        return self.tables.obs_dim + self.width
 
     def space(self, observation_space: gym.spaces.Box) -> gym.spaces.Box:
         """The inputs' space: the observation's, followed by ``width`` values in [0, 1]."""
@@ -48,19 +54,23 @@ class PolicyInputs:
         high = np.concatenate([observation_space.high, np.ones(self.width, np.float32)])
         return gym.spaces.Box(low, high, dtype=np.float32)
 
-    def observe(self, obs: np.ndarray, done: np.ndarray | None = None) -> np.ndarray:
-        """The inputs for ``[B, n, D]`` observations; ``done``: ``[B]`` games that ended before them."""
+    def observe(self, done: np.ndarray | None = None) -> np.ndarray:
+        """The inputs for the tables' current rows; ``done``: the ``(R,)`` rows whose game ended
+        in the step that led to them (their history restarts)."""
+        obs = self.tables.obs
         if self.history is None:
             return obs
         if done is not None and done.any():
-            self.history.reset(np.flatnonzero(np.repeat(done, self.num_players)))
+            self.history.reset(np.flatnonzero(done))
         flat = obs.reshape(self.rows.size, -1)
-        return self.history.augment(self.rows, flat).reshape(*obs.shape[:2], -1)
+        return self.history.augment(self.rows, flat).reshape(*obs.shape[:-1], -1)
 
 
 def checkpoint_history(settings: LearnerSettings) -> dict[str, Any] | None:
     """What a saved policy records of its memory (``None`` without): the rounds and the observation length."""
     if not settings.memory:
         return None
-    layout = observation_layout(settings.rules, settings.num_players)
+    n = settings.num_players
+    assert isinstance(n, int)  # memory takes one player count (LearnerSettings refuses a tuple)
+    layout = observation_layout(settings.rules, n)
     return {"memory": settings.memory, "observation_dim": max(s.stop for s in layout.values())}

@@ -27,6 +27,7 @@ import torch
 from hoity_env.agents import make
 from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.errors import ConfigError, StateError
+from hoity_env.environment.padding import Padder
 from hoity_env.learning.magnet import frozen_copy
 from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
 from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
@@ -38,10 +39,16 @@ LEARNER = -1
 class SnapshotAgent:
     """A frozen copy of the policy playing seats by sampling (a batched ``no_grad`` forward pass)."""
 
-    def __init__(self, policy: MaskedPolicy, seed: int, name: str = "snapshot") -> None:
+    padder: Padder | None = None  # a class default: a snapshot pickled before padding existed
+
+    def __init__(
+        self, policy: MaskedPolicy, seed: int, name: str = "snapshot", padder: Padder | None = None
+    ) -> None:
         self.name = name
         self.policy = frozen_copy(policy)
         self.generator = torch.Generator().manual_seed(seed)
+        self.padder = padder
+        """Pads the env's rows for a policy that reads padded ones (None: it reads them as they are)."""
 
     def load(self, policy: MaskedPolicy) -> None:
         """Take ``policy``'s current weights."""
@@ -55,6 +62,8 @@ class SnapshotAgent:
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 actions sampled from the snapshot for well-formed rows."""
         mask = torch.from_numpy(np.ascontiguousarray(action_masks).astype(bool, copy=False))
+        if self.padder is not None:
+            observations = self.padder.pad(observations)
         logp, _ = self.policy(torch.from_numpy(np.ascontiguousarray(observations)), mask)
         return sample(masked_probs(logp, mask), self.generator).numpy()
 
@@ -62,15 +71,26 @@ class SnapshotAgent:
 class Seating:
     """The seat assignment of B games and the actors of the non-learner seats (module docstring)."""
 
+    padder: Padder | None = None  # class defaults: a seating pickled before padding existed
+    rules: str = "standard"  # (and before it knew its rules: the learner sets them on resume)
+
     def __init__(
         self,
         settings: LearnerSettings,
         num_actions: int,
         policy: MaskedPolicy,
         rng: np.random.Generator,
+        *,
+        num_players: int | None = None,
+        padder: Padder | None = None,
     ) -> None:
         self.rng = rng
-        self.num_games, self.num_players = settings.num_games, settings.num_players
+        self.num_games = settings.num_games
+        self.num_players: int = num_players or settings.player_counts[0]
+        """This seating's player count (one of ``settings.player_counts``)."""
+        self.rules = settings.rules
+        self.padder = padder
+        """Given when the learner's policy reads padded observations: its snapshots pad theirs."""
         self.num_actions = num_actions
         self.entries = [spec for spec, _ in settings.opponents]
         weights = np.array([w for _, w in settings.opponents], dtype=np.float64)
@@ -81,7 +101,7 @@ class Seating:
             if spec in (SELF, SNAPSHOT):
                 self.entry_actor.append(LEARNER)
                 continue
-            agent = make(spec, seed=self._seed(), num_players=settings.num_players, num_actions=num_actions)
+            agent = self._make(spec)
             self.entry_actor.append(len(self.actors))
             self.actors.append(agent)
         self.first_snapshot = len(self.actors)
@@ -96,6 +116,11 @@ class Seating:
     def _seed(self) -> int:
         return int(self.rng.integers(2**62))
 
+    def _make(self, spec: str) -> object:
+        """The agent of ``spec`` for this seating's table, seeded from the seating's generator."""
+        n, size = self.num_players, self.num_actions
+        return make(spec, seed=self._seed(), num_players=n, rules=self.rules, num_actions=size)
+
     # -------------------------------------------------------------- snapshots
     def add_snapshot(self, policy: MaskedPolicy) -> None:
         """Freeze ``policy``'s weights into the next ring slot (a no-op without ``snapshot`` entries)."""
@@ -105,7 +130,7 @@ class Seating:
         if self.first_snapshot + slot < len(self.actors):
             self.actors[self.first_snapshot + slot].load(policy)  # type: ignore[attr-defined]
         else:
-            self.actors.append(SnapshotAgent(policy, self._seed(), f"snapshot-{self.snapshots}"))
+            self.actors.append(SnapshotAgent(policy, self._seed(), f"snapshot-{self.snapshots}", self.padder))
         self.snapshots += 1
 
     def add_entry(self, spec: str, weight: float) -> int:
@@ -119,7 +144,7 @@ class Seating:
             raise ConfigError(f"add_entry takes an agent spec, got {spec!r}")
         if not isinstance(weight, int | float) or not np.isfinite(weight) or weight <= 0:
             raise ConfigError(f"the weight of a new entry must be a number > 0, got {weight!r}")
-        agent = make(spec, seed=self._seed(), num_players=self.num_players, num_actions=self.num_actions)
+        agent = self._make(spec)
         # Actors are indexed: scripted and added ones first, then the snapshot ring.
         self.actors.insert(self.first_snapshot, agent)
         self.assignment[self.assignment >= self.first_snapshot] += 1

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hoity_env.agents.history import MAX_MEMORY
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import ConfigError
 
 SELF = "self"
@@ -51,7 +52,14 @@ class LearnerSettings:
     # --- the games
     num_games: int = 256
     """B: games stepped together (their seats are the rows of one forward pass)."""
-    num_players: int = 4
+    num_players: int | tuple[int, ...] = 4
+    """Players per game; a tuple of counts (``(2, 3, 4, 5, 6)``) trains one policy on all of them
+    at once: one batched env of ``num_games`` games per count, every learner row of every env in
+    one forward pass of padded observations (:mod:`hoity_env.environment.padding`).  A tuple
+    implies ``padded``; counts are kept sorted, each once."""
+    padded: bool = False
+    """Whether the policy reads padded observations (one layout for 2-6 players), so that it can
+    later play or be trained at other counts; implied by a tuple of counts."""
     rules: str = "standard"
     reward: str = "progress"
     """As the env's ``reward``: ``win_loss``, ``rank`` or ``progress`` (the SB3 recipes' choice)."""
@@ -95,7 +103,8 @@ class LearnerSettings:
     memory: int = 0
     """Rounds of public history in the policy's input (:mod:`hoity_env.agents.history`): each
     observation followed by every seat's reveals in the ``memory`` rounds before last; 0: the
-    observation alone.  Saved with the policy, so its ``ppo:`` agent tracks the same history."""
+    observation alone.  Saved with the policy, so its ``ppo:`` agent tracks the same history.
+    One player count, unpadded (a history's width depends on the count)."""
 
     # --- the magnet (a KL term toward a reference policy)
     magnet: str = "none"
@@ -119,7 +128,8 @@ class LearnerSettings:
     """Learner steps between checkpoints in a run folder (0: only at the end)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "num_games", "num_players", "snapshots_kept", "total_steps")
+        _check_counts(self)
+        _positive(self, "num_games", "snapshots_kept", "total_steps")
         _positive(self, "rollout_steps", "epochs", "minibatch_size", "threads")
         _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every", "memory")
         if self.memory > MAX_MEMORY:
@@ -127,6 +137,10 @@ class LearnerSettings:
         if self.memory and any(spec == SNAPSHOT for spec, _ in self.opponents):
             raise ConfigError(
                 "memory: snapshot opponents play the observation alone; use self or agent specs"
+            )
+        if self.memory and self.padded:
+            raise ConfigError(
+                "memory reads one table's own observations: it takes one player count, unpadded"
             )
         for name in ("learning_rate", "clip"):
             if not _number(getattr(self, name)) or getattr(self, name) <= 0:
@@ -164,6 +178,12 @@ class LearnerSettings:
 
     # ------------------------------------------------------------ derived
     @property
+    def player_counts(self) -> tuple[int, ...]:
+        """The player counts trained on, sorted (one for an int ``num_players``)."""
+        n = self.num_players
+        return n if isinstance(n, tuple) else (n,)
+
+    @property
     def learner_seats_only(self) -> bool:
         """Whether some games have seats the learner does not play."""
         return any(spec != SELF for spec, _ in self.opponents)
@@ -178,8 +198,9 @@ class LearnerSettings:
         """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
         refuse_unknown_fields(cls, data, "learner settings")
         values = dict(data)
-        if "hidden" in values:
-            values["hidden"] = tuple(values["hidden"])
+        for name in ("hidden", "num_players"):
+            if isinstance(values.get(name), list):
+                values[name] = tuple(values[name])
         if "opponents" in values:
             values["opponents"] = tuple((str(s), float(w)) for s, w in values["opponents"])
         return cls(**values)
@@ -209,6 +230,35 @@ def _non_negative(settings: LearnerSettings, *names: str) -> None:
         value = getattr(settings, name)
         if not _int(value) or value < 0:
             raise ConfigError(f"{name} must be an int >= 0, got {value!r}")
+
+
+def _check_counts(settings: LearnerSettings) -> None:
+    """``num_players``: an int, or a non-empty tuple of distinct ints in 2..6 (sorted here, and
+    ``padded`` set: several counts need one observation layout); ``padded`` a bool."""
+    counts = settings.num_players
+    if isinstance(counts, tuple):
+        if not counts or any(not _int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
+            raise ConfigError(
+                f"num_players must be an int or a non-empty tuple of player counts in "
+                f"{MIN_PLAYERS}..{MAX_PLAYERS}, got {counts!r}"
+            )
+        if len(set(counts)) != len(counts):
+            raise ConfigError(f"num_players lists a count twice: {counts!r}")
+        object.__setattr__(settings, "num_players", tuple(sorted(counts)))
+        object.__setattr__(settings, "padded", True)
+    elif not _int(counts) or counts < 1:
+        raise ConfigError(f"num_players must be an int >= 1 or a tuple of counts, got {counts!r}")
+    if not isinstance(settings.padded, bool):
+        raise ConfigError(f"padded must be a bool, got {settings.padded!r}")
+
+
+def parse_counts(text: str) -> int | tuple[int, ...]:
+    """``"4"`` → ``4``; ``"2,3,4,5,6"`` → ``(2, 3, 4, 5, 6)`` (the CLIs' ``--players``)."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"players must be a count or counts like 2,3,4, got {text!r}") from None
+    return counts[0] if len(counts) == 1 else counts
 
 
 def _check_pool(pool: object) -> None:
@@ -250,6 +300,7 @@ __all__ = [
     "SELF",
     "SNAPSHOT",
     "LearnerSettings",
+    "parse_counts",
     "parse_pool",
     "refuse_unknown_fields",
 ]

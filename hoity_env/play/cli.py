@@ -78,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             names[(args.seat + k) % n] = spec
         env = RecordingEnv(num_players=n, rules=args.rules, agent_names=names, meta={"source": PROG})
         opponents = [
-            make(spec, seed=args.seed, num_players=n, num_actions=env.codec.size) for spec in args.opponents
+            make(spec, seed=args.seed, num_players=n, rules=env.rules, num_actions=env.codec.size)
+            for spec in args.opponents
         ]
     except ConfigError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

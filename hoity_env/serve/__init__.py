@@ -2,9 +2,13 @@
 
 * :mod:`~hoity_env.serve.settings`: :class:`ServeSettings` and the request errors;
 * :mod:`~hoity_env.serve.view`: the human seat's view and the hint;
-* :mod:`~hoity_env.serve.games`: the served games and their table;
-* :mod:`~hoity_env.serve.replay_files`: the replays folder;
-* :mod:`~hoity_env.serve.page` / :mod:`~hoity_env.serve.server`: the pages and the HTTP side;
+* :mod:`~hoity_env.serve.served_game` / :mod:`~hoity_env.serve.games`: one served game, and the
+  table of games (its limits, idle games, finished ones);
+* :mod:`~hoity_env.serve.replay_files` / :mod:`~hoity_env.serve.replay_list`: the replays folder,
+  and the table of saved games at ``/replays``;
+* :mod:`~hoity_env.serve.page` / :mod:`~hoity_env.serve.page_script`: the play page and the rules
+  page, and the play page's script;
+* :mod:`~hoity_env.serve.server`: the HTTP side;
 * :mod:`~hoity_env.serve.cli`: the command.
 """
 

@@ -10,9 +10,15 @@ Usage::
 default the scripted zoo and the shipped policies); a page can only pick among
 them, so no request names a file.  Every game is saved in ``--replays`` when it
 ends, when the player leaves, when it has been idle for ``--idle-timeout``
-seconds, or when the server stops (Ctrl-C).  The server listens on 127.0.0.1
+seconds, or when the server stops.  The server listens on 127.0.0.1
 only; ``--host ADDRESS`` listens elsewhere, with a warning: anyone who can reach
 the address can then start games and write replays into the folder.
+
+Ctrl-C, SIGTERM (``kill``, ``docker stop``, a service manager) and SIGHUP (the
+terminal closed) all stop it the same way: the open games are saved with the
+reason ``quit`` and the exit status is 0, or 1 when a replay could not be saved
+(each such game is named on one error line).  Signals that arrive while it saves
+are ignored, so a second Ctrl-C cannot cut a save short.
 """
 
 from __future__ import annotations
@@ -20,23 +26,40 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import signal
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from types import FrameType
+from typing import IO, Any
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.cli_args import CHECKPOINT_WARNING, fail, non_negative, parse, specs
+from hoity_env.cli_args import CHECKPOINT_WARNING, fail, parse, specs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
-from hoity_env.serve.settings import DEFAULT_AGENTS, ServeSettings
+from hoity_env.serve.settings import DEFAULT_AGENTS, MIN_IDLE_TIMEOUT_S, ServeSettings
 
-__all__ = ["build_parser", "main", "wait_until_serving"]
+__all__ = ["STOP_SIGNALS", "build_parser", "main", "port", "sweep_period", "wait_until_serving"]
 
 PROG = "hoity-serve"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop the server cleanly (SIGHUP where the platform has it)."""
 logger = logging.getLogger(__name__)
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,9 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated agent specs a page may choose as opponents or hint givers "
         f"(default {','.join(DEFAULT_AGENTS)})",
     )
-    p.add_argument(
-        "--port", type=non_negative, default=8000, help="port to listen on, 0 = any free (default 8000)"
-    )
+    p.add_argument("--port", type=port, default=8000, help="port to listen on, 0 = any free (default 8000)")
     p.add_argument(
         "--host",
         default="127.0.0.1",
@@ -78,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=3600.0,
         metavar="SECONDS",
-        help="drop (and save) a game idle this long (default 3600)",
+        help="drop (and save) a game idle this long, at least 1 (default 3600)",
     )
     return p
 
@@ -101,13 +122,76 @@ def wait_until_serving(stderr: IO[str]) -> str:
     return found.group(0)
 
 
-def _sweeper(server: object, every: float, stop: threading.Event) -> None:
+def sweep_period(idle_timeout_s: float) -> float:
+    """How often the sweeper looks for idle games: the timeout, but once a second at most and once a
+    minute at least (requests sweep too), so no timeout makes it spin."""
+    return min(60.0, max(MIN_IDLE_TIMEOUT_S, idle_timeout_s))
+
+
+def _sweeper(server: Any, every: float, stop: threading.Event) -> None:
     while not stop.wait(every):
-        server.table.sweep()  # type: ignore[attr-defined]
+        server.table.sweep()
+
+
+class Stopped(Exception):
+    """A stop signal arrived (raised by its handler inside ``serve_forever``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(signum)
+
+
+def _handle(signals: Sequence[int], handler: Any) -> dict[int, Any]:
+    """Install ``handler`` for ``signals``; the previous handlers (none off the main thread)."""
+    try:
+        return {sig: signal.signal(sig, handler) for sig in signals}
+    except ValueError:  # not the main thread: signals stay as they are
+        return {}
+
+
+def _serve(server: Any, settings: ServeSettings) -> int:
+    """Serve until a stop signal, then save the open games; the exit status."""
+    stop = threading.Event()
+    sweeper = threading.Thread(
+        target=_sweeper, args=(server, sweep_period(settings.idle_timeout_s), stop), daemon=True
+    )
+    sweeper.start()
+    previous = _handle(STOP_SIGNALS, _stop)
+    why = "stopped"
+    try:  # "serving" is announced once the signals are handled: a stop from then on saves the games
+        print(
+            f"{PROG}: serving {server.url} (replays in {settings.replays}); Ctrl-C stops",
+            file=sys.stderr,
+            flush=True,
+        )
+        server.serve_forever()
+    except Stopped as exc:
+        why = f"stopped by {signal.Signals(exc.signum).name}"
+    except KeyboardInterrupt:
+        why = "stopped by SIGINT"
+    finally:
+        _handle(STOP_SIGNALS, signal.SIG_IGN)  # saving the games is not to be cut short
+        try:
+            stop.set()
+            server.server_close()
+            open_games = len(server.table)
+            unsaved = server.table.close()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    saved = open_games - len(unsaved)
+    print(f"{PROG}: {why}; {saved} open game(s) saved in {settings.replays}", file=sys.stderr)
+    if unsaved:
+        return fail(PROG, f"{len(unsaved)} open game(s) could not be saved: {', '.join(unsaved)}", 1)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; serves until Ctrl-C, then saves the open games; returns the exit status."""
+    """Entry point; serves until Ctrl-C, SIGTERM or SIGHUP, then saves the open games; the exit status."""
     args = parse(build_parser(), argv)
     if isinstance(args, int):
         return args
@@ -134,22 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.host,
             settings.replays,
         )
-    stop = threading.Event()
-    threading.Thread(target=_sweeper, args=(server, min(60.0, args.idle_timeout), stop), daemon=True).start()
-    print(
-        f"{PROG}: serving {server.url} (replays in {settings.replays}); Ctrl-C stops",
-        file=sys.stderr,
-        flush=True,
-    )
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop.set()
-        server.server_close()
-        server.table.close()
-    return 0
+    return _serve(server, settings)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The replays folder of ``hoity-serve``: the only place it writes games or serves replays from, and its list.
+"""The replays folder of ``hoity-serve``: the only place it writes games or serves replays from.
 
 A served game is saved as ``<UTC time>-<game id>.jsonl`` with :meth:`Replay.save`
 (a temporary file beside it, then a rename: never half a file, never over another
@@ -6,23 +6,23 @@ file).  A replay is asked for by its bare file name; a name is accepted only if 
 matches :data:`NAME` (letters, digits, ``-``, ``_``, ``.``; no separator, no leading
 dot, ending in ``.jsonl``) and names a regular file directly inside the folder, not
 a link, so no request can reach a path outside the folder, whatever it contains.
+The rows of the ``/replays`` table (:mod:`hoity_env.serve.replay_list`) are read
+once per file version (its size and time), not at every visit of the page.
 """
 
 from __future__ import annotations
 
-import html
 import re
+import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import quote
 
 from hoity_env.replays.format import Replay, ReplayError, read_replay
 from hoity_env.replays.html import replay_html
-from hoity_env.serve.page import STYLE
+from hoity_env.serve.replay_list import ReplayRow, summarize
 from hoity_env.serve.settings import NotFound, RequestError
 
-__all__ = ["NAME", "ReplayFolder", "replays_page"]
+__all__ = ["NAME", "ReplayFolder"]
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,150}\.jsonl")
 """The file names this server writes and serves."""
@@ -40,6 +40,8 @@ class ReplayFolder:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder.resolve()
+        self._rows: dict[str, tuple[tuple[int, int], ReplayRow]] = {}
+        self._lock = threading.Lock()
 
     def save(self, replay: Replay, game_id: str) -> str:
         """Write ``replay`` atomically under a fresh name; return the name."""
@@ -55,6 +57,25 @@ class ReplayFolder:
         """The replay files in the folder, newest name first."""
         found = [p.name for p in self.folder.iterdir() if NAME.fullmatch(p.name) and self._is_plain(p)]
         return sorted(found, reverse=True)
+
+    def rows(self) -> list[ReplayRow]:
+        """The table rows of the saved games, newest first (each file read once per version)."""
+        found = []
+        for name in self.names():
+            path = self.folder / name
+            try:
+                info = path.stat()
+            except OSError:  # removed meanwhile
+                continue
+            version = (info.st_mtime_ns, info.st_size)
+            with self._lock:
+                cached = self._rows.get(name)
+            row = cached[1] if cached is not None and cached[0] == version else summarize(path)
+            found.append((info.st_mtime_ns, name, version, row))
+        found.sort(reverse=True)
+        with self._lock:
+            self._rows = {name: (version, row) for _, name, version, row in found}
+        return [row for *_, row in found]
 
     def path(self, name: str) -> Path:
         """The file ``name`` inside the folder, or :class:`NotFound` for any other name."""
@@ -75,17 +96,3 @@ class ReplayFolder:
 
     def _is_plain(self, path: Path) -> bool:
         return path.is_file() and not path.is_symlink() and path.resolve().parent == self.folder
-
-
-def replays_page(names: Sequence[str], ladder: bool) -> str:
-    """The list of saved games, each a link to its viewer (names are escaped; links are quoted)."""
-    items = (
-        "\n".join(f'<li><a href="/replays/{quote(name)}">{html.escape(name)}</a></li>' for name in names)
-        or "<li>no saved games yet</li>"
-    )
-    extra = ' | <a href="/ladder">ladder report</a>' if ladder else ""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Hoity Toity: replays</title>'
-        f"<style>{STYLE}</style></head><body><h1>Saved games</h1>"
-        f'<p><a href="/">play</a>{extra}</p><ul id="replays">{items}</ul></body></html>\n'
-    )

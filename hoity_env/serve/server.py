@@ -12,9 +12,14 @@ parsed, and the body as JSON with :mod:`json`.
 Every request is checked before anything happens: unknown paths and methods get
 404/405, a body must be declared JSON (which also makes a cross-site form post
 impossible: a browser sends such a request from another site only after a CORS
-preflight this server never grants), at most ``max_body_bytes`` long (413, unread)
-and a JSON object; then :mod:`hoity_env.serve.games` checks the fields.  Each
-refusal is ``{"error": message}`` with a 4xx status and changes nothing.
+preflight this server never grants), at most ``max_body_bytes`` long (413, unread:
+its ``Content-Length`` is read as plain ASCII digits, however many) and a JSON object
+(a body nested deeper than the decoder recurses is refused too); then
+:mod:`hoity_env.serve.games` checks the fields.  Each refusal is ``{"error": message}``
+with a 4xx status and changes nothing; the standard library's own refusals (a bad
+request line, headers over 64 KiB, an unknown method) are JSON as well.  A connection
+that sends nothing for ``read_timeout_s`` is closed, and one that goes away leaves a
+log line, not a traceback.
 """
 
 from __future__ import annotations
@@ -22,14 +27,15 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.serve.games import GameTable
-from hoity_env.serve.page import PLAY_PAGE
-from hoity_env.serve.replay_files import replays_page
+from hoity_env.serve.page import PLAY_PAGE, rules_page
+from hoity_env.serve.replay_list import replays_page
 from hoity_env.serve.settings import (
     BadRequest,
     ForeignHost,
@@ -42,6 +48,7 @@ from hoity_env.serve.settings import (
 __all__ = ["ServeServer", "make_server"]
 
 logger = logging.getLogger(__name__)
+DIGITS = re.compile(r"[0-9]+", re.ASCII)
 GAME = re.compile(r"/api/games/([0-9a-f]{16})(/action|/hint|/leave)?")
 REPLAY = re.compile(r"/replays/([^/]+)")
 PAGE_POLICY = (
@@ -55,15 +62,30 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class ServeServer(ThreadingHTTPServer):
-    """A threading HTTP server that holds one :class:`GameTable`."""
+    """A threading HTTP server that holds one :class:`GameTable`.
+
+    Its listen queue is long (the standard library's is 5): connections that arrive
+    together wait to be accepted instead of being reset, so a burst of requests all
+    get answers (``429`` once the table is full).
+    """
 
     daemon_threads = True
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], table: GameTable) -> None:
         super().__init__(address, Handler)
         self.table = table
         settings = table.settings
         self.ladder: bytes | None = settings.ladder.read_bytes() if settings.ladder is not None else None
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed outside the handler's own answers: one log line, not a traceback on
+        stderr for a client that went away; a traceback in the log for anything else (a bug)."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            logger.info("%s: connection ended: %s", client_address[0], error)
+        else:
+            logger.exception("%s: the request failed", client_address[0])
 
     @property
     def url(self) -> str:
@@ -86,8 +108,24 @@ class Handler(BaseHTTPRequestHandler):
     server: ServeServer
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        """Time out reads (and writes) on this connection: a stalled client does not keep its thread."""
+        super().setup()
+        self.connection.settimeout(self.server.table.settings.read_timeout_s)
+
     def log_message(self, format: str, *args: Any) -> None:
         logger.info("%s %s", self.address_string(), format % args)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The standard library's own refusals (a bad request line, headers too long, an unknown
+        method) as JSON too, ``{"error": message}``, like every other refusal."""
+        self.log_error("code %d, message %s", code, message)
+        self.close_connection = True
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = f"status {code}"
+        self._json(code, {"error": (message or phrase)[:200]})
 
     # ------------------------------------------------------------ answers
     def _send(self, status: int, body: bytes, kind: str, policy: str | None = None) -> None:
@@ -109,24 +147,28 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, text.encode(), "text/html; charset=utf-8", PAGE_POLICY)
 
     def _body(self) -> dict[str, Any]:
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        length = (self.headers.get("Content-Length") or "").strip()
+        limit = self.server.table.settings.max_body_bytes
+        if not DIGITS.fullmatch(length):  # ASCII digits only: str.isdigit takes "²", which int() refuses
             self.close_connection = True
-            raise BadRequest("a POST needs a Content-Length header (a JSON object body)")
-        size, limit = int(length), self.server.table.settings.max_body_bytes
-        if size > limit:
+            raise BadRequest("a POST needs a Content-Length header giving the body's size in bytes")
+        digits = length.lstrip("0") or "0"
+        if len(digits) > len(str(limit)) or int(digits) > limit:  # int() of 5,000 digits would raise
             self.close_connection = True  # the body is never read
-            raise TooLarge(f"the body is {size} bytes; at most {limit} are accepted")
-        raw = self.rfile.read(size)
+            shown = digits if len(digits) <= 12 else f"a {len(digits)}-digit number of"
+            raise TooLarge(f"the body is {shown} bytes; at most {limit} are accepted")
+        raw = self.rfile.read(int(digits))
         kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if kind != "application/json":
             raise BadRequest(
-                f"the body must be sent as Content-Type: application/json, got {kind or 'none'!r}"
+                f"the body must be sent as Content-Type: application/json, got {kind[:40] or 'none'!r}"
             )
         try:
             value = json.loads(raw.decode("utf-8")) if raw.strip() else {}
         except (UnicodeDecodeError, ValueError) as exc:
             raise BadRequest(f"the body is not JSON: {exc}") from None
+        except RecursionError:  # 16 KiB of brackets nest deeper than the JSON decoder recurses
+            raise BadRequest("the body is not JSON this server reads: it nests too deep") from None
         if not isinstance(value, dict):
             raise BadRequest(f"the body must be a JSON object, got {type(value).__name__}")
         return value
@@ -154,6 +196,12 @@ class Handler(BaseHTTPRequestHandler):
         except RequestError as exc:
             self.close_connection = True  # a refused request's body may be unread
             self._json(exc.status, {"error": str(exc)})
+        except (ConnectionError, TimeoutError):  # the client went away or stalled: nobody to answer
+            raise
+        except Exception:  # a bug: the client still gets JSON, the log gets the traceback
+            logger.exception("%s %s failed", method, self.path[:80])
+            self.close_connection = True
+            self._json(500, {"error": "the server failed on this request; its log says why"})
 
     def do_GET(self) -> None:
         """Pages, views and the replays."""
@@ -179,11 +227,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif method == "GET" and path == "/rules":
+            self._html(rules_page())
         elif method == "GET" and path == "/api/setup":
             self._json(200, self._setup())
         elif method == "POST" and path == "/api/games":
-            body = self._body()
-            created = table.create(body)
+            created = table.create(self._body())
             with created.lock:
                 self._json(201, created.view())
         elif game is not None:
@@ -191,7 +240,7 @@ class Handler(BaseHTTPRequestHandler):
         elif method == "GET" and path == "/api/replays":
             self._json(200, {"replays": table.replays.names()})
         elif method == "GET" and path == "/replays":
-            self._html(replays_page(table.replays.names(), self.server.ladder is not None))
+            self._html(replays_page(table.replays.rows(), self.server.ladder is not None))
         elif method == "GET" and replay is not None:
             self._html(table.replays.viewer(replay.group(1)))
         elif method == "GET" and path == "/ladder" and self.server.ladder is not None:
@@ -202,23 +251,17 @@ class Handler(BaseHTTPRequestHandler):
     def _game(self, method: str, game_id: str, action: str) -> None:
         table = self.server.table
         if (method, action) == ("GET", ""):
-            game = table.get(game_id)
-            with game.lock:
-                self._json(200, game.view())
+            self._json(200, table.view(game_id))
             return
         if method != "POST" or not action:
             raise NotFound(f"nothing at {method} {self.path[:80]!r}")
         body = self._body()
         if action == "/leave":
-            self._json(200, {"replay": table.remove(game_id)})
-            return
-        game = table.get(game_id)
-        with game.lock:
-            if action == "/hint":
-                self._json(200, game.hint(body, table.settings.agents))
-            else:
-                game.play(body, table.replays)
-                self._json(200, game.view())
+            self._json(200, {"replay": table.leave(game_id)})
+        elif action == "/hint":
+            self._json(200, table.hint(game_id, body))
+        else:
+            self._json(200, table.act(game_id, body))
 
     def _setup(self) -> dict[str, Any]:
         settings = self.server.table.settings

@@ -22,14 +22,19 @@ __all__ = [
     "GameOver",
     "IllegalAction",
     "NotFound",
+    "ReplayNotSaved",
     "RequestError",
     "ServeSettings",
     "TooLarge",
     "TooManyGames",
+    "shown",
 ]
 
 DEFAULT_AGENTS = (*AGENT_NAMES, *NAMED_AGENTS, *NAMED_POPULATIONS)
 """The agents offered when ``--agents`` is not given: the scripted zoo and the shipped policies."""
+MIN_IDLE_TIMEOUT_S = 1.0
+"""The shortest idle timeout: the sweeper of idle games wakes at most once a second."""
+MAX_READ_TIMEOUT_S = 3600.0
 
 
 class RequestError(HoityError):
@@ -76,6 +81,22 @@ class TooManyGames(RequestError):
     status = 429
 
 
+class ReplayNotSaved(RequestError):
+    """A replay the disk would not take (a full disk …): the game is kept, so a later leave can save it."""
+
+    status = 507
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages: a request's value may be
+    16 KiB long or nested hundreds deep (``repr`` of that can itself exceed the recursion limit)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<a {type(value).__name__} nested too deep to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 @dataclass(frozen=True)
 class ServeSettings:
     """What one ``hoity-serve`` offers and how it guards itself.
@@ -86,9 +107,13 @@ class ServeSettings:
             decides which ones, never a request.
         replays: the folder of saved games (created if missing); nothing outside it is written
             or served as a replay.
-        idle_timeout_s: a game with no request for this long is dropped, its replay saved.
+        idle_timeout_s: a game with no request for this long is dropped, its replay saved; at least
+            one second (the sweeper wakes at most once a second, so a shorter one cannot be kept).
         max_body_bytes: larger request bodies are refused unread (413).
-        max_games: games open at once; one more is refused (429).
+        max_games: games open at once (a finished game's slot is free at once); one more is
+            refused (429), also when many requests arrive together.
+        read_timeout_s: a connection that sends nothing for this long is closed, so a slow or
+            stalled client cannot hold a server thread forever.
         ladder: a ladder report (``hoity-eval ladder`` output) served at ``/ladder``, read once.
     """
 
@@ -97,13 +122,20 @@ class ServeSettings:
     idle_timeout_s: float = 3600.0
     max_body_bytes: int = 16_384
     max_games: int = 64
+    read_timeout_s: float = 30.0
     ladder: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.agents or not all(isinstance(a, str) and a for a in self.agents):
             raise ConfigError(f"agents must be a non-empty tuple of agent specs, got {self.agents!r}")
-        if not self.idle_timeout_s > 0:
-            raise ConfigError(f"idle_timeout_s must be > 0, got {self.idle_timeout_s}")
+        if not self.idle_timeout_s >= MIN_IDLE_TIMEOUT_S:
+            raise ConfigError(
+                f"idle_timeout_s must be at least {MIN_IDLE_TIMEOUT_S:g} second, got {self.idle_timeout_s}"
+            )
+        if not 0 < self.read_timeout_s <= MAX_READ_TIMEOUT_S:
+            raise ConfigError(
+                f"read_timeout_s must be > 0 and at most {MAX_READ_TIMEOUT_S:g}, got {self.read_timeout_s}"
+            )
         if self.max_body_bytes < 256:
             raise ConfigError(f"max_body_bytes must be at least 256, got {self.max_body_bytes}")
         if self.max_games < 1:

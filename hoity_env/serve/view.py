@@ -9,8 +9,11 @@ other seats' hidden cards, the draw pile and the deal seed are never read here;
 ``tests/test_serve_api.py`` swaps hidden cards and checks the view stays byte-identical.
 
 The hint is one agent's action probabilities for the human's observation: the
-masked softmax of a policy (``champion``, ``ppo:PATH`` …), or, for a scripted agent,
-its decision as probability 1.  Both read the observation and mask only.
+masked softmax of a policy (``champion``, ``ppo:PATH`` …); for a population
+(``champion-mix``, ``population:PATH``) the mixture, its members' distributions
+averaged with the population's weights (what the population plays here, before
+knowing which member a game drew); for a scripted agent, its decision as
+probability 1.  All read the observation and mask only.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from PIL import Image
 
 from hoity_env.agents import Agent
 from hoity_env.agents.policy import DistributionAgent
+from hoity_env.agents.population import PopulationAgent
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.state import card_text
 from hoity_env.environment.board_image import board_image
@@ -42,10 +46,15 @@ def png_data_uri(pixels: np.ndarray) -> str:
 
 
 def choices(env: RecordingEnv, mask: np.ndarray) -> list[dict[str, Any]]:
-    """The legal actions of ``mask`` as ``{action, label}``, in the order ``hoity-play`` lists them."""
+    """The legal actions of ``mask`` as ``{action, label}``, in the order ``hoity-play`` lists them;
+    a bid also has its amount, ``bid`` (the page asks for it as one number, not 51 buttons)."""
     legal = np.flatnonzero(mask)
     options = menu(mask, env.codec, int(legal[0]))
-    return [{"action": c.action, "label": c.label} for c in options.choices]
+    out: list[dict[str, Any]] = []
+    for c in options.choices:
+        group, value = env.codec.decode(c.action)
+        out.append({"action": c.action, "label": c.label, **({"bid": value} if group == "bid" else {})})
+    return out
 
 
 def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) -> dict[str, Any]:
@@ -59,7 +68,7 @@ def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) 
         "num_players": env.num_players,
         "rules": env.rules.name,
         "agents": list(env.agent_names),
-        "round": state.round + 1,
+        "round": state.round if state.done else state.round + 1,  # over: the rounds played, not one more
         "phase": "over" if state.done else ("location" if state.phase is Phase.LOCATION else "action"),
         "step": step,
         "board": png_data_uri(board_image(state, events)),
@@ -80,8 +89,13 @@ def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) 
 
 
 def hint(agent: Agent, observation: np.ndarray, mask: np.ndarray) -> tuple[str, np.ndarray]:
-    """``("policy", probabilities)`` for a policy, ``("decision", one-hot)`` for any other agent."""
+    """``("policy", probabilities)`` for a policy, ``("mixture", weighted mean of the members')`` for
+    a population, ``("decision", one-hot)`` for any other agent."""
     legal = np.asarray(mask).astype(bool)
+    if isinstance(agent, PopulationAgent):
+        members = [hint(member, observation, mask)[1] for member in agent.agents]
+        mixture: np.ndarray = np.tensordot(agent.weights, np.stack(members), axes=1)
+        return "mixture", mixture
     if isinstance(agent, DistributionAgent):
         probs = agent.action_probabilities(observation[None].astype(np.float32), legal[None])[0]
         return "policy", np.asarray(probs, dtype=np.float64)

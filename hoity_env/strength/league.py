@@ -197,7 +197,7 @@ class League:
         self.exploiters += 1
         run_dir = fresh_folder(self.path / "exploiters" / f"exploiter_{self.exploiters}")
         match = MatchSettings(
-            num_players=main.num_players,
+            num_players=main.player_counts[0],  # a league trains at one count (LeagueSettings)
             rules=main.rules,
             games=s.exploiter_games,
             seed=main.seed + 1000 * self.exploiters,
@@ -225,7 +225,7 @@ class League:
         self.learner.save_policy(path)
         learner_spec = f"ppo-sample:{path}"
         match = MatchSettings(
-            num_players=main.num_players,
+            num_players=main.player_counts[0],  # a league trains at one count (LeagueSettings)
             rules=main.rules,
             games=s.pfsp_games,
             seed=main.seed + 7,
@@ -234,7 +234,7 @@ class League:
         for member in self.members:
             if not member.scored or s.pfsp == "none":
                 continue
-            table = [learner_spec, *[self._resolve(member)] * (main.num_players - 1)]
+            table = [learner_spec, *[self._resolve(member)] * (main.player_counts[0] - 1)]
             stats = evaluate(table, match).agent_stats
             rate = next(a.win_rate for a in stats if a.agent == learner_spec)
             member.win_rates.append((self.learner.steps, rate))

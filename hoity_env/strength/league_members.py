@@ -65,6 +65,11 @@ class LeagueSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.main, LearnerSettings):
             raise ConfigError(f"main must be LearnerSettings, got {type(self.main).__name__}")
+        if isinstance(self.main.num_players, tuple):
+            raise ConfigError(
+                f"a league trains at one player count, got {self.main.num_players}: train several "
+                "counts with hoity-learn --players, or one league per count"
+            )
         for name in ("snapshot_every", "exploiter_every", "pfsp_every"):
             _int_at_least(self, name, 0)
         for name in ("exploiter_budget", "exploiter_games", "pfsp_games", "max_members"):

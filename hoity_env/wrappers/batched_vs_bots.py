@@ -79,7 +79,7 @@ class BatchedVsBots:
         n = self.num_players = self.env.num_players
         self.num_envs = num_envs
         self.learner_seat = check_learner_seat(learner_seat, n)
-        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.num_actions)
+        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.num_actions, self.env.rules)
         self.rng = np.random.default_rng()
         self.seats = np.zeros(num_envs, dtype=np.intp)
         """Each game's learner seat this episode."""

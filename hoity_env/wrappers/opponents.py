@@ -11,25 +11,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hoity_env.agents import Agent, make
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 DEFAULT_POOL = ("collector", "thief", "detective", "expert")
 """Opponent styles drawn for each seat every episode when no opponents are given."""
 
 AgentLike = str | Agent
+Rules = str | RulesConfig
 
 
-def build_agent(spec: AgentLike, num_players: int, num_actions: int) -> Agent:
-    """An agent from a spec string (checked against the game), or the agent object itself."""
+def build_agent(spec: AgentLike, num_players: int, num_actions: int, rules: Rules | None = None) -> Agent:
+    """An agent from a spec string (for the game's table, checked against it), or the agent object itself."""
     if isinstance(spec, str):
-        return make(spec, num_players=num_players, num_actions=num_actions)
+        return make(spec, num_players=num_players, rules=rules, num_actions=num_actions)
     if not isinstance(spec, Agent):
         raise ConfigError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
     return spec
 
 
 def fixed_opponents(
-    opponents: AgentLike | Sequence[AgentLike] | None, num_players: int, num_actions: int
+    opponents: AgentLike | Sequence[AgentLike] | None,
+    num_players: int,
+    num_actions: int,
+    rules: Rules | None = None,
 ) -> list[Agent] | None:
     """``num_players - 1`` agents in seat order after the learner, or ``None`` (use a pool).
 
@@ -42,14 +47,16 @@ def fixed_opponents(
     specs: list[AgentLike] = [opponents] * k if isinstance(opponents, (str, Agent)) else list(opponents)
     if len(specs) != k:
         raise ConfigError(f"opponents must list {k} agents for {num_players} players, got {len(specs)}")
-    return [build_agent(s, num_players, num_actions) for s in specs]
+    return [build_agent(s, num_players, num_actions, rules) for s in specs]
 
 
-def opponent_pool(pool: Sequence[AgentLike], num_players: int, num_actions: int) -> list[Agent]:
+def opponent_pool(
+    pool: Sequence[AgentLike], num_players: int, num_actions: int, rules: Rules | None = None
+) -> list[Agent]:
     """The agents opponents are drawn from (a non-empty sequence of specs or agents)."""
     if isinstance(pool, str) or not pool:
         raise ConfigError("opponent_pool must be a non-empty sequence of agents or specs")
-    return [build_agent(o, num_players, num_actions) for o in pool]
+    return [build_agent(o, num_players, num_actions, rules) for o in pool]
 
 
 def check_learner_seat(seat: object, num_players: int) -> int | None:
@@ -76,6 +83,7 @@ class OpponentSeats:
         opponents: as ``opponents=`` of the wrappers (``None``: use ``pool``).
         pool: the specs/agents to draw from when ``opponents`` is None (else unused).
         num_players, num_actions: the game's sizes, which every agent is checked against.
+        rules: the game's rules (named agents load their file for the table).
     """
 
     def __init__(
@@ -84,10 +92,12 @@ class OpponentSeats:
         pool: Sequence[AgentLike],
         num_players: int,
         num_actions: int,
+        rules: Rules | None = None,
     ) -> None:
         self.num_players = num_players
         self.num_actions = num_actions
-        self.fixed = fixed_opponents(opponents, num_players, num_actions)
+        self.rules = rules
+        self.fixed = fixed_opponents(opponents, num_players, num_actions, rules)
         """The ``num_players - 1`` fixed opponents in seat order after the learner, or ``None``."""
         self.pool: list[Agent] = []
         """The agents opponents are drawn from (empty when they are fixed)."""
@@ -98,7 +108,7 @@ class OpponentSeats:
         """Replace the pool; refused when the opponents are fixed (there is nothing to draw)."""
         if self.fixed is not None:
             raise ConfigError("this env has fixed opponents; create it with opponents=None to use a pool")
-        self.pool = opponent_pool(pool, self.num_players, self.num_actions)
+        self.pool = opponent_pool(pool, self.num_players, self.num_actions, self.rules)
 
     @property
     def agents(self) -> list[Agent]:

@@ -75,7 +75,7 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
         self.num_players = n
         self.render_mode = render_mode
         self.learner_seat = check_learner_seat(learner_seat, n)
-        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.codec.size)
+        self._lineup = OpponentSeats(opponents, opponent_pool, n, self.env.codec.size, self.env.rules)
         obs_space = self.env.observation_space("player_0")
         assert isinstance(obs_space, spaces.Dict)
         self.observation_space = obs_space["observation"]

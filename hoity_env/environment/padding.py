@@ -1,0 +1,182 @@
+"""The padded observation: one fixed layout for every player count of a ruleset.
+
+Why: an observation's length depends on the player count (``21 + 24 n`` standard,
+``33 + 27 n + 4 n²`` original), so a network trained on one count cannot read another's.
+The padded layout holds every value of the env's observation of an ``n``-player game
+(:mod:`~hoity_env.environment.observation`, :mod:`~hoity_env.environment.observation_original`)
+at a place that does not depend on ``n``, so one network plays 2 to 6 players:
+
+* the same global fields and the observer's own fields, where the env puts them;
+* ``num_players``: one-hot of the player count (2 … 6);
+* six seat blocks ``player0`` … ``player5``, seat-relative as in the env (``player0`` is the
+  observer, ``player1`` the next seat round the table), each starting with ``present``
+  (1 for the ``n`` seats at the table) and followed by the env's player fields.  The blocks of
+  absent seats (``K >= n``) are all zero.  The original ruleset's ``checks`` field, ``4 n``
+  wide in the env, is ``4 · 6`` wide here, its slots past ``4 n`` zero (empty slots).
+
+Nothing is rescaled: every value is the env's own (the original rules' ``thief_cells`` and
+thief numbers stay scaled by the game's own table, which ``num_players`` tells apart).  A
+:class:`Padder` for ``(ruleset, n)`` is a precomputed gather (the env's columns go, in order,
+to the padded columns :attr:`Padder.columns`, as two strided copies; presence flags and the
+count are constants), so padding a batch costs one write of the padded rows.
+``padded_obs_layout(ruleset)`` names every slice; the layout is one per ruleset, whatever
+the rule numbers (a custom ``starting_money`` rescales values, not places).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, resolve_rules
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
+from hoity_env.environment.observation_original import original_field_widths
+
+__all__ = [
+    "MAX_SEATS",
+    "PLAYER_COUNTS",
+    "Padder",
+    "padded_dim",
+    "padded_layout_markdown",
+    "padded_obs_layout",
+    "padder",
+    "ruleset_name",
+    "unpadded_dim",
+]
+
+MAX_SEATS = MAX_PLAYERS
+"""Seat blocks in a padded observation."""
+PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+"""The player counts a padded observation encodes (``num_players`` is one-hot over them)."""
+COUNT_FIELD: Field = ("num_players", len(PLAYER_COUNTS), "one-hot player count: 2, 3, 4, 5, 6")
+PRESENT_FIELD: Field = ("present", 1, "1 if this seat is at the table (K < n); an absent seat's block is 0")
+
+
+def ruleset_name(rules: str | RulesConfig) -> str:
+    """``"standard"`` or ``"original"``: the ruleset (the field set) of a preset name or rules object."""
+    return resolve_rules(rules).ruleset
+
+
+def _fields(ruleset: str, n: int) -> tuple[tuple[Field, ...], tuple[Field, ...], tuple[Field, ...]]:
+    """Global, own and per-player fields of the env's ``n``-player observation of ``ruleset``."""
+    if ruleset == "standard":
+        return GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS
+    if ruleset == "original":
+        return original_field_widths(n)
+    raise ConfigError(f"no observation layout for ruleset {ruleset!r}")
+
+
+def _width(fields: tuple[Field, ...]) -> int:
+    return sum(w for _, w, _ in fields)
+
+
+def unpadded_dim(ruleset: str, n: int) -> int:
+    """Length of the env's observation of an ``n``-player game of ``ruleset``."""
+    g, o, p = _fields(ruleset, n)
+    return _width(g) + _width(o) + n * _width(p)
+
+
+def padded_obs_layout(ruleset: str) -> dict[str, slice]:
+    """Name → slice of the padded observation of ``ruleset`` (see the module docstring).
+
+    The env's names (``phase``, ``own.hand``, ``playerK.position`` …) for K in 0 … 5, plus
+    ``num_players`` and ``playerK.present``; a fresh dict each call.
+    """
+    return dict(_layout(ruleset))
+
+
+@functools.cache
+def _layout(ruleset: str) -> dict[str, slice]:
+    g, o, p = _fields(ruleset, MAX_SEATS)
+    out: dict[str, slice] = {}
+    at = 0
+    for prefix, fields in (("", g), ("own.", o), ("", (COUNT_FIELD,))):
+        for name, width, _ in fields:
+            out[prefix + name] = slice(at, at + width)
+            at += width
+    for k in range(MAX_SEATS):
+        for name, width, _ in (PRESENT_FIELD, *p):
+            out[f"player{k}.{name}"] = slice(at, at + width)
+            at += width
+    return out
+
+
+def padded_dim(ruleset: str) -> int:
+    """Length of a padded observation of ``ruleset`` (176 standard, 350 original)."""
+    return int(max(s.stop for s in _layout(ruleset).values()))
+
+
+def padded_layout_markdown(ruleset: str) -> str:
+    """The padded layout of ``ruleset`` as a Markdown table (docs/environment.md embeds both)."""
+    g, o, p = _fields(ruleset, MAX_SEATS)
+    rows = ["| field | width | meaning |", "|---|---|---|"]
+    for prefix, fields in (("", g), ("own.", o), ("", (COUNT_FIELD,)), ("playerK.", (PRESENT_FIELD, *p))):
+        rows += [f"| `{prefix}{name}` | {width} | {doc} |" for name, width, doc in fields]
+    return "\n".join(rows)
+
+
+class Padder:
+    """Pads ``n``-player observations of one ruleset to the padded layout (module docstring)."""
+
+    def __init__(self, ruleset: str, num_players: int) -> None:
+        if num_players not in PLAYER_COUNTS:
+            raise ConfigError(f"num_players must be one of {PLAYER_COUNTS}, got {num_players!r}")
+        g, o, p = _fields(ruleset, num_players)
+        self.ruleset, self.num_players = ruleset, num_players
+        self.obs_dim = unpadded_dim(ruleset, num_players)
+        """Length of the env's observation (the input)."""
+        layout = _layout(ruleset)
+        self.padded_dim = padded_dim(ruleset)
+        """Length of the padded observation (the output)."""
+        head = _width(g) + _width(o)
+        columns = [np.arange(head)]  # global and own fields: where the env puts them
+        for k in range(num_players):
+            start = layout[f"player{k}.present"].stop  # the env's player fields follow the flag
+            columns.append(start + np.arange(_width(p)))  # the original `checks` field is last: a prefix
+        self.columns = np.concatenate(columns)
+        """Padded column of each of the env's columns, in order (every env column is kept)."""
+        template = np.zeros(self.padded_dim, dtype=np.float32)
+        template[layout["num_players"].start + PLAYER_COUNTS.index(num_players)] = 1.0
+        for k in range(num_players):
+            template[layout[f"player{k}.present"]] = 1.0
+        self.template = template
+        """The padded row before the env's values are written: the count and the presence flags."""
+        # The gather as two strided copies: the head, then the n seat blocks at a fixed stride.
+        self._head = head
+        self._seats = layout["player0.present"].start
+        self._stride = layout["player1.present"].start - self._seats
+        self._seat_width = _width(p)
+
+    def pad(self, observations: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``(..., padded_dim)`` float32 padded rows of ``(..., obs_dim)`` observations.
+
+        ``out`` (a float32 array of that shape, e.g. a rollout buffer's row block) is written
+        in place and returned; without it a new array is made.
+        """
+        obs = np.asarray(observations)
+        if obs.shape[-1] != self.obs_dim:
+            raise ConfigError(
+                f"a {self.num_players}-player {self.ruleset} observation has length {self.obs_dim}, "
+                f"got {obs.shape[-1]}"
+            )
+        rows = obs.reshape(-1, self.obs_dim)
+        shape = (*obs.shape[:-1], self.padded_dim)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
+        flat = out.reshape(-1, self.padded_dim)  # a view: out is C-contiguous
+        n, width = self.num_players, self._seat_width
+        flat[:] = self.template
+        flat[:, : self._head] = rows[:, : self._head]
+        seats = flat[:, self._seats :].reshape(-1, MAX_SEATS, self._stride)
+        seats[:, :n, 1 : 1 + width] = rows[:, self._head :].reshape(-1, n, width)
+        return out
+
+
+@functools.cache
+def padder(ruleset: str, num_players: int) -> Padder:
+    """The (shared, immutable) :class:`Padder` of ``(ruleset, num_players)``."""
+    return Padder(ruleset, num_players)
