@@ -126,6 +126,9 @@ def test_learner_settings_check_the_memory() -> None:
         LearnerSettings(memory=33)
     with pytest.raises(ConfigError, match="snapshot opponents play the observation alone"):
         LearnerSettings(memory=2, opponents=(("self", 1.0), ("snapshot", 1.0)))
+    for counts in ((2, 3), 4):  # a history's width depends on the player count
+        with pytest.raises(ConfigError, match="one player count, unpadded"):
+            LearnerSettings(memory=2, num_players=counts, padded=True)
     assert LearnerSettings.from_dict(LearnerSettings(memory=2).to_dict()).memory == 2
 
 
