@@ -11,8 +11,15 @@ much slower; rates are per game, so they compare.  ``--rules original`` times
 the original ruleset (RULES O-*), where the styles decide through
 :mod:`hoity_env.agents.original_batch`.
 
+numpy's BLAS threads (issue 34, :mod:`hoity_env.threads`): every figure plays under
+one BLAS thread (``MatchSettings.blas_threads=1``, what ``hoity-eval`` runs), and the
+batched engine is also timed in the same run with the limit off (numpy's default, one
+thread per core: the harness before issue 34), so the *one thread × unlimited* column
+is the limit's own gain.  The ``champion`` and ``champion-mix`` line-ups are numpy
+networks; the scripted line-ups never call BLAS and are the control.
+
     python benchmarks/bench_harness_engines.py [--games 8192] [--one-game-games 200] [--repeats 3]
-        [--record PATH.json]
+        [--lineups zoo,champion] [--record PATH.json]
     python benchmarks/bench_harness_engines.py --rules original
 """
 
@@ -25,26 +32,39 @@ import time
 from bench_record import Recorder, add_record_option
 
 from hoity_env.evaluation import evaluate
+from hoity_env.threads import blas_threads
 
 LINEUPS = {
     "zoo (expert, collector, thief, detective)": ["expert", "collector", "thief", "detective"],
     "zoo with expert-v1": ["expert-v1", "collector", "thief", "detective"],
     "random x4": ["random"] * 4,
+    "champion x4": ["champion"] * 4,
+    "champion-mix x4": ["champion-mix"] * 4,
 }
-SHORT = dict(zip(("zoo", "zoo-v1", "random"), LINEUPS, strict=True))
+SHORT = dict(zip(("zoo", "zoo-v1", "random", "champion", "champion-mix"), LINEUPS, strict=True))
 """``--lineups`` names of the line-ups."""
 
 
-def rate(specs: list[str], games: int, engine: str, seed: int, rules: str = "standard") -> float:
-    """Games per CPU-second of one evaluation."""
+def rate(
+    specs: list[str], games: int, engine: str, seed: int, rules: str = "standard", threads: int | None = 1
+) -> float:
+    """Games per CPU-second (every thread's CPU) of one evaluation under ``threads`` BLAS threads
+    (``None``: numpy's own default)."""
     start = time.process_time()
     result = evaluate(
-        specs, num_players=4, games=games, seed=seed, progress=False, engine=engine, rules=rules
+        specs,
+        num_players=4,
+        games=games,
+        seed=seed,
+        progress=False,
+        engine=engine,
+        rules=rules,
+        blas_threads=threads,
     )
     return result.games / (time.process_time() - start)
 
 
-def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
+def main(argv: list[str] | None = None) -> dict[str, tuple[float, float, float]]:
     """Time both engines on every line-up and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=8192, help="games per batched run (default 8192)")
@@ -56,33 +76,47 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float, float]]:
     )
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed of the first run (default 0)")
     parser.add_argument(
-        "--rules", default="standard", choices=["standard", "original"], help="ruleset (default standard)"
+        "--rules",
+        default="standard",
+        choices=["standard", "original"],
+        help="ruleset: standard or original (default standard)",
     )
     parser.add_argument(
-        "--lineups", default=",".join(SHORT), help="comma-separated: zoo, zoo-v1, random (default: all)"
+        "--lineups",
+        default=",".join(SHORT),
+        help=f"comma-separated: {', '.join(SHORT)} (default: all)",
     )
     add_record_option(parser)
     args = parser.parse_args(argv)
     recorder = Recorder.start(args.record, argv)
     out = {}
-    print(f"rules: {args.rules}")
-    print("| line-up | batched games / CPU-s | one-game games / CPU-s | batched × one-game |")
-    print("|---|---|---|---|")
+    default = max(blas_threads() or [1])
+    print(f"rules: {args.rules}; numpy's BLAS threads without a limit: {default}")
+    print(
+        "| line-up | batched, BLAS unlimited | batched, one BLAS thread | one thread × unlimited "
+        "| one-game | batched × one-game |"
+    )
+    print("|---|---|---|---|---|---|")
     for name in (SHORT[short] for short in args.lineups.split(",")):
         specs = LINEUPS[name]
         rate(specs, 8, "batched", args.seed, args.rules)  # warm-up: imports, first allocations
-        batched = statistics.median(
-            rate(specs, args.games, "batched", args.seed + r, args.rules) for r in range(args.repeats)
-        )
+        unlimited, batched = [], []
+        for r in range(args.repeats):  # interleaved, so a change in the machine's load hits both
+            unlimited.append(rate(specs, args.games, "batched", args.seed + r, args.rules, threads=None))
+            batched.append(rate(specs, args.games, "batched", args.seed + r, args.rules))
         one = statistics.median(
             rate(specs, args.one_game_games, "one-game", args.seed + r, args.rules)
             for r in range(args.repeats)
         )
-        out[name] = (batched, one)
-        print(f"| {name} | {batched:,.0f} | {one:,.0f} | {batched / one:.1f} |", flush=True)
+        b, u = statistics.median(batched), statistics.median(unlimited)
+        out[name] = (b, one, u)
+        print(f"| {name} | {u:,.0f} | {b:,.0f} | {b / u:.2f} | {one:,.0f} | {b / one:.1f} |", flush=True)
     if recorder:
-        rows = [{"lineup": LINEUPS[n], "batched": b, "one_game": o} for n, (b, o) in out.items()]
-        recorder.write({"rows": rows}, settings=vars(args))
+        rows = [
+            {"lineup": LINEUPS[n], "batched": b, "one_game": o, "batched_unlimited": u}
+            for n, (b, o, u) in out.items()
+        ]
+        recorder.write({"rows": rows, "default_blas_threads": default}, settings=vars(args))
     return out
 
 

@@ -25,7 +25,10 @@ passes while collecting, the update, and for SB3 its vec-env layer).
     python benchmarks/bench_learner.py --learners fast --players 2,3,4,5,6      # one policy, 2-6 players
 
 ``--record PATH.json`` also writes every cell with the command and the machine
-(``bench_record.py``), for the docs' table.
+(``bench_record.py``), for the docs' table, and the matrix-product bound of each setting
+measured at the end of the same run (``flop_bound.py``: FLOP per learner step counted from
+the layer shapes, one thread's GFLOP per CPU-second on large square products and on the
+policy's own shapes).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import Any
 
 import torch
 from bench_record import Recorder, add_record_option
+from flop_bound import bound
 from profile_training import ZOO, timed
 
 import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
@@ -132,15 +136,15 @@ def measure(
     return median
 
 
-def matmul_gflops(rows: int = 8192, width: int = 128, repeats: int = 50) -> float:
-    """This thread's float32 matrix-product speed at the policy's shapes (GFLOP per CPU-second):
-    the ceiling on any torch learner's steps per CPU-second at a given network and epochs."""
-    a, b = torch.randn(rows, width), torch.randn(width, width)
-    a @ b  # warm-up
-    start = time.process_time()
-    for _ in range(repeats):
-        a @ b
-    return 2 * rows * width * width * repeats / (time.process_time() - start) / 1e9
+def flop_settings() -> dict[str, dict[str, object]]:
+    """The network, epochs and minibatch of each learner (``sb3`` and ``fast-same`` share them)."""
+    d = LearnerSettings()
+    return {
+        "same": {"hidden": list(REFERENCE["hidden"]), "epochs": REFERENCE["epochs"],
+                 "minibatch": REFERENCE["minibatch_size"], "learners": ["sb3", "fast-same"]},
+        "fast": {"hidden": list(d.hidden), "epochs": d.epochs, "minibatch": d.minibatch_size,
+                 "learners": ["fast"]},
+    }  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, float]]:
@@ -191,7 +195,9 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str, int], dict[str, 
                 )
     if recorder:
         cells = [{"learner": k[0], "mode": k[1], "games": k[2], **r} for k, r in results.items()]
-        recorder.write({"cells": cells, "matmul_gflops": matmul_gflops()}, settings=vars(args))
+        env = BatchedHoityEnv(num_envs=1)
+        flop = bound(env.obs_dim, env.num_actions, flop_settings())
+        recorder.write({"cells": cells, "flop_bound": flop}, settings=vars(args))
     return results
 
 

@@ -66,6 +66,42 @@ def training_speed() -> str:
     )
 
 
+def flop_bound_text(bound: dict[str, Any], cells: dict[tuple[str, str, int], Any], big: list[int]) -> str:
+    """The matrix-product bound of ``bench_learner.py``'s run (``flop_bound.py``) and how close the
+    self-play rates of the same run get to it."""
+    same, fast = bound["settings"]["same"], bound["settings"]["fast"]
+
+    def share(learner: str, cap: float) -> str:
+        return span((c["rate"] / cap for (lrn, m, g), c in cells.items()
+                     if lrn == learner and m == "self-play" and g in big), ".0%")  # fmt: skip
+
+    hidden = "×".join(map(str, same["hidden"]))
+    sb3 = max(c["rate"] for (lrn, m, g), c in cells.items() if lrn == "sb3" and m == "self-play" and g in big)
+    reach = (
+        "Ten times MaskablePPO's rate is above the cap, out of reach at the same network and data passes."
+        if 10 * sb3 > same["cap"]
+        else "Ten times MaskablePPO's rate is below the cap: only overhead stands in the way."
+    )
+    return (
+        f"Counted from the layer shapes, forward and backward through the {hidden} actor and critic "
+        f"are {n(same['forward'] + same['backward'])} floating-point operations per row "
+        f"({n(same['forward'])} forward), Adam and the gradient clipping "
+        f"{n(same['optimizer'])} more per row at minibatch "
+        f"{same['minibatch']:,}, so the rollout's forward pass and {same['epochs']} epochs cost "
+        f"{same['per_step'] / 1e6:.2f} MFLOP per learner step. One thread of this machine multiplied "
+        f"large square matrices at {bound['square_gflops']:.0f} GFLOP per CPU-second and the policy's "
+        f"own products at minibatch {same['minibatch']:,} at {same['gflops']:.0f}, at the end of the same "
+        f"run: any torch learner at these settings is capped near {n(round(same['cap'], -2))} steps per "
+        f"CPU-second even if it did nothing but matrix products. MaskablePPO reaches "
+        f"{share('sb3', same['cap'])} of that cap at B ≥ 256 and the fast learner at the same settings "
+        f"{share('fast-same', same['cap'])}: the rest is per-operation overhead on small matrices. "
+        f"{reach} The defaults "
+        f"({fast['epochs']} epoch of {fast['minibatch']:,}-row minibatches, ReLU) cost "
+        f"{fast['per_step'] / 1e6:.2f} MFLOP per learner step, a cap near {n(round(fast['cap'], -2))} at "
+        f"{fast['gflops']:.0f} GFLOP per CPU-second, of which they reach {share('fast', fast['cap'])}."
+    )
+
+
 def learner_speed() -> str:
     """The fast learner beside MaskablePPO, self-play and against the zoo."""
     record = load("learner")
@@ -121,8 +157,6 @@ def learner_speed() -> str:
         ]
 
     same, zoo = min(ratios("fast-same", "self-play")), min(ratios("fast", "vs-zoo"))
-    gflops = figures["matmul_gflops"]
-    flop = 1.7e6  # 4 epochs of forward and backward through the 128×128 actor and critic, per learner step
     sizes = ", ".join(f"{g:,}" for g in sorted(set(big)))
     bullets = [
         f"**Self-play at the defaults: {cell_span('fast', 'self-play', 'rate')} "
@@ -132,13 +166,8 @@ def learner_speed() -> str:
         "MaskablePPO.",
         "**At the same network and data passes the fast learner is "
         f"{cell_span('fast-same', 'self-play', 'ratio')}× "
-        f"MaskablePPO in self-play** (target 10×: {met(same >= 10)}). Forward and backward through a "
-        "128×128 actor and critic are about 420,000 floating-point operations per row and epoch, so 4 epochs "
-        f"cost about 1.7 MFLOP per learner step; one thread of this machine multiplied the policy's matrices "
-        f"at {gflops:.0f} GFLOP per CPU-second in the same run, which caps any torch learner at about "
-        f"{n(round(gflops * 1e9 / flop, -2))} steps per CPU-second at these settings even if it did "
-        "nothing but matrix products. The defaults buy their speed with one epoch over large "
-        "minibatches and ReLU.",
+        f"MaskablePPO in self-play** (target 10×: {met(same >= 10)}). "
+        + flop_bound_text(figures["flop_bound"], cells, big),
         f"**Against the zoo the scripted opponents take {span(opponents, '.0%')} "
         "of the fast "
         f"learner's time** at B ≥ 256, so it is {cell_span('fast', 'vs-zoo', 'ratio')}× MaskablePPO there "
@@ -238,7 +267,44 @@ def original_main_job() -> str:
     )
 
 
+def best_response_speed() -> str:
+    """A 2M-step fast best response's training CPU and its split, this tree against an earlier one
+    in the same run (``benchmarks/bench_best_response.py``)."""
+    record = load("best_response")
+    figures, s = record["figures"], record["settings"]
+    parts = ("env", "opponents", "policy", "learning")
+    names = {"before": f"before (commit `{s['before']}`)", "after": "after"}
+    body = [
+        [
+            names[tree],
+            n(figures[tree]["steps"]),
+            f"{figures[tree]['cpu']:.1f}",
+            n(figures[tree]["rate"]),
+            *(f"{figures[tree][p]:.1f} ({figures[tree][p] / figures[tree]['cpu']:.0%})" for p in parts),
+        ]
+        for tree in ("before", "after")
+        if tree in figures
+    ]
+    header = ["code", "learner steps", "training CPU-s", "steps / CPU-s", *(f"{p} CPU-s" for p in parts)]
+    after = figures["after"]
+    ratio = ""
+    if "before" in figures:
+        before = figures["before"]
+        ratio = (
+            f" Before / after, same run: {before['cpu'] / after['cpu']:.2f}× the training CPU, "
+            f"{before['opponents'] / after['opponents']:.2f}× the opponents' CPU."
+        )
+    return (
+        f"{table(header, body)}\n\nA fast best response to three copies of `{s['target']}` at "
+        f"`FAST_SETTINGS`, {s['steps']:,} learner steps, seed {s['seed']}; medians of {s['repeats']} "
+        "runs of each, alternating, each in a fresh process (torch and numpy's BLAS on one thread)."
+        f"{ratio} Target (issue 34): at most 40 CPU-s of training: {met(after['cpu'] <= 40)} "
+        f"({after['cpu']:.1f}).\n\n{provenance('best_response', record)}"
+    )
+
+
 FIGURES = {
+    "best-response-speed": best_response_speed,
     "cleanrl-example": cleanrl_example,
     "original-main-job": original_main_job,
     "learner-settings": learner_settings,

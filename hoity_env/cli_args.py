@@ -1,8 +1,9 @@
 """What the command lines (``hoity-eval``, ``hoity-play``, ``hoity-replay``) share.
 
 Argument types that turn a bad value into argparse's one-line usage error (exit
-status 2), the warning every command that loads checkpoints carries, and parsing
-into an exit status instead of ``SystemExit``.
+status 2), the warning every command that loads checkpoints carries, parsing
+into an exit status instead of ``SystemExit``, and ``--blas-threads`` (every command
+that plays numpy policies runs under it: :mod:`hoity_env.threads`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hoity_env.threads import DEFAULT_BLAS_THREADS
+
 __all__ = [
     "CHECKPOINT_WARNING",
+    "add_blas_threads",
     "add_rules",
     "add_settings_flags",
     "fail",
@@ -82,6 +86,18 @@ def add_rules(p: argparse.ArgumentParser, choices: Sequence[str], what: str = ""
         default="standard",
         choices=choices,
         help=f"rules preset{what}: {' | '.join(choices)} (default standard)",
+    )
+
+
+def add_blas_threads(p: argparse.ArgumentParser) -> None:
+    """``--blas-threads N``: numpy's BLAS threads for the whole command (:mod:`hoity_env.threads`)."""
+    p.add_argument(
+        "--blas-threads",
+        type=positive,
+        default=DEFAULT_BLAS_THREADS,
+        metavar="N",
+        help="threads of numpy's matrix products (the named agents' and populations' networks), here "
+        f"and in each worker; more only contend for cores on a busy machine (default {DEFAULT_BLAS_THREADS})",
     )
 
 

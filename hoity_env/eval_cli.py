@@ -13,7 +13,9 @@ The match commands (``evaluate``, the default, ``tournament``, ``h2h``) are
 :mod:`hoity_env.strength.cli`.  This module sits above both: it picks the command,
 configures logging (``-q/--quiet``: warnings and errors only, no progress bars;
 ``-v/--verbose``: debug messages too), takes the ``--out`` folder before anything is
-played (a second run with the same ``--out`` is refused at once), runs the command,
+played (a second run with the same ``--out`` is refused at once), runs the command
+under ``--blas-threads`` numpy threads (default 1, here and in every worker:
+:mod:`hoity_env.threads`),
 prints its Markdown table on stdout and writes ``result.json``, ``result.csv``,
 ``result.md`` and ``result.png`` to ``--out``.  Messages and progress bars go to stderr.
 
@@ -33,7 +35,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from hoity_env.cli_args import fail, parse
+from hoity_env.cli_args import add_blas_threads, fail, parse
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import cli as match_cli
 from hoity_env.evaluation.replays import save_replays
@@ -41,6 +43,7 @@ from hoity_env.evaluation.reports.output import claim, write_results
 from hoity_env.evaluation.reports.results import EvaluationResult
 from hoity_env.evaluation.workers import WorkerDied
 from hoity_env.strength import cli as strength_cli
+from hoity_env.threads import limit_blas
 
 __all__ = ["PROG", "build_parser", "configure_logging", "main"]
 
@@ -60,6 +63,7 @@ def build_parser(command: str) -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="only warnings and errors on stderr (no progress bars)"
     )
     loudness.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr too")
+    add_blas_threads(p)
     return p
 
 
@@ -104,7 +108,8 @@ def _run(prog: str, command: str, args: argparse.Namespace) -> int:
             if args.out is not None:  # before the games: a bad or busy destination must not cost them
                 stack.enter_context(claim(args.out))
             run = strength_cli.run if command in strength_cli.COMMANDS else match_cli.run
-            result = run(command, args)
+            with limit_blas(args.blas_threads):
+                result = run(command, args)
         except ConfigError as exc:
             return fail(prog, exc)
         except WorkerDied as exc:

@@ -81,6 +81,46 @@ def test_twin_decides_a_mixed_batch_row_by_row(name: str, game_rows: Rows) -> No
     assert batch[:60].tolist() == singles
 
 
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_the_lanes_solve_each_role_game_as_numpy_does(
+    n: int, game_rows: Rows, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The expert's compiled role game (hoity_env/agents/numba_role_game.py) solves up to LANES rows
+    # together; fed numpy's own inputs, every lane's average mix and option values are numpy's,
+    # bit for bit, whichever lane a row lands in and however full the lanes are.
+    from hoity_env.agents import expert as expert_module
+    from hoity_env.agents import numba_role_game as lanes
+
+    calls: list[tuple[tuple[np.ndarray, ...], int, tuple[np.ndarray, np.ndarray]]] = []
+    solve = expert_module.solve_role_game
+
+    def record(*args: object) -> tuple[np.ndarray, np.ndarray]:
+        out = solve(*args)  # type: ignore[arg-type]
+        calls.append((tuple(np.asarray(a) for a in args[:7]), int(args[7]), out))  # type: ignore[call-overload]
+        return out
+
+    monkeypatch.setattr(expert_module, "solve_role_game", record)
+    obs, masks = game_rows["standard", n]
+    reference = SCRIPTED["expert"](0, accelerator="numpy")
+    reference.decide(obs, masks.astype(bool), np.random.default_rng(n).random((len(obs), 4)))
+    assert {iterations for _, iterations, _ in calls} == {3, 8}  # location steps and castle roles
+    v = lanes.lanes(n)
+    solved = 0
+    for (model, trust, present, legal, worth, beats, weights), iterations, (average, values) in calls:
+        mix = legal / legal.sum(axis=2, keepdims=True)
+        rows = np.random.default_rng(solved).permutation(len(model))  # any row in any lane
+        for start in range(0, len(rows), lanes.LANES - 1):  # never quite full: partial lanes too
+            chunk = rows[start : start + lanes.LANES - 1]
+            for lane, r in enumerate(chunk):
+                lanes.load(lane, n, trust[r], model[r], legal[r], mix[r], present[r], worth[r], beats[r],
+                           weights[r], v)  # fmt: skip
+            lanes.solve(v, n, len(chunk), iterations, True)
+            assert np.array_equal(v.average[:, :, : len(chunk)], average[chunk].transpose(1, 2, 0))
+            assert np.array_equal(v.values[0, :, : len(chunk)], values[chunk, 0].T)
+            solved += len(chunk)
+    assert solved > 300
+
+
 def test_a_subclass_that_changes_a_rule_keeps_its_rule(game_rows: Rows) -> None:
     class Shy(CollectorAgent):
         name = "shy"

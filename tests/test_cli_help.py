@@ -24,6 +24,8 @@ SCRIPTS = [
     "benchmarks/bench_eval.py",
     "benchmarks/profile_training.py",
     "benchmarks/bench_learner.py",
+    "benchmarks/bench_best_response.py",
+    "benchmarks/bench_harness_engines.py",
     "benchmarks/learner_settings.py",
     "benchmarks/viewer_size.py",
 ]

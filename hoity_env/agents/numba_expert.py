@@ -1,10 +1,13 @@
-"""Compiled twin of ``expert``'s standard rules (the ``fast`` extra): the role game row by row.
+"""Compiled twin of ``expert``'s standard rules (the ``fast`` extra): rows one by one, role games in lanes.
 
 :class:`~hoity_env.agents.expert.ExpertAgent` solves a small role game at every
 castle decision with array operations over ``(6, B, n, 4, n)`` tensors: at the
 batch sizes of training that was most of the zoo's cost.  This kernel plays the
-same rule one row at a time with plain loops: the same rival model, exhibition
-estimates, regret-matching rounds, bid values and softmax draws, each value
+same rule with plain loops: each row's rival model, exhibition estimates, bid
+values and softmax draws one row at a time, and the regret-matching rounds of the
+role game for :data:`~hoity_env.agents.numba_role_game.LANES` rows at once
+(:mod:`hoity_env.agents.numba_role_game`, which the compiler vectorizes; rows
+are grouped by step, location steps first), each value
 computed with the same operations in numpy's order (products and sums left to
 right as ``cumprod``/``prod``/short ``sum`` do, the rivals' weighted gains in
 two interleaved partial sums as ``np.einsum`` adds them, float32 where numpy
@@ -28,6 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from hoity_env.agents.numba_role_game import LANES, lanes, load, solve
 from hoity_env.agents.numba_styles import (
     BEST_SIZE,
     CAN_EXHIBIT,
@@ -58,7 +62,7 @@ from hoity_env.agents.numba_styles import (
     step_of,
 )
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.batched.numba_kernels import jit
+from hoity_env.engine.batched.numba_kernels import jit, jit_inline
 from hoity_env.engine.config import STANDARD
 
 __all__ = ["expert_kernel"]
@@ -97,12 +101,7 @@ class Scratch(NamedTuple):
     weights: Any
     legal: Any
     mix: Any
-    regret: Any
-    total: Any
     average: Any
-    played: Any
-    rest: Any
-    values: Any
     present: Any
     at_auction: Any
     legal_bids: Any
@@ -119,13 +118,13 @@ def scratch(n: int, copies: Any) -> Scratch:
     return Scratch(
         copies, np.empty(NUM_SERIES, dtype=np.int64), np.empty(n), per.copy(), np.empty(n), np.empty(n),
         np.empty(n, dtype=np.bool_), np.empty((n, n)), np.empty(n), per.copy(), np.empty((n, n)),
-        np.empty((n, 3), dtype=np.bool_), per.copy(), per.copy(), per.copy(), per.copy(), per.copy(),
-        np.empty((12, n, n)), np.empty((n, 4)), np.empty(n), np.empty(n), np.empty(AMOUNTS, dtype=np.bool_),
+        np.empty((n, 3), dtype=np.bool_), per.copy(), per.copy(), np.empty(n), np.empty(n),
+        np.empty(AMOUNTS, dtype=np.bool_),
         np.empty(AMOUNTS), np.empty(2), np.empty(2), np.empty(AMOUNTS),
     )  # fmt: skip
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
     """``ExpertAgent.rival_model`` for one row (every player, observer first)."""
     rounds = np.float64(o[ROUND]) * MAX_ROUNDS
@@ -141,7 +140,7 @@ def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
         trust[j] = MAX_TRUST * visits / (visits + TRUST_SCALE)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def exhibitions(
     o: Any, n: int, copies: Any, known: Any, size: Any, can: Any, beats: Any, spread: Any
 ) -> None:
@@ -176,7 +175,7 @@ def exhibitions(
             beats[k, j] = 1.0 / (1.0 + np.exp(-1.7 * gap))
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def race_worth(o: Any, n: int, size: Any, worth: Any) -> None:
     """``ExpertAgent.race_worth`` for one row: ``(n, 3)`` worth of scoring, being caught, catching."""
     for j in range(n):
@@ -187,7 +186,7 @@ def race_worth(o: Any, n: int, size: Any, worth: Any) -> None:
             worth[j, r] = (to - pos) + (WIN_BONUS if to >= FINISH else 0.0)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def race_weights(o: Any, n: int, weights: Any) -> None:
     """``ExpertAgent.race_weights`` for one row: how much ``j``'s gain counts against ``i``."""
     for i in range(n):
@@ -196,100 +195,10 @@ def race_weights(o: Any, n: int, weights: Any) -> None:
             weights[i, j] = 0.0 if i == j else RIVAL_SHARE * (1.0 + LEAD_WEIGHT * lead) / (n - 1)
 
 
-@jit  # type: ignore[misc]
-def role_game_values(
-    sigma: Any, worth: Any, beats: Any, weights: Any, n: int, players: int, options: int, rest: Any, out: Any
-) -> None:  # fmt: skip
-    """``expert.role_game_values`` for one row, players ``0 … players-1`` and options ``0 … options-1``.
-
-    ``rest[f, i, j]`` is the product over ``k ∉ {i, j}`` of event ``f``'s factor, as the
-    exclusive prefix times suffix products of the numpy version (same order).
-    """
-    y = rest[6:]  # each player's six factors in each column, then the products beside them
-    for j in range(n):
-        for k in range(n):
-            _factors(sigma, beats, k, j, y[:, k, j])
-        for f in range(6):
-            before = 1.0
-            for i in range(n):
-                rest[f, i, j] = before
-                before *= y[f, i, j]
-            after = 1.0
-            for i in range(n - 1, -1, -1):
-                rest[f, i, j] = rest[f, i, j] * after
-                after *= y[f, i, j]
-    for i in range(players):
-        # The options' roles as literals, so the compiler folds the exact identities (x·1, 1-0).
-        out[i, 0] = _option_value(sigma, worth, beats, weights, n, rest, i, 1.0, 0.0, 0.0)
-        out[i, 1] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 1.0, 0.0)
-        out[i, 2] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 0.0, 1.0)
-        if options > 3:
-            out[i, 3] = _option_value(sigma, worth, beats, weights, n, rest, i, 0.0, 0.0, 0.0)
-
-
-@jit  # type: ignore[misc]
-def _option_value(
-    sigma: Any, worth: Any, beats: Any, weights: Any, n: int, rest: Any, i: int,
-    oe: float, ot: float, od: float,
-) -> float:  # fmt: skip
-    """Player ``i``'s payoff when it plays roles ``(oe, ot, od)`` (all 0: away): own gain less the
-    rivals' weighted gains, summed in two interleaved partial sums as ``np.einsum`` does."""
-    own = 0.0
-    even = 0.0
-    odd = 0.0
-    for j in range(n):
-        if i == j:
-            no_thief, no_det, no_show = rest[0, i, j], rest[1, i, j], rest[2, i, j]
-            best, best_no_d, best_no_td = rest[3, i, j], rest[4, i, j], rest[5, i, j]
-        else:
-            ob = oe * beats[i, j]
-            no_thief = rest[0, i, j] * (1.0 - ot)
-            no_det = rest[1, i, j] * (1.0 - od)
-            no_show = rest[2, i, j] * (1.0 - od - oe)
-            best = rest[3, i, j] * (1.0 - ob)
-            best_no_d = rest[4, i, j] * (1.0 - od - ob)
-            best_no_td = rest[5, i, j] * (1.0 - ot - od - ob)
-        robbed = best_no_d - best_no_td
-        gain_e = worth[j, 0] * (best - robbed) - CARD_VALUE * robbed
-        gain_t = worth[j, 1] * (1.0 - no_det) + CARD_VALUE * (no_det - no_show)
-        gain_d = worth[j, 2] * (1.0 - no_thief)
-        if i == j:
-            own = oe * gain_e + ot * gain_t + od * gain_d
-        term = (sigma[j, 0] * gain_e + sigma[j, 1] * gain_t + sigma[j, 2] * gain_d) * weights[i, j]
-        if j == 0:
-            even = term
-        elif j == 1:
-            odd = term
-        elif j % 2 == 0:
-            even += term
-        else:
-            odd += term
-    return own - (even + odd)
-
-
-@jit  # type: ignore[misc]
-def _factors(sigma: Any, beats: Any, k: int, j: int, out: Any) -> None:
-    """Player ``k``'s factor of each of the six events in ``j``'s column (1 on the diagonal, as ``y``)."""
-    if k == j:
-        for f in range(6):
-            out[f] = 1.0
-        return
-    e, t, d = sigma[k, 0], sigma[k, 1], sigma[k, 2]
-    beaten = e * beats[k, j]
-    out[0] = 1.0 - t
-    out[1] = 1.0 - d
-    out[2] = 1.0 - d - e
-    out[3] = 1.0 - beaten
-    out[4] = 1.0 - d - beaten
-    out[5] = 1.0 - t - d - beaten
-
-
-@jit  # type: ignore[misc]
-def castle_game(
-    o: Any, n: int, present: Any, own_legal: bool, iterations: int, want_values: bool, s: Any
-) -> None:
-    """``ExpertAgent.castle_game`` + ``solve_role_game`` for one row: our mix into ``s.average[0]``
-    and (``want_values``) our option values into ``s.values[0]``."""
+@jit_inline  # type: ignore[misc]
+def castle_setup(o: Any, n: int, own_legal: bool, s: Any) -> None:
+    """``ExpertAgent.castle_game`` up to the solve, for one row: the rival model, the exhibitions, the
+    race's worths and weights, who may play which role, and everyone's first mix (uniform over it)."""
     rival_model(o, n, s.castle, s.model, s.trust)
     exhibitions(o, n, s.copies, s.known, s.size, s.can, s.beats, s.spread)
     race_worth(o, n, s.size, s.worth)
@@ -310,40 +219,9 @@ def castle_game(
         for c in range(3):
             model[j, c] = model[j, c] / total
             mix[j, c] = (1.0 if legal[j, c] else 0.0) / cnt
-            s.regret[j, c] = 0.0
-            s.total[j, c] = 0.0
-    for it in range(iterations):
-        _played(n, trust, model, mix, present, s.played)
-        role_game_values(s.played, s.worth, s.beats, s.weights, n, n, 3, s.rest, s.values)
-        for j in range(n):
-            expected = s.values[j, 0] * mix[j, 0] + s.values[j, 1] * mix[j, 1] + s.values[j, 2] * mix[j, 2]
-            positive = 0.0
-            for c in range(3):
-                r = max(s.regret[j, c] + s.values[j, c] - expected, 0.0) if legal[j, c] else 0.0
-                s.regret[j, c] = r
-                positive += r
-            for c in range(3):
-                if positive > 0:
-                    mix[j, c] = s.regret[j, c] / positive
-                s.total[j, c] += (it + 1) * mix[j, c]
-    for j in range(n):
-        total = s.total[j, 0] + s.total[j, 1] + s.total[j, 2]
-        for c in range(3):
-            s.average[j, c] = s.total[j, c] / total
-    if want_values:
-        _played(n, trust, model, s.average, present, s.played)
-        role_game_values(s.played, s.worth, s.beats, s.weights, n, 1, 4, s.rest, s.values)
 
 
-@jit  # type: ignore[misc]
-def _played(n: int, trust: Any, model: Any, mix: Any, present: Any, out: Any) -> None:
-    """What each player plays in the restricted game: trust × model + the rest × mix, if present."""
-    for j in range(n):
-        for c in range(3):
-            out[j, c] = (trust[j] * model[j, c] + (1.0 - trust[j]) * mix[j, c]) * present[j]
-
-
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
     """``ExpertAgent.bid_values`` (with ``win_chances``, ``lot_worth``, ``rival_worth``) into ``s.bids``."""
     win = s.bids
@@ -386,7 +264,7 @@ def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
         win[b] = value if legal[b] else -np.inf
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def softmax_pick(values: Any, count: int, temperature: float, u: float, w: Any) -> int:
     """A draw from ``exp((values - max) / temperature)`` (``sample_index`` of the softmax weights)."""
     top = values[0]
@@ -399,42 +277,84 @@ def softmax_pick(values: Any, count: int, temperature: float, u: float, w: Any) 
 
 @jit  # type: ignore[misc]
 def expert_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``ExpertAgent``'s three rules, row by row."""
+    """``ExpertAgent``'s three rules: bids row by row; the castle games of the location steps, then of
+    the castle roles, :data:`~hoity_env.agents.numba_role_game.LANES` rows at a time."""
     s = scratch(n, copies)
+    v = lanes(n)
+    waiting = np.empty(LANES, dtype=np.int64)
+    """The row in each lane."""
+    auction = np.empty((LANES, n))
+    """Each lane's chance that every player is at the Auction House (location steps)."""
+    steps = np.empty(obs.shape[0], dtype=np.int64)
     for r in range(obs.shape[0]):
         o, m, u = obs[r], masks[r], draws[r]
-        step = step_of(o, m)
-        if step == 0:
-            rival_model(o, n, s.present, s.model, s.trust)
-            for k in range(n):
-                s.at_auction[k] = 1.0 - s.present[k]
-            s.present[0] = 1.0
-            castle_game(o, n, s.present, o[CAN_EXHIBIT] > 0.5, LOCATION_ITERATIONS, True, s)
-            v = s.values
-            castle = s.average[0, 0] * v[0, 0] + s.average[0, 1] * v[0, 1] + s.average[0, 2] * v[0, 2]
-            away = v[0, 3]
-            cap = np.rint(o[player(0, MONEY)] * np.float32(STARTING_MONEY))
-            for b in range(AMOUNTS):
-                s.legal_bids[b] = b <= cap
-            bid_values(o, n, s.at_auction, s.legal_bids, s)
-            auction = s.bids[0]
-            for b in range(1, AMOUNTS):
-                auction = max(auction, s.bids[b])
-            s.two[0] = castle
-            s.two[1] = auction + away if may_bid(o, m) else -np.inf
-            choice = (CASTLE, AUCTION)[softmax_pick(s.two, 2, LOCATION_TEMPERATURE, u[1], s.weights2)]
-        elif step == 1:
+        steps[r] = step_of(o, m)
+        if steps[r] == 1:
             for k in range(n):
                 s.at_auction[k] = 1.0 if location_of(o, k) == 0 else 0.0
             for b in range(AMOUNTS):
                 s.legal_bids[b] = m[BID0 + b]
             bid_values(o, n, s.at_auction, s.legal_bids, s)
-            choice = BID0 + softmax_pick(s.bids, AMOUNTS, BID_TEMPERATURE, u[1], s.weights_bids)
-        else:
-            for k in range(n):
-                s.present[k] = 1.0 if k == 0 or location_of(o, k) == 1 else 0.0
-            castle_game(o, n, s.present, bool(m[EXHIBIT]), ITERATIONS, False, s)
-            choice = ROLES[sample_index(s.average[0], 3, u[1])]
+            out[r] = legal_or_first(
+                BID0 + softmax_pick(s.bids, AMOUNTS, BID_TEMPERATURE, u[1], s.weights_bids), m
+            )
+    for step in (0, 2):
+        count = 0
+        for r in range(obs.shape[0]):
+            if steps[r] != step:
+                continue
+            o, m = obs[r], masks[r]
+            if step == 0:
+                rival_model(o, n, s.present, s.model, s.trust)
+                for k in range(n):
+                    auction[count, k] = 1.0 - s.present[k]
+                s.present[0] = 1.0
+                castle_setup(o, n, o[CAN_EXHIBIT] > 0.5, s)
+            else:
+                for k in range(n):
+                    s.present[k] = 1.0 if k == 0 or location_of(o, k) == 1 else 0.0
+                castle_setup(o, n, bool(m[EXHIBIT]), s)
+            load(count, n, s.trust, s.model, s.legal, s.mix, s.present, s.worth, s.beats, s.weights, v)
+            waiting[count] = r
+            count += 1
+            if count == LANES:
+                decide_lanes(obs, masks, draws, n, step, count, waiting, auction, v, s, out)
+                count = 0
+        if count:
+            decide_lanes(obs, masks, draws, n, step, count, waiting, auction, v, s, out)
+
+
+@jit  # type: ignore[misc]
+def decide_lanes(
+    obs: Any, masks: Any, draws: Any, n: int, step: int, count: int, waiting: Any, auction: Any, v: Any,
+    s: Any, out: Any,
+) -> None:  # fmt: skip
+    """Solve the loaded lanes' castle games, then finish each row: a location (0) or a role (2)."""
+    solve(v, n, count, LOCATION_ITERATIONS if step == 0 else ITERATIONS, step == 0)
+    mix = s.average[0]
+    for lane in range(count):
+        r = waiting[lane]
+        o, m, u = obs[r], masks[r], draws[r]
+        for c in range(3):
+            mix[c] = v.average[0, c, lane]
+        if step == 2:
+            out[r] = legal_or_first(ROLES[sample_index(mix, 3, u[1])], m)
+            continue
+        values = v.values[0]
+        castle = mix[0] * values[0, lane] + mix[1] * values[1, lane] + mix[2] * values[2, lane]
+        away = values[3, lane]
+        for k in range(n):
+            s.at_auction[k] = auction[lane, k]
+        cap = np.rint(o[player(0, MONEY)] * np.float32(STARTING_MONEY))
+        for b in range(AMOUNTS):
+            s.legal_bids[b] = b <= cap
+        bid_values(o, n, s.at_auction, s.legal_bids, s)
+        best = s.bids[0]
+        for b in range(1, AMOUNTS):
+            best = max(best, s.bids[b])
+        s.two[0] = castle
+        s.two[1] = best + away if may_bid(o, m) else -np.inf
+        choice = (CASTLE, AUCTION)[softmax_pick(s.two, 2, LOCATION_TEMPERATURE, u[1], s.weights2)]
         out[r] = legal_or_first(choice, m)
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.batched.numba_kernels import jit
+from hoity_env.engine.batched.numba_kernels import jit, jit_inline
 from hoity_env.engine.config import STANDARD
 from hoity_env.environment.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 
@@ -71,7 +71,7 @@ _V1_PRIOR = 2.0 * np.asarray([0.3, 0.3, 0.4])
 
 
 # --- shared per-row helpers -------------------------------------------------------------------
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def step_of(o: Any, m: Any) -> int:
     """0 location step, 1 bid, 2 castle role (``ScriptedAgent.decide``'s split)."""
     if not o[PHASE_ACTION] > 0.5:
@@ -82,7 +82,7 @@ def step_of(o: Any, m: Any) -> int:
     return 2
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def legal_or_first(choice: int, m: Any) -> int:
     """``ensure_legal`` for one row: ``choice`` if legal, else the lowest legal action."""
     if m[choice]:
@@ -93,20 +93,20 @@ def legal_or_first(choice: int, m: Any) -> int:
     return 0
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def player(k: int, field: int) -> int:
     """Index of player ``k``'s ``field`` in an observation row."""
     return PLAYERS + k * P_DIM + field
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def counts_of(o: Any, start: int, copies: Any, out: Any) -> None:
     """``rint(fraction · copies)`` per series from ``o[start:start + 6]`` (float32 · int64 in float64)."""
     for s in range(NUM_SERIES):
         out[s] = np.int64(np.rint(np.float64(o[start + s]) * copies[s]))
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def best_run(c: Any) -> int:
     """``features.best_run`` for one hand: the largest run total of at least ``MIN_EXHIBITION``."""
     best = 0
@@ -121,7 +121,7 @@ def best_run(c: Any) -> int:
     return best
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def lot_series(o: Any) -> int:
     """``BatchObservationView.lot_series``: argmax of the one-hot if its max passes 0.5, else -1."""
     top = o[LOT_SERIES]
@@ -132,7 +132,7 @@ def lot_series(o: Any) -> int:
     return arg if top > 0.5 else -1
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def lot_gain(c: Any, series: int) -> int:
     """``features.lot_gain``: how much one card of ``series`` (-1: none) grows the best run."""
     if series < 0:
@@ -144,7 +144,7 @@ def lot_gain(c: Any, series: int) -> int:
     return after - before  # type: ignore[no-any-return]
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def near_run(c: Any, series: int) -> bool:
     """``features.near_run``: a card of ``series`` touches our cards in its or a neighbouring series."""
     if series < 0:
@@ -155,7 +155,7 @@ def near_run(c: Any, series: int) -> bool:
     return total > 0
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def location_of(o: Any, k: int) -> int:
     """``BatchObservationView.locations`` for player ``k``: 0 auction, 1 castle, -1 unknown."""
     a, c = o[player(k, LOCATION)], o[player(k, LOCATION) + 1]
@@ -165,7 +165,7 @@ def location_of(o: Any, k: int) -> int:
     return 1 if c > a else 0
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def sample_index(w: Any, count: int, u: float) -> int:
     """``batch.sample_index`` for one row of ``count`` weights: a sequential cdf, as ``cumsum``."""
     total = 0.0
@@ -183,13 +183,13 @@ def sample_index(w: Any, count: int, u: float) -> int:
     return min(idx, count - 1)
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def normal(u1: float, u2: float) -> float:
     """``batch.normal_from_uniforms`` (Box-Muller) for one row."""
     return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)  # type: ignore[no-any-return]
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def bids_of(m: Any) -> tuple[int, int]:
     """``Bids.top`` and ``Bids.count`` for one row: the highest legal amount and how many are legal."""
     top = 0
@@ -201,7 +201,7 @@ def bids_of(m: Any) -> tuple[int, int]:
     return top, count
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def jittered(m: Any, target: float, spread: float, z: float) -> int:
     """``Bids.jittered`` for one row: a legal amount near ``target`` (``BID0`` not added)."""
     top, count = bids_of(m)
@@ -212,7 +212,7 @@ def jittered(m: Any, target: float, spread: float, z: float) -> int:
     return top  # type: ignore[no-any-return]
 
 
-@jit  # type: ignore[misc]
+@jit_inline  # type: ignore[misc]
 def may_bid(o: Any, m: Any) -> bool:
     """``scripted.may_bid``: the Auction House is open and we have money."""
     return bool(m[AUCTION]) and o[player(0, MONEY)] > 0

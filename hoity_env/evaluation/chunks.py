@@ -35,8 +35,17 @@ from hoity_env.evaluation.progress import progress_bar
 from hoity_env.evaluation.ray_backend import run_on_ray
 from hoity_env.evaluation.settings import MatchSettings, Rules
 from hoity_env.evaluation.workers import run_in_order, usable_cpus
+from hoity_env.threads import DEFAULT_BLAS_THREADS, limit_process
 
-__all__ = ["Task", "agents_for", "cap_workers", "clear_agents", "env_for", "play_chunks"]
+__all__ = [
+    "Task",
+    "agents_for",
+    "cap_workers",
+    "clear_agents",
+    "env_for",
+    "play_chunks",
+    "worker_initializer",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -150,10 +159,16 @@ def _play_task_of_call(call: str, task: Task) -> list[GameRecord]:
     return _play_task(task)
 
 
-def _init_worker() -> None:
-    """One math thread per worker: N workers each spreading a batch-1 policy over every core only thrash."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+def _init_worker(blas_threads: int) -> None:
+    """``blas_threads`` math threads per worker (one by default): N workers each spreading a policy
+    over every core only thrash.  numpy is loaded by the time this runs (unpickling the task
+    function imports it), so its BLAS is limited through threadpoolctl, not the environment."""
+    limit_process(blas_threads)
+
+
+def worker_initializer(settings: MatchSettings) -> Callable[[], None]:
+    """What each worker process runs first: ``settings.blas_threads`` BLAS threads, else one."""
+    return functools.partial(_init_worker, settings.blas_threads or DEFAULT_BLAS_THREADS)
 
 
 def cap_workers(workers: int) -> int:
@@ -212,9 +227,8 @@ def play_chunks(
             play = functools.partial(_play_task_of_call, f"{os.getpid()}:{next(_CALL_NUMBERS)}")
             ordered = run_on_ray(play, tasks(), window=4 * workers)
         else:
-            ordered = run_in_order(
-                _play_task, tasks(), workers=min(workers, num_tasks), initializer=_init_worker
-            )
+            init = worker_initializer(settings)
+            ordered = run_in_order(_play_task, tasks(), workers=min(workers, num_tasks), initializer=init)
         for task, records in zip(tasks(), ordered, strict=True):
             on_records(task.table, records)
             bar.update(len(records))

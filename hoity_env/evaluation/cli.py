@@ -139,6 +139,7 @@ def match_settings_of(args: argparse.Namespace, players: int) -> MatchSettings:
         address=getattr(args, "address", None),
         progress=not args.no_progress,
         records=getattr(args, "save_records", False),
+        blas_threads=getattr(args, "blas_threads", None),  # hoity-eval's flag (hoity_env.eval_cli)
     )
 
 

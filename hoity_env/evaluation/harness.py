@@ -36,6 +36,7 @@ from hoity_env.evaluation.ray_backend import ray_session
 from hoity_env.evaluation.reports.results import EvaluationResult
 from hoity_env.evaluation.settings import MatchSettings, Rules, match_settings, positive_int
 from hoity_env.evaluation.tally import Tally
+from hoity_env.threads import limit_blas
 
 __all__ = ["check_specs", "evaluate", "evaluate_tables", "play_tables", "rules_batchable", "tallies"]
 
@@ -90,6 +91,7 @@ def tallies(
         out[table].add_all(records)
 
     with contextlib.ExitStack() as stack:  # a Ray session opened here is closed here
+        stack.enter_context(limit_blas(settings.blas_threads))  # this process's games, if asked
         if settings.backend == "ray":
             workers = stack.enter_context(ray_session(settings.address))
         else:

@@ -2,9 +2,9 @@
 
 Every way of playing games (:func:`~hoity_env.evaluation.evaluate`,
 :func:`~hoity_env.evaluation.tournament`, :func:`~hoity_env.evaluation.head_to_head`,
-exploitability, the ladder) needs the same nine choices: how many players, which
+exploitability, the ladder) needs the same choices: how many players, which
 rules, how many games, the seed, and where and how they are played (workers,
-engine, backend, address, progress bar).  They travel together, so they are one
+engine, backend, address, progress bar, BLAS threads).  They travel together, so they are one
 :class:`MatchSettings`, checked once when it is built (each bad value is one
 :class:`~hoity_env.engine.errors.ConfigError` naming it), built once by each CLI and
 passed down unchanged.
@@ -65,6 +65,10 @@ class MatchSettings:
         progress: a tqdm bar on stderr, shown only on a terminal.
         records: keep every game's :class:`~hoity_env.evaluation.match.GameRecord` in the
             result; off by default, so memory does not grow with ``games``.
+        blas_threads: numpy's BLAS threads while the games are played (the MLP policies'
+            matrix products; :mod:`hoity_env.threads`): an int limits this process for the
+            call and every worker process; ``None`` (the default) leaves this process as the
+            caller has it and gives each worker one (the command lines pass ``--blas-threads``).
     """
 
     num_players: int = 4
@@ -77,6 +81,7 @@ class MatchSettings:
     address: str | None = None
     progress: bool = True
     records: bool = False
+    blas_threads: int | None = None
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__  # frozen: normalise the checked values in place
@@ -93,6 +98,8 @@ class MatchSettings:
             raise ConfigError("an address is for backend 'ray' (--backend ray --address ADDRESS)")
         if self.backend == "ray" and self.workers != 1:
             raise ConfigError("workers is for backend 'local'; with backend 'ray' the cluster's CPUs set it")
+        if self.blas_threads is not None:
+            set_field(self, "blas_threads", positive_int("blas_threads", self.blas_threads))
         for name in ("progress", "records"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")

@@ -14,7 +14,9 @@ trains one policy on all those player counts at once (padded observations; ``--p
 pads a single count's too), and the saved policy plays each of them.  ``--eval-games N``
 then plays the policy against copies of the target (``random`` for self-play and
 pools), at each player count, with ``hoity_env.evaluation.evaluate`` and prints the table.
-Results go to stdout, progress to stderr.
+Results go to stdout, progress to stderr.  The run plays under ``--blas-threads``
+numpy threads (default 1: an opponent such as ``champion`` is a numpy network;
+:mod:`hoity_env.threads`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
+from hoity_env.cli_args import add_blas_threads, add_settings_flags, fail, parse_and_log
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import fresh_folder
 from hoity_env.learning.runs import LATEST, resume, train_in_folder
 from hoity_env.learning.settings import SELF, LearnerSettings, parse_counts, parse_pool
+from hoity_env.threads import limit_blas
 
 DEFAULTS = LearnerSettings()
 
@@ -101,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--eval-games", type=int, default=0, help="games against 3 copies of the target afterwards"
     )
+    add_blas_threads(p)
     return p
 
 
@@ -123,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_and_log(build_parser(), argv)
     if isinstance(args, int):
         return args
+    with limit_blas(args.blas_threads):
+        return _train(args)
+
+
+def _train(args: argparse.Namespace) -> int:
     start = time.process_time()
     try:
         if args.resume is not None:

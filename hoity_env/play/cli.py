@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.cli_args import CHECKPOINT_WARNING, add_rules, non_negative, parse, specs
+from hoity_env.cli_args import CHECKPOINT_WARNING, add_blas_threads, add_rules, non_negative, parse, specs
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.play.session import play
 from hoity_env.replays.recorder import RecordingEnv
+from hoity_env.threads import limit_blas
 
 __all__ = ["build_parser", "main"]
 
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--save", type=Path, default=None, metavar="FILE", help="save the game as a replay (JSON lines)"
     )
+    add_blas_threads(p)
     return p
 
 
@@ -88,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seats: "
         + ", ".join(f"player_{p} {'(you)' if p == args.seat else name}" for p, name in enumerate(names))
     )
-    play(env, args.seat, opponents, seed=args.seed)
+    with limit_blas(args.blas_threads):
+        play(env, args.seat, opponents, seed=args.seed)
     if args.save is not None:
         try:
             env.save_replay(args.save)

@@ -35,10 +35,11 @@ from types import FrameType
 from typing import IO, Any
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.cli_args import CHECKPOINT_WARNING, fail, parse, specs
+from hoity_env.cli_args import CHECKPOINT_WARNING, add_blas_threads, fail, parse, specs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
 from hoity_env.serve.settings import DEFAULT_AGENTS, MIN_IDLE_TIMEOUT_S, ServeSettings
+from hoity_env.threads import limit_blas
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main", "port", "sweep_period", "wait_until_serving"]
 
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="drop (and save) a game idle this long, at least 1 (default 3600)",
     )
+    add_blas_threads(p)
     return p
 
 
@@ -218,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.host,
             settings.replays,
         )
-    return _serve(server, settings)
+    with limit_blas(args.blas_threads):  # process-wide: the handler threads' agents play under it
+        return _serve(server, settings)
 
 
 if __name__ == "__main__":

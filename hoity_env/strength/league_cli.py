@@ -33,6 +33,7 @@ from hoity_env.learning.cli import build_parser as learner_parser
 from hoity_env.learning.cli import print_evaluations
 from hoity_env.learning.cli import settings_from as learner_settings
 from hoity_env.strength.league_members import PFSP, LeagueSettings
+from hoity_env.threads import limit_blas
 
 DEFAULTS = LeagueSettings(main=learner_settings(learner_parser().parse_args([])))
 
@@ -89,11 +90,16 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from hoity_env.strength.league import League
-
     args = parse_and_log(build_parser(), argv)
     if isinstance(args, int):
         return args
+    with limit_blas(args.blas_threads):  # hoity-learn's flag: the members may be numpy networks
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from hoity_env.strength.league import League
+
     start = time.process_time()
     try:
         if args.resume is not None:

@@ -68,6 +68,17 @@ def jit(fn: Any) -> Any:
     return numba.njit(cache=True, nogil=True)(fn) if HAVE_NUMBA else fn
 
 
+def jit_inline(fn: Any) -> Any:
+    """:func:`jit`, and compiled into every caller (numba inlines it in its own IR).
+
+    For the small helpers of the agents' kernels, called once or more per row: a call between
+    compiled functions updates the reference count of every array it passes (the expert's
+    per-row helpers take dozens), which cost more than their own arithmetic (issue 34: about
+    a third of a location decision of ``expert``), and a call inside a loop over lanes keeps
+    the compiler from vectorizing it."""
+    return numba.njit(cache=True, nogil=True, inline="always")(fn) if HAVE_NUMBA else fn
+
+
 _LOCATION = int(Phase.LOCATION)
 _NO_YEAR = int(NO_YEAR)
 
