@@ -35,6 +35,7 @@ import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
 import perf_figures  # noqa: E402
 import run_figures  # noqa: E402
+import suite_figures  # noqa: E402
 
 from hoity_env.evaluation import AgentStats  # noqa: E402
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
@@ -291,6 +292,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     **perf_figures.FIGURES,
     **learning_figures.FIGURES,
     **run_figures.FIGURES,
+    **suite_figures.FIGURES,
 }
 
 

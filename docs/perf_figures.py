@@ -353,8 +353,36 @@ def harness_original() -> str:
     )
 
 
+def exploit_workers() -> str:
+    """Two best responses one after another and on two worker processes: wall and CPU time."""
+    record = load("exploit_workers")
+    f, s = record["figures"], record["settings"]
+    median = f["median"]
+    body = [
+        [
+            f"`--workers {w}`",
+            f"{median[mode]['wall_seconds']:.1f}",
+            f"{median[mode]['cpu_seconds']:.1f}",
+            span((r[mode]["wall_seconds"] for r in f["rows"]), ".1f"),
+        ]
+        for mode, w in (("serial", 1), ("parallel", 2))
+    ]
+    header = ["run", "wall s", "CPU s (all processes)", "wall s, each repeat"]
+    same = "identical" if f["identical"] else "**different**"
+    return (
+        f"{table(header, body)}\n\nMedians of {len(f['rows'])} runs of each, alternating: two "
+        f"{s['budget']:,}-step fast best responses to `{s['target']}` (seeds 0 and 1), {s['games']} "
+        f"evaluation games each; CPU time is user + system of the command's process and its workers "
+        f"(`resource.getrusage`). Parallel / serial: wall {f['wall_ratio']:.2f}, CPU {f['cpu_ratio']:.2f} "
+        f"(each worker imports torch and compiles its own kernels). Target (issue 34): at most 0.6 × "
+        f"the serial wall time on 2 cores: {met(f['wall_ratio'] <= 0.6)}. Results: {same} (the result "
+        f"JSON without timings).\n\n{provenance('exploit_workers', record)}"
+    )
+
+
 FIGURES = {
     "agent-costs": agent_costs,
+    "exploit-workers": exploit_workers,
     "harness-original": harness_original,
     "agent-speed": agent_speed,
     "batched-speed": batched_speed,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,7 +23,9 @@ __all__ = [
     "add_rules",
     "add_settings_flags",
     "fail",
+    "given_dests",
     "non_negative",
+    "non_negative_real",
     "parse",
     "parse_and_log",
     "positive",
@@ -49,6 +52,36 @@ def parse_and_log(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -
     if not isinstance(args, int):
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     return args
+
+
+def given_dests(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> set[str]:
+    """The destinations of the flags ``argv`` gives (not those left at their defaults).
+
+    Parses ``argv`` again with every default suppressed (argparse then sets only what is
+    given): how ``--resume`` tells a flag the user typed from one that kept its default.
+    """
+    saved = {action: action.default for action in parser._actions}
+    defaults = dict(parser._defaults)
+    try:
+        for action in parser._actions:
+            action.default = argparse.SUPPRESS
+        parser._defaults.clear()
+        return set(vars(parser.parse_args(argv)))
+    finally:
+        for action, default in saved.items():
+            action.default = default
+        parser._defaults.update(defaults)
+
+
+def non_negative_real(text: str) -> float:
+    """A finite number >= 0 (minutes, seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
 
 
 def specs(text: str) -> list[str]:

@@ -22,8 +22,10 @@ prints its Markdown table on stdout and writes ``result.json``, ``result.csv``,
 A bad agent name, a missing or corrupt checkpoint, or one trained for another
 player count or ruleset is reported as one line, ``hoity-eval: error: ...``, with
 exit status 2 (argparse's convention for usage errors) and no traceback; a dead
-worker is exit status 1, Ctrl-C 130.  Agent specs are comma-separated, so
-checkpoint paths cannot contain commas.
+worker is exit status 1, Ctrl-C 130 and SIGTERM 143 (the ``--out`` folder's lock file
+is removed either way).  ``exploit`` and ``ladder`` stopped by either checkpoint the
+best responses in training and print the command that continues them.  Agent specs
+are comma-separated, so checkpoint paths cannot contain commas.
 """
 
 from __future__ import annotations
@@ -31,9 +33,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import shlex
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from hoity_env.cli_args import add_blas_threads, fail, parse
 from hoity_env.engine.errors import ConfigError
@@ -43,6 +48,7 @@ from hoity_env.evaluation.reports.output import claim, write_results
 from hoity_env.evaluation.reports.results import EvaluationResult
 from hoity_env.evaluation.workers import WorkerDied
 from hoity_env.strength import cli as strength_cli
+from hoity_env.strength.jobs import Interrupted
 from hoity_env.threads import limit_blas
 
 __all__ = ["PROG", "build_parser", "configure_logging", "main"]
@@ -92,14 +98,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved = root.level, root.propagate
     handler = configure_logging(args.quiet, args.verbose)
     try:
-        return _run(parser.prog, command, args)
+        with _sigterm_raises():
+            return _run(parser.prog, command, args, argv)
+    except _Terminated:
+        print(f"{parser.prog}: terminated (SIGTERM)", file=sys.stderr)
+        return 128 + signal.SIGTERM
     finally:  # leave the logging of a caller (a test, a notebook) as it was
         root.removeHandler(handler)
         root.setLevel(saved[0])
         root.propagate = saved[1]
 
 
-def _run(prog: str, command: str, args: argparse.Namespace) -> int:
+class _Terminated(Exception):
+    """SIGTERM arrived: unwind (the ``--out`` lock and half-written files are cleaned up on the way)."""
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`_Terminated` while the command runs (a strength command's best
+    responses handle it themselves, with a checkpoint); the previous handler comes back after."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _resume_command(prog: str, command: str, argv: Sequence[str]) -> str:
+    """The command that continues an interrupted ``exploit`` (with ``--resume``) or ``ladder``."""
+    extra = ["--resume"] if command == "exploit" and "--resume" not in argv else []
+    return shlex.join([*prog.split(), *argv, *extra])
+
+
+def _run(prog: str, command: str, args: argparse.Namespace, argv: Sequence[str]) -> int:
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         try:
@@ -114,6 +153,10 @@ def _run(prog: str, command: str, args: argparse.Namespace) -> int:
             return fail(prog, exc)
         except WorkerDied as exc:
             return fail(prog, exc, 1)
+        except Interrupted as exc:
+            print(f"{prog}: interrupted: {exc}", file=sys.stderr)
+            print(f"continue with: {_resume_command(prog, command, argv)}", file=sys.stderr)
+            return 128 + exc.signum
         except KeyboardInterrupt:
             print(f"{prog}: interrupted", file=sys.stderr)
             return 130
@@ -137,8 +180,11 @@ def _run(prog: str, command: str, args: argparse.Namespace) -> int:
                 return fail(prog, f"cannot write results to {args.out}: {exc}")
             for path in paths:
                 logger.info("wrote %s", path)
-    rate = result.games / max(elapsed, 1e-9)
-    logger.info("%d games in %.1fs (%.0f games/s)", result.games, elapsed, rate)
+    if isinstance(result, EvaluationResult) or command not in strength_cli.COMMANDS:
+        rate = result.games / max(elapsed, 1e-9)
+        logger.info("%d games in %.1fs (%.0f games/s)", result.games, elapsed, rate)
+    else:  # training and games: say which took what
+        logger.info("%s", strength_cli.timing(result, elapsed))  # type: ignore[arg-type]
     return 0
 
 

@@ -140,14 +140,24 @@ class Browser:
         self.wait_for("Page.loadEventFired")
 
     def wait_until(self, expression: str, seconds: float = 20.0) -> Any:
-        """Poll a JavaScript expression until it is truthy; its value (TimeoutError after ``seconds``)."""
+        """Poll a JavaScript expression until it is truthy; its value (TimeoutError after ``seconds``).
+
+        An expression that throws counts as not yet true: a page still loading has no
+        ``document.body`` for a moment, and on a busy machine (the suite runs in parallel)
+        a poll can land in that moment.  The last error is in the timeout's message.
+        """
         deadline = time.monotonic() + seconds
         while True:
-            value = self.evaluate(expression)
+            error = None
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as exc:
+                value, error = None, exc
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{expression} stayed false for {seconds} s")
+                last = f"; last error: {error}" if error else ""
+                raise TimeoutError(f"{expression} stayed false for {seconds} s{last}")
             time.sleep(0.01)
 
     def click(self, selector: str) -> None:

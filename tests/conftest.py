@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,3 +49,21 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """An empty folder on a 1 MB tmpfs (room for a few tiny checkpoints), unmounted afterwards."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)]
+    try:
+        done = subprocess.run(mount, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        pytest.skip("no mount command: a full disk is simulated with a small tmpfs")
+    if done.returncode:
+        pytest.skip(f"mounting a small tmpfs is not permitted here ({done.stderr.strip()}): run as root")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)

@@ -6,11 +6,15 @@ Series numbers: RULES.md numbers the series 1-6, the engine 0-5.  Helpers here t
 
 from __future__ import annotations
 
+import ast
+import importlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomllib
 
 from hoity_env.engine import STANDARD, BatchedGame, Event, EventKind, Game, GameState, RulesConfig
 from hoity_env.engine.actions import BID0
@@ -30,6 +34,7 @@ __all__ = [
     "ROOT",
     "RULESETS",
     "SideBySide",
+    "api_pages",
     "bid",
     "card_places",
     "cards_of_series",
@@ -37,6 +42,7 @@ __all__ = [
     "make_state",
     "oldest_of_series",
     "play_round",
+    "public_modules",
     "rule_series",
     "tiny_training",
 ]
@@ -48,6 +54,36 @@ _FIXED_KEYS = frozenset({"version", "rules", "num_players", "terminated", "trunc
 def tiny_training(runs_dir: Path, ppo: dict[str, Any] = FAST_TINY, learner: str = "fast") -> dict[str, Any]:
     """The keywords every best-response test passes: its run folder, no progress bar, tiny settings."""
     return {"runs_dir": runs_dir, "progress": False, "ppo": ppo, "learner": learner}
+
+
+def api_pages() -> Any:
+    """docs/api_pages.py, the API reference's page writer."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    import api_pages
+
+    return api_pages
+
+
+def public_modules() -> set[str]:
+    """Modules a user is pointed to: named in a package's ``__all__``, or imported by a console script."""
+    names = set(api_pages().module_names())
+    public = set()
+    for package in sorted(n for n in names if (ROOT / n.replace(".", "/") / "__init__.py").is_file()):
+        if package == "hoity_env.integrations":
+            continue  # its modules import ray (the rllib extra); its __all__ is empty anyway
+        exported = getattr(importlib.import_module(package), "__all__", [])
+        public |= {f"{package}.{name}" for name in exported} & names
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    for target in scripts.values():
+        cli = target.partition(":")[0]
+        public.add(cli)
+        tree = ast.parse((ROOT / (cli.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hoity_env"):
+                public |= ({node.module} | {f"{node.module}.{a.name}" for a in node.names}) & names
+            elif isinstance(node, ast.Import):
+                public |= {a.name for a in node.names} & names
+    return public
 
 
 def bid(amount: int) -> int:

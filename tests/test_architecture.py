@@ -24,7 +24,8 @@ PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 RANKS: dict[str, int] = {
     "engine": 0,
     "files": 0,
-    "cli_args": 0,
+    "cli_args": 1,  # the shared flags; above threads, whose default it prints
+    "threads": 0,  # the command lines' BLAS-thread limit; imports nothing of ours
     "environment": 1,
     "registration": 2,
     "agents": 2,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, api_pages, public_modules
 
 import hoity_env
 from hoity_env.environment.observation import layout_markdown
@@ -65,6 +65,8 @@ def test_readme_quickstart_is_the_example_file() -> None:
         ["examples/record_game.py", "--players", "3", "--out", "{tmp}"],
         ["examples/record_game.py", "--players", "3", "--rules", "original", "--out", "{tmp}"],
         ["examples/zoo_baseline.py", "--games", "4", "--workers", "1", "--no-progress", "--out", "{tmp}"],
+        ["examples/hand_made_position.py", "--batch", "32"],
+        ["examples/hand_made_position.py", "--rules", "original", "--batch", "32"],
     ],
 )
 def test_examples_run(args: list[str], tmp_path: Path) -> None:
@@ -288,3 +290,20 @@ def test_docs_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, do
         assert obs == 4 * n * n + 27 * n + 33 == int(dims.group(i + 1)), n
         assert env.state_space.shape[0] == 4 * n * n + 36 * n + 24 == int(states.group(i + 1)), n
         assert env.action_space("player_0").n == 7 + 2 * env.rules.max_check == 55
+
+
+def test_every_public_module_has_its_own_api_page(tmp_path: Path) -> None:
+    """Issue 35: ``hoity_env.evaluation.tournament`` and ``hoity_env.strength.ladder`` were documented
+    as the functions of the same names (autosummary resolves a name through the package first)."""
+    public = public_modules()
+    assert {"hoity_env.evaluation.tournament", "hoity_env.strength.ladder", "hoity_env.eval_cli"} <= public
+    written = api_pages().write_pages(tmp_path)
+    assert public <= set(written), sorted(public - set(written))
+    for name in written:  # each page documents the module itself, by its full path
+        page = (tmp_path / "api" / "generated" / f"{name}.rst").read_text(encoding="utf-8")
+        assert f"\n.. automodule:: {name}\n" in page, name
+    index = (tmp_path / "api" / "generated" / "packages.inc").read_text(encoding="utf-8")
+    packages = [n for n in written if (ROOT / n.replace(".", "/") / "__init__.py").is_file()]
+    assert len(packages) > 10 and all(f":mod:`{p}`" in index for p in packages)
+    shadowed = (tmp_path / "api" / "generated" / "hoity_env.environment.rst").read_text(encoding="utf-8")
+    assert ":exclude-members: parallel_env" in shadowed  # the module owns the name, not the function

@@ -30,6 +30,8 @@ FORMATS: list[dict[str, Any]] = [
     {"observation_format": "flat"},
     {"observation_format": "flat", "action_mask": "infos"},
     {"observation_format": "dict", "action_mask": "both", "info_events": True},
+    {"observation_keys": "rllib"},
+    {"observation_keys": "rllib", "action_mask": "both"},
 ]
 
 
@@ -181,6 +183,10 @@ def test_aec_observe_and_last_follow_the_format() -> None:
         ({"observation_format": "flat", "action_mask": "both"}, "flat.*action_mask='infos'"),
         ({"info_events": 1}, "info_events"),
         ({"info_events": "yes"}, "info_events"),
+        ({"observation_keys": "RLlib"}, "observation_keys"),
+        ({"observation_keys": None}, "observation_keys"),
+        ({"observation_keys": "rllib", "observation_format": "flat"}, "observation_keys='rllib'.*dict"),
+        ({"observation_keys": "rllib", "action_mask": "infos"}, "observation_keys='rllib'.*mask"),
     ],
 )
 def test_bad_output_options_raise_config_errors(kwargs: dict[str, Any], match: str) -> None:
@@ -198,3 +204,21 @@ def test_single_agent_view_keeps_the_mask_in_info() -> None:
     assert type(info["phase"]) is int and "events" not in info
     _obs, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
     assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+
+
+def test_rllib_keys_are_what_rllibs_action_masking_module_reads() -> None:
+    """Issue 35: RLlib's ``ActionMaskingTorchRLModule`` (ray 2.60, rllib/examples/rl_modules/classes/
+    action_masking_rlm.py) checks for a Dict space with ``action_mask`` and ``observations``, then
+    reads ``batch["obs"]["observations"]``: with PettingZoo's ``observation`` it raised ``KeyError``."""
+    env = hoity_env.parallel_env(num_players=4, observation_keys="rllib", illegal_action="raise")
+    space = env.observation_space("player_0")
+    assert isinstance(space, spaces.Dict) and set(space.spaces) == {"observations", "action_mask"}
+    plain = hoity_env.parallel_env(num_players=4)
+    assert space["observations"] == plain.observation_space("player_0")["observation"]
+    obs, infos = env.reset(seed=0)
+    assert set(obs["player_0"]) == {"observations", "action_mask"} and "action_mask" not in infos["player_0"]
+    assert env.output_format.split(obs["player_0"], infos["player_0"])[0] is obs["player_0"]["observations"]
+    assert "observation_keys='rllib'" in repr(env)
+    aec = hoity_env.env(num_players=3, observation_keys="rllib")
+    aec.reset(seed=0)
+    assert set(aec.last()[0]) == {"observations", "action_mask"}

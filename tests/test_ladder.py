@@ -71,7 +71,8 @@ def test_a_small_ladder_then_its_resume(tmp_path: Path) -> None:
     assert first == max(result.rows, key=lambda r: r.openskill_mu).agent
     assert LadderResult.from_json(result.to_json()) == result
     text = result.to_markdown()
-    assert "estimate from below at a budget of 512 learner steps" in text and "OpenSkill" in text
+    assert "estimate from below after 512 learner steps of training:" in text and "OpenSkill" in text
+    assert "exploitability @ 512 steps trained" in text
     fast = {"learner": "fast", **learner_settings(TINY, "fast")}
     assert json.loads((runs / "thief" / "settings.json").read_text()) == fast
 
@@ -211,7 +212,7 @@ def test_a_ladder_with_a_sweep_takes_each_agents_maximum_and_resumes(
     def no_training(*args: object, **kw: object) -> None:
         raise AssertionError("a finished best response was trained again")
 
-    monkeypatch.setattr(sys.modules["hoity_env.strength.ladder"], "exploitability_of", no_training)
+    monkeypatch.setattr(sys.modules["hoity_env.strength.jobs"], "exploitability_of", no_training)
     again = ladder(["thief", "random"], sweep=sweep, **kwargs)  # type: ignore[arg-type]
     assert again.sweep == result.sweep and again.rows == result.rows
     with pytest.raises(ConfigError, match="sweep must be a Sweep"):

@@ -135,7 +135,7 @@ def test_a_league_records_its_members_and_resumed_from_a_checkpoint_ends_as_the_
     assert _same_weights(resumed.learner, whole.learner)
     assert [m.weight for m in resumed.members] == pytest.approx([m.weight for m in whole.members])
     steps_before = resumed.learner.steps
-    with pytest.raises(ConfigError, match="not a league run folder"):
+    with pytest.raises(ConfigError, match="not a run folder"):
         League.resume(tmp_path / "whole" / "members")
     League.resume(cut).run()  # a finished run is final
     assert League.resume(cut).learner.steps == steps_before

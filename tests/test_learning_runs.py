@@ -14,7 +14,6 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, best_response, load_policy, resume, train
 from hoity_env.learning.cli import build_parser, main
-from hoity_env.learning.runs import RunFolder
 
 TINY = LearnerSettings(
     num_games=4,
@@ -70,8 +69,9 @@ def test_a_new_run_never_writes_into_an_old_run_folder(tmp_path: Path) -> None:
     (tmp_path / "old" / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError, match="not empty"):
         train(TINY.replace(total_steps=1), run_dir=tmp_path / "old")
-    with pytest.raises(ConfigError, match="no checkpoint"):
-        RunFolder(tmp_path / "old").latest_state()
+    with pytest.raises(ConfigError, match="not a run folder"):
+        resume(tmp_path / "old")
+    assert sorted(p.name for p in (tmp_path / "old").iterdir()) == ["notes.txt"]
 
 
 def test_saved_policy_is_a_ppo_agent_that_plays_in_evaluate(tmp_path: Path) -> None:
@@ -126,7 +126,10 @@ def test_cli_trains_a_best_response_into_a_fresh_folder(
     assert main([*args, "--out", str(out), "--eval-games", "4"]) == 0
     assert main([*args, "--out", str(out)]) == 0  # a taken name: the second run goes to br_2
     text = capsys.readouterr().out
-    assert "fast learner: 128 learner steps" in text and f"ppo:{out / 'policy.zip'}" in text
+    assert "fast learner: 128 learner steps" in text
+    # --eval-games scores the policy as it is played, by sampling, and recommends that spec (issue 37)
+    assert f"| `ppo-sample:{out / 'policy.zip'}` | 1 |" in text and f"`ppo:{out}" not in text
+    assert f"play it by sampling: ppo-sample:{out / 'policy.zip'}" in text
     assert (out / "policy.zip").is_file() and (tmp_path / "br_2" / "policy.zip").is_file()
     assert main(["--resume", str(out)]) == 0  # already at its total: nothing more, still a clean exit
     assert main(["--pool", "self@0", "--out", str(tmp_path / "bad")]) == 2

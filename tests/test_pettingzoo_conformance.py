@@ -50,6 +50,7 @@ _PLACES = [
     {"action_mask": "infos"},
     {"action_mask": "both"},
     {"observation_format": "flat"},
+    {"observation_keys": "rllib"},  # RLlib's masking module's keys: observations, action_mask
 ]
 OUTPUT_FORMATS = [{**place, **events} for place in _PLACES for events in ({}, {"info_events": True})]
 

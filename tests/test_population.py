@@ -21,6 +21,7 @@ from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.agents.named import MODELS
 from hoity_env.agents.population import (
     NAMED_POPULATIONS,
+    PATHS_VARIABLE,
     POPULATION_FORMAT,
     Member,
     PopulationAgent,
@@ -279,9 +280,13 @@ def test_champion_mix_is_the_measured_population_of_named_members(tmp_path: Path
     assert not (tmp_path / "population.json").exists()
 
 
-def test_champion_mix_plays_by_name_as_the_measured_manifest_does() -> None:
+def test_champion_mix_plays_by_name_as_the_measured_manifest_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """Same seed, same games: the named twin plays the measured manifest's games (the named
-    members make their checkpoints' choices, tests/test_named_agents.py)."""
+    members make their checkpoints' choices, tests/test_named_agents.py).  The measured manifest
+    names ``../champion-v3``, outside its folder: it plays only when that is allowed."""
+    with pytest.raises(ConfigError, match="outside the manifest's folder"):
+        make(f"population:{MEASURED}")
+    monkeypatch.setenv(PATHS_VARIABLE, "any")
     agent = _make("champion-mix", seed=1)
     assert agent.name == "champion-mix" and len(agent.agents) == 3
     table = ["random"] * 3
@@ -289,3 +294,68 @@ def test_champion_mix_plays_by_name_as_the_measured_manifest_does() -> None:
     direct = evaluate([f"population:{MEASURED}", *table], games=8, seed=5)
     assert [r.ranks for r in named.records] == [r.ranks for r in direct.records]
     assert named.agent_stats[0].agent == "champion-mix"
+
+
+# ------------------------------------------------------------ issue 37 item 13: hostile manifests
+def test_huge_weights_are_normalised_without_overflow(tmp_path: Path) -> None:
+    """``1e308, 1e308`` sum to inf: dividing by the sum gave every member probability 0, and the
+    last member played every game.  Scaled by the largest first, each plays half."""
+    spec = _population(tmp_path, [Member("random", 1e308), Member("thief", 1e308)])
+    agent = _make(spec, seed=0)
+    assert agent.weights.tolist() == [0.5, 0.5]
+    agent.start_games(np.arange(1000))
+    counts = np.bincount(agent.members_of(np.arange(1000)), minlength=2)
+    assert 400 < counts[0] < 600 and counts.sum() == 1000
+    tiny = _population(tmp_path, [Member("random", 1e308), Member("thief", 5e-324)], "tiny.json")
+    with pytest.raises(ConfigError, match="never be drawn"):
+        make(tiny)
+
+
+def test_a_deeply_nested_manifest_is_one_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        make(f"population:{path}")
+
+
+def _saved_policy(path: Path) -> Path:
+    """A tiny fast-learner policy saved at ``path`` (a real ``ppo:`` checkpoint)."""
+    pytest.importorskip("torch")
+    from hoity_env.learning import Learner, LearnerSettings
+
+    learner = Learner(LearnerSettings(num_games=2, rollout_steps=4, minibatch_size=8, total_steps=8))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return learner.save_policy(path)
+
+
+@pytest.mark.parametrize("where", ["../outside.zip", "{absolute}", "link/policy.zip"])
+def test_members_outside_the_manifests_folder_are_refused_unless_allowed(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest names checkpoints, which are pickles: a path out of its folder is refused
+    before anything is loaded, unless the user allows it (the variable, or ``any_paths``)."""
+    outside = _saved_policy(tmp_path / "outside.zip")
+    folder = tmp_path / "league"
+    folder.mkdir()
+    (folder / "link").symlink_to(tmp_path)  # inside by name, outside once followed
+    (tmp_path / "policy.zip").symlink_to(outside)
+    path = where.replace("{absolute}", str(outside))
+    spec = _population(folder, [Member(f"ppo-sample:{path}", 1.0), Member("random", 1.0)])
+    refused = rf"members\[0\]\.spec .*outside the manifest's folder.*{PATHS_VARIABLE}=any"
+    with pytest.raises(ConfigError, match=refused):
+        make(spec, num_players=4)
+    monkeypatch.setenv(PATHS_VARIABLE, "any")
+    assert len(_make(spec, num_players=4).agents) == 2
+    monkeypatch.setenv(PATHS_VARIABLE, "inside")
+    with pytest.raises(ConfigError, match="outside the manifest's folder"):
+        make(spec, num_players=4)
+    assert len(PopulationAgent(spec.split(":", 1)[1], make, any_paths=True).agents) == 2
+    monkeypatch.setenv(PATHS_VARIABLE, "yes")
+    with pytest.raises(ConfigError, match=f"{PATHS_VARIABLE} must be 'inside'"):
+        make(spec, num_players=4)
+
+
+def test_members_inside_the_folder_still_load(tmp_path: Path) -> None:
+    _saved_policy(tmp_path / "members" / "a.zip")
+    spec = _population(tmp_path, [Member("ppo-sample:members/../members/a.zip", 1.0), Member("random", 1.0)])
+    assert len(_make(spec, num_players=4).agents) == 2

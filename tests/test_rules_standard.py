@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from helpers import bid, card_places, events_of, make_state, play_round
 
-from hoity_env.engine import STANDARD, EventKind, Game, IllegalActionError, RulesConfig, build_deck
+from hoity_env.engine import STANDARD, EventKind, Game, GameState, IllegalActionError, RulesConfig, build_deck
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 
 DECK = build_deck(STANDARD, 4)
@@ -307,16 +307,18 @@ def test_auction_house_closes_when_deck_is_empty() -> None:  # S-5, S-3
 # ---------------------------------------------------------------------------------------------- S-6
 
 
-def _castle_case(
+def castle_position(
     hands: list[list[int]],
     roles: list[int | None],
     positions: list[int] | None = None,
     start_player: int = 0,
     rules: RulesConfig | None = None,
-) -> tuple[Any, list[Any]]:
-    """Play one round: ``None`` seats go to the auction and bid 0, so the lot is never sold.
+) -> tuple[GameState, list[list[int]]]:
+    """A castle case's position and its round (location step, action step): ``None`` seats go to
+    the auction and bid 0, so the lot is never sold.
 
-    A lone bidder gets no money (its only legal bid is then 0, S-4).
+    A lone bidder gets no money (its only legal bid is then 0, S-4).  tests/test_env_positions.py
+    plays the same positions through the envs.
     """
     n = len(roles)
     bidders = [p for p, r in enumerate(roles) if r is None]
@@ -330,14 +332,25 @@ def _castle_case(
         lot=43,
         money=money,
     )
-    game = Game(rules or STANDARD, n)
     locations = [A if r is None else C for r in roles]
     actions = [bid(0) if r is None else r for r in roles]
-    _, events = play_round(game, state, locations, actions)
+    return state, [locations, actions]
+
+
+def _castle_case(
+    hands: list[list[int]],
+    roles: list[int | None],
+    positions: list[int] | None = None,
+    start_player: int = 0,
+    rules: RulesConfig | None = None,
+) -> tuple[Any, list[Any]]:
+    """Play a castle case's round (:func:`castle_position`): the state after it, the action step's events."""
+    state, (locations, actions) = castle_position(hands, roles, positions, start_player, rules)
+    _, events = play_round(Game(rules or STANDARD, len(roles)), state, locations, actions)
     return state, events
 
 
-_CASTLE_CASES: list[dict[str, Any]] = [
+CASTLE_CASES: list[dict[str, Any]] = [
     dict(
         id="detective+thief+exhibitor: arrest, exhibition still scores",
         hands=[[0, 8, 16], [], [], []],
@@ -535,7 +548,7 @@ _CASTLE_CASES: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("case", _CASTLE_CASES, ids=[c["id"] for c in _CASTLE_CASES])
+@pytest.mark.parametrize("case", CASTLE_CASES, ids=[c["id"] for c in CASTLE_CASES])
 def test_castle_resolution(case: dict[str, Any]) -> None:  # S-6
     hands = case["hands"]
     state, events = _castle_case(hands, case["roles"], case["positions"], case.get("start_player", 0))
@@ -589,7 +602,7 @@ def test_stolen_card_makes_thief_exhibit_later() -> None:  # S-6.2, S-4
 # ---------------------------------------------------------------------------------------------- S-7
 
 
-_END_CASES: list[dict[str, Any]] = [
+END_CASES: list[dict[str, Any]] = [
     dict(
         id="exhibition past the finish",
         hands=[[0, 8, 16], [], [], []],
@@ -656,7 +669,7 @@ _END_CASES: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("case", _END_CASES, ids=[c["id"] for c in _END_CASES])
+@pytest.mark.parametrize("case", END_CASES, ids=[c["id"] for c in END_CASES])
 def test_end_of_game_and_winner(case: dict[str, Any]) -> None:  # S-7
     state, events = _castle_case(case["hands"], case["roles"], case["positions"])
     game = Game()

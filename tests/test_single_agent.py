@@ -98,6 +98,15 @@ def test_bad_arguments_raise_clear_errors(kwargs: dict[str, object], message: st
         SingleAgentEnv(**kwargs)  # type: ignore[arg-type]
 
 
+def test_action_masks_before_reset_is_a_clear_error() -> None:
+    """Issue 37: it was ``KeyError: 'player_0'``."""
+    env = SingleAgentEnv()
+    with pytest.raises(ValueError, match=r"call reset\(\) before action_masks\(\)"):
+        env.action_masks()
+    env.reset(seed=0)
+    assert env.action_masks().any()
+
+
 def test_env_arguments_pass_through() -> None:
     env = SingleAgentEnv(num_players=3, reward="rank", max_cycles=4, render_mode="ansi")
     env.reset(seed=0)

@@ -228,6 +228,19 @@ def test_original_register_beyond_the_sales_is_refused() -> None:
         GameState.from_dict(d)
 
 
+@pytest.mark.parametrize("value", ["x", None, [1], 1.5, True])
+def test_original_tallies_holding_a_non_int_are_a_state_error_and_install_nothing(value: object) -> None:
+    """Issue 37: a str in ``tallies[p][0]`` (original rules) was a ``TypeError`` from the check total."""
+    env = hoity_env.parallel_env(num_players=4, rules="original")
+    env.reset(seed=0)
+    before = env.get_state()
+    bad = copy.deepcopy(before)
+    bad["engine"]["tallies"][0][0] = value
+    with pytest.raises(StateError, match=r"tallies\[0\]"):
+        env.set_state(bad)
+    assert env.get_state() == before
+
+
 def test_from_dict_rejects_bool_and_float_versions() -> None:
     d = Game().new_state(0).to_dict()
     for bad in (True, 1.0):

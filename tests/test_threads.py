@@ -122,11 +122,11 @@ def test_hoity_learn_trains_under_its_flag(
 ) -> None:
     seen: list[list[int]] = []
 
-    def spy(args: argparse.Namespace) -> int:
+    def spy(parser: argparse.ArgumentParser, args: argparse.Namespace, *rest: Any) -> int:
         seen.append(sorted(set(blas_threads())))
         return 0
 
-    monkeypatch.setattr(learn_cli, "_train", spy)
+    monkeypatch.setattr(learn_cli, "_main", spy)
     assert learn_cli.main(["--out", str(tmp_path / "run")]) == 0
     assert learn_cli.main(["--out", str(tmp_path / "run"), "--blas-threads", "2"]) == 0
     assert seen == [[1], [2]]

@@ -24,6 +24,11 @@ Our pieces are in :mod:`hoity_env.integrations.rllib`: ``HoityRLlibEnv`` (a thin
 ``MultiAgentEnv``, ``illegal_action="raise"``: one illegal action stops the run) and
 ``MaskedPPOModule`` (RLlib's PPO module reading our observation dict, mask applied to
 the logits).  A saved run plays in the harness as ``rllib:PATH`` without starting Ray.
+
+``--module rllib`` (shared mode) trains RLlib's own example module instead,
+``ActionMaskingTorchRLModule`` (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``),
+with no code of ours in between: the env is built with ``observation_keys="rllib"``, so its
+observation dict has the keys that module reads (``observations``, ``action_mask``).
 """
 
 from __future__ import annotations
@@ -59,11 +64,26 @@ from hoity_env.integrations.rllib_league import (
 )
 
 MODES = ("shared", "league")
+MODULES = ("ours", "rllib")
+"""``ours``: :class:`MaskedPPOModule`; ``rllib``: RLlib's own ``ActionMaskingTorchRLModule``."""
 
 
-def policy_spec() -> RLModuleSpec:
-    """The masked PPO module of ``shared`` and ``main``."""
-    return RLModuleSpec(module_class=MaskedPPOModule, model_config={"fcnet_hiddens": [64, 64]})
+def policy_spec(module: str = "ours") -> RLModuleSpec:
+    """The masked PPO module of ``shared`` and ``main``: ours, or RLlib's own example module."""
+    module_class: Any = MaskedPPOModule
+    if module == "rllib":
+        from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+        module_class = ActionMaskingTorchRLModule
+    return RLModuleSpec(module_class=module_class, model_config={"fcnet_hiddens": [64, 64]})
+
+
+def env_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The env's keyword arguments: RLlib's module reads the keys ``observations`` and ``action_mask``."""
+    config: dict[str, Any] = {"num_players": args.players}
+    if args.module == "rllib":
+        config["observation_keys"] = "rllib"
+    return config
 
 
 def bot_specs(bots: list[str], seed: int) -> dict[str, RLModuleSpec]:
@@ -81,14 +101,14 @@ def build_config(args: argparse.Namespace) -> PPOConfig:
     config = (
         PPOConfig()
         # RLlib's env check steps with unmasked samples, which illegal_action="raise" refuses.
-        .environment(HoityRLlibEnv, env_config={"num_players": args.players}, disable_env_checking=True)
+        .environment(HoityRLlibEnv, env_config=env_config(args), disable_env_checking=True)
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=1)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=args.batch, minibatch_size=128, num_epochs=2, lr=3e-4)
         .debugging(seed=args.seed)
     )
     if args.mode == "shared":
-        modules = {SHARED: policy_spec()}
+        modules = {SHARED: policy_spec(args.module)}
         mapping: Any = lambda agent_id, episode, **kw: SHARED  # noqa: E731
         train = [SHARED]
     else:
@@ -238,6 +258,12 @@ class League:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="shared", help="shared (default) or league")
+    parser.add_argument(
+        "--module",
+        choices=MODULES,
+        default="ours",
+        help="ours (MaskedPPOModule, default) or rllib (RLlib's own ActionMaskingTorchRLModule; shared mode)",
+    )
     parser.add_argument("--iterations", type=int, default=2, help="PPO iterations (train() calls)")
     parser.add_argument("--batch", type=int, default=1000, help="env steps per iteration (all seats act)")
     parser.add_argument("--players", type=int, default=4)
@@ -271,6 +297,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     try:
         for name in args.bots:
             bot_module_id(name)
+        if args.mode == "league" and args.module != "ours":
+            raise ConfigError("--module rllib trains the shared mode (the league's bots read our keys)")
         if args.mode == "league" and not args.bots:
             raise ConfigError("a league needs at least one scripted bot (--bots)")
         WinRateGate(args.gate_every, args.gate_threshold)
@@ -304,8 +332,9 @@ def main(argv: list[str] | None = None) -> None:
             league.after_iteration(i + 1)
     gates = league.seconds if league is not None else 0.0
     wall = time.perf_counter() - start - gates
+    label = args.mode if args.module == "ours" else f"{args.mode}, RLlib's ActionMaskingTorchRLModule"
     print(
-        f"rllib PPO ({args.mode}): {steps} env steps with {args.env_runners} env runners, "
+        f"rllib PPO ({label}): {steps} env steps with {args.env_runners} env runners, "
         f"{steps / wall:.0f} env steps/s (wall), {time.process_time() - cpu:.1f} CPU-s in the driver, "
         "0 illegal actions"
     )

@@ -2,7 +2,8 @@
 
 A training run is hours of compute, so the recipes promise (docs/design.md §4):
 
-* a fresh run never writes into an older run's folder (:func:`run_directory`);
+* a fresh run never writes into an older run's folder, and two runs started together
+  never share one (:func:`run_directory`);
 * ``--resume RUN_FOLDER`` (its latest complete checkpoint) or ``--resume CHECKPOINT``
   continues in the run folder the checkpoint belongs to, with the settings of that
   run's ``args.json``: a flag that contradicts them is refused, except the few of
@@ -33,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arg_checks import check_args, check_zip, flag
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import fresh_folder, write_atomic, write_atomically
+from hoity_env.files import create_first_file, write_atomic
 
 RESUMES = "resumes.jsonl"
 """One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""
@@ -169,14 +170,18 @@ def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | No
     return cls(**values), Resume(run, checkpoint, overrides)
 
 
-def run_directory(runs_dir: str, name: str) -> Path:
-    """The run folder ``runs_dir/name``, or ``name_2``, ``name_3``, … if that one is taken.
+def run_directory(runs_dir: str, name: str, args_json: str = "{}") -> Path:
+    """The run folder ``runs_dir/name``, or ``name_2``, ``name_3``, … if that one is taken,
+    claimed by creating its ``args.json`` (``args_json``) exclusively.
 
     A fresh run never writes into an older run's folder: its curve would be appended
-    to the old one and ``--select-best`` could pick the old run's snapshots.
+    to the old one and ``--select-best`` could pick the old run's snapshots.  And two
+    runs started together never share one: the folder is theirs who created its
+    ``args.json`` first (:func:`hoity_env.files.create_first_file`; a look, then a
+    ``mkdir`` and a write, let two runs take the same one).
     """
     base = Path(runs_dir) / name
-    run_dir = fresh_folder(base)
+    run_dir = create_first_file(base, "args.json", args_json)
     if run_dir != base:
         print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
     return run_dir
@@ -187,15 +192,17 @@ def start_run(args: Any, resume: Resume | None, *subdirs: str) -> Path:
 
     Bad arguments (agent specs included) fail before any folder or worker process
     exists (``arg_checks.check_args``). A fresh run gets :func:`run_directory`'s
-    folder, with ``checkpoints/`` and ``subdirs`` inside, and its ``args.json``; a
-    resume continues in its own folder and leaves ``args.json`` as it was.
+    folder, created with its ``args.json``, and ``checkpoints/`` and ``subdirs``
+    inside; a resume continues in its own folder and leaves ``args.json`` as it was.
     """
     check_args(args)
-    run_dir = resume.run_dir if resume else run_directory(args.runs_dir, args.name)
+    if resume is None:
+        run_dir = run_directory(args.runs_dir, args.name, json.dumps(dataclasses.asdict(args), indent=1))
+    else:
+        run_dir = resume.run_dir
     for sub in ("checkpoints", *subdirs):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
     if resume is None:
-        write_atomically(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=1))
         return run_dir
     print(f"resuming {run_dir} from {resume.checkpoint} with the run's own settings (args.json)")
     for name, (old, new) in resume.overrides.items():

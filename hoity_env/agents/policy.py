@@ -193,7 +193,8 @@ TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"
 
 def load_checkpoint(path: Path) -> Any:
     """The ``MaskablePPO`` model saved at ``path`` (on the CPU); a missing, damaged or foreign file
-    raises :class:`~hoity_env.engine.errors.ConfigError`, as does a missing ``train`` extra."""
+    raises :class:`~hoity_env.engine.errors.ConfigError`, as does a missing ``train`` extra, and
+    so does a policy with a non-finite weight (a diverged run's: it would fail mid-game)."""
     if not path.is_file():
         raise ConfigError(f"checkpoint file not found: {path}")
     if not zipfile.is_zipfile(path):
@@ -203,6 +204,13 @@ def load_checkpoint(path: Path) -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
         raise ConfigError(f"loading a checkpoint needs the train extra: {TRAIN_EXTRA}") from exc
     try:
-        return MaskablePPO.load(str(path), device="cpu")
+        model = MaskablePPO.load(str(path), device="cpu")
     except Exception as exc:  # SB3 raises many kinds on a damaged archive
         raise ConfigError(f"checkpoint {path} could not be loaded as MaskablePPO: {exc}") from exc
+    bad = [name for name, p in model.policy.named_parameters() if not bool(p.isfinite().all())]
+    if bad:
+        raise ConfigError(
+            f"checkpoint {path} holds non-finite weights (NaN or inf, in {', '.join(bad[:3])}): "
+            "the policy of a diverged training run cannot play"
+        )
+    return model

@@ -8,17 +8,9 @@ proportional to its weight, from its own generator, and that member plays the
 whole game.  (A mixture drawn per decision would be a different, weaker
 strategy; a draw per batch would tie every game of a batch together.)
 
-The manifest, ``population.json`` (:func:`read_population`, :func:`write_population`)::
-
-    {"format": "hoity-population/1",
-     "members": [{"spec": "ppo-sample:members/main_final.zip", "weight": 0.5,
-                  "origin": "main agent, 3,000,000 steps"},
-                 {"spec": "expert", "weight": 0.25, "origin": "zoo"}]}
-
-Member specs are any :func:`hoity_env.agents.make` spec except another population
-(no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``rllib:``)
-is relative to the manifest's folder, so a saved league can be moved as a whole.
-Weights must be positive; they are normalised.  ``origin`` is free text.
+The members and their weights are a manifest, ``population.json``
+(:mod:`hoity_env.agents.manifest`: the format, its checks, and why a member's file must
+lie in the manifest's folder unless the user allows otherwise).
 
 Named populations ship in the package beside the named agents' weights
 (``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
@@ -40,151 +32,46 @@ begun by the last ``reset``.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from hoity_env.agents.batch import act_batch, check_batch
-from hoity_env.agents.named import NAMED_AGENTS
-from hoity_env.agents.registry import registry, resolve
-from hoity_env.agents.zoo import SCRIPTED
+from hoity_env.agents.manifest import (
+    NAMED_POPULATIONS,
+    PATH_PREFIXES,
+    PATHS_VARIABLE,
+    POPULATION_FORMAT,
+    POPULATION_PREFIX,
+    Member,
+    any_paths_allowed,
+    check_inside,
+    check_member,
+    named_population,
+    normalised,
+    read_population,
+    resolve_spec,
+    write_population,
+)
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, StateError
-from hoity_env.files import write_atomically
 
-__all__ = [
+__all__ = [  # the manifest's names too: they have always been imported from here
     "NAMED_POPULATIONS",
+    "PATHS_VARIABLE",
+    "PATH_PREFIXES",
     "POPULATION_FORMAT",
     "POPULATION_PREFIX",
     "Member",
     "PopulationAgent",
+    "check_member",
     "named_population",
     "read_population",
+    "resolve_spec",
     "write_population",
 ]
-
-POPULATION_FORMAT = "hoity-population/1"
-"""The manifest's ``format`` tag."""
-POPULATION_PREFIX = "population:"
-NAMED_POPULATIONS = registry().names("population")
-"""The populations shipped in the package (the registry's), each a manifest per table under
-``hoity_env/agents/models/``."""
-PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
-"""Member spec forms that name a file (resolved against the manifest's folder)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Member:
-    """One member of a population: an agent spec, its weight (> 0) and where it came from."""
-
-    spec: str
-    weight: float
-    origin: str = ""
-
-
-def _where(path: Path | None, field: str) -> str:
-    return f"population {path}: {field}" if path is not None else field
-
-
-def check_member(member: Any, index: int, path: Path | None = None) -> Member:
-    """``member`` (a :class:`Member` or a manifest dict) checked; errors name ``members[index].FIELD``."""
-    field = f"members[{index}]"
-    if isinstance(member, Member):
-        member = dataclasses.asdict(member)
-    if not isinstance(member, dict):
-        raise ConfigError(f"{_where(path, field)} must be an object with spec and weight, got {member!r}")
-    unknown = set(member) - {"spec", "weight", "origin"}
-    if unknown:
-        raise ConfigError(f"{_where(path, field)} has unknown fields {sorted(unknown)}")
-    spec, weight, origin = member.get("spec"), member.get("weight"), member.get("origin", "")
-    if not isinstance(spec, str) or not spec.strip():
-        raise ConfigError(f"{_where(path, field + '.spec')} must be a non-empty agent spec, got {spec!r}")
-    if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
-        raise ConfigError(
-            f"{_where(path, field + '.spec')} is {spec!r}: a population cannot contain a population "
-            "(list its members instead)"
-        )
-    named_file = any(spec.startswith(p) and spec[len(p) :].strip() for p in PATH_PREFIXES)
-    if not named_file and spec not in SCRIPTED and spec not in NAMED_AGENTS:
-        raise ConfigError(f"{_where(path, field + '.spec')}: unknown agent spec {spec!r}")
-    if (
-        isinstance(weight, bool)
-        or not isinstance(weight, (int, float))
-        or not np.isfinite(weight)
-        or weight <= 0
-    ):
-        raise ConfigError(f"{_where(path, field + '.weight')} must be a number > 0, got {weight!r}")
-    if not isinstance(origin, str):
-        raise ConfigError(f"{_where(path, field + '.origin')} must be a string, got {origin!r}")
-    return Member(spec, float(weight), origin)
-
-
-def read_population(path: str | Path) -> tuple[Member, ...]:
-    """The members of the manifest at ``path`` as written (specs not yet resolved); checked.
-
-    A missing or unreadable file, a wrong ``format``, no members, a bad member: one
-    :class:`ConfigError` naming the file and the field.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"population manifest not found: {path}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"population {path}: not a JSON manifest ({exc})") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"population {path}: the manifest must be a JSON object")
-    if data.get("format") != POPULATION_FORMAT:
-        raise ConfigError(
-            f"population {path}: format must be {POPULATION_FORMAT!r}, got {data.get('format')!r}"
-        )
-    members = data.get("members")
-    if not isinstance(members, list) or not members:
-        raise ConfigError(f"population {path}: members must be a non-empty list, got {members!r}")
-    return tuple(check_member(m, i, path) for i, m in enumerate(members))
-
-
-def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]]) -> Path:
-    """Save a population manifest at ``path`` (atomically: never half a file); returns ``path``.
-
-    ``members`` are :class:`Member` s or dicts with ``spec``, ``weight`` and optional
-    ``origin``, checked as :func:`read_population` checks them, before anything is written
-    (missing folders are made).
-    Relative paths in member specs are read relative to ``path``'s folder.
-    """
-    if isinstance(members, (str, dict)) or not members:
-        raise ConfigError("members must be a non-empty list of members")
-    checked = [check_member(m, i) for i, m in enumerate(members)]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = ",\n".join(f"  {json.dumps(dataclasses.asdict(m))}" for m in checked)  # a member per line
-    text = f'{{\n "format": {json.dumps(POPULATION_FORMAT)},\n "members": [\n{rows}\n ]\n}}\n'
-    return write_atomically(path, text)
-
-
-def named_population(
-    name: str, rules: str | RulesConfig | None = None, num_players: int | None = None
-) -> Path:
-    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`) for
-    the table of ``rules`` and ``num_players`` (None: standard, 4); a table without one is refused."""
-    if name not in NAMED_POPULATIONS:
-        raise ConfigError(f"unknown named population {name!r}; choose one of {', '.join(NAMED_POPULATIONS)}")
-    entry = resolve(name, rules, num_players)
-    return Path(str(resources.files("hoity_env.agents") / "models" / entry.file))
-
-
-def resolve_spec(spec: str, folder: Path) -> str:
-    """``spec`` with a relative file path made relative to ``folder`` (the manifest's)."""
-    for prefix in PATH_PREFIXES:
-        if spec.startswith(prefix):
-            target = Path(spec[len(prefix) :])
-            return prefix + str(target if target.is_absolute() else folder / target)
-    return spec
 
 
 class Build(Protocol):
@@ -206,7 +93,8 @@ class PopulationAgent:
 
     ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
     (``make`` itself, passed in: this module sits below it).  ``name`` is the agent's name in
-    reports (default ``population:PATH``; a named population's is its name).
+    reports (default ``population:PATH``; a named population's is its name).  ``any_paths``
+    lets members name files outside the manifest's folder (``None``: as :data:`PATHS_VARIABLE` says).
     """
 
     def __init__(
@@ -219,13 +107,16 @@ class PopulationAgent:
         rules: str | RulesConfig | None = None,
         num_actions: int | None = None,
         name: str | None = None,
+        any_paths: bool | None = None,
     ) -> None:
         self.path = Path(path)
         self.name = name or f"{POPULATION_PREFIX}{self.path}"
         self.members = read_population(self.path)
+        if not (any_paths_allowed() if any_paths is None else any_paths):
+            for i, m in enumerate(self.members):
+                check_inside(m.spec, i, self.path)
         self.specs = tuple(resolve_spec(m.spec, self.path.parent) for m in self.members)
-        weights = np.array([m.weight for m in self.members], dtype=np.float64)
-        self.weights = weights / weights.sum()
+        self.weights = normalised([m.weight for m in self.members])
         """Each member's probability of playing a game."""
         self._cdf = np.cumsum(self.weights)
         agents = []

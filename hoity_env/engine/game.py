@@ -63,11 +63,15 @@ class Game:
         """End-of-game order keys per seat (larger is better)."""
         return self.ruleset.rank_keys(state)
 
-    def state_from_dict(self, data: object) -> GameState:
-        """Restore a state and check it belongs to this game's rules and player count."""
+    def state_from_dict(self, data: object, *, hand_made: bool = False) -> GameState:
+        """Restore a state and check it belongs to this game's rules and player count.
+
+        ``hand_made`` as for :meth:`GameState.from_dict`: a position set up by hand is checked
+        by the rules' invariants but not by a history (the money spent, the lots sold).
+        """
         from hoity_env.engine.errors import StateError
 
-        state = GameState.from_dict(data)
+        state = GameState.from_dict(data, hand_made=hand_made)
         if state.num_players != self.num_players:
             raise StateError(f"state is for {state.num_players} players, not {self.num_players}")
         if state.rules != self.rules:

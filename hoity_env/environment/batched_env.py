@@ -28,6 +28,9 @@ the same deals, and, for the same actions, the same observations, masks and
 rewards (the differential tests check this).  So game ``k``'s deal does not
 depend on B.
 
+**Positions.** ``reset(options={"position": ...})`` starts the games from positions
+set up by hand, as the parallel env does (:mod:`hoity_env.environment.positions`).
+
 **Limits.** ``num_envs`` is at most :data:`~hoity_env.engine.inputs.MAX_BATCH`
 (a million games); ``illegal_penalty`` must be finite; ``close()`` ends the env.
 
@@ -61,6 +64,7 @@ from hoity_env.engine.inputs import (
 )
 from hoity_env.environment.batched_observation import make_batch_observer
 from hoity_env.environment.joint_action import ILLEGAL_ACTION_MODES
+from hoity_env.environment.positions import played_steps, position_option, read_positions
 from hoity_env.environment.rewards import (
     REWARD_MODES,
     progress_shaping_batch,
@@ -148,15 +152,30 @@ class BatchedHoityEnv:
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring)."""
+        """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring).
+
+        ``options={"position": p}`` starts every game from a position set up by hand
+        instead (:mod:`hoity_env.environment.positions`): ``p`` is one state dict for all
+        games, or a list of ``num_envs``, one per game.  As in the parallel env, a position
+        draws nothing from its slot's generator, and the games that follow it in a slot
+        are dealt as usual.  A bad seed, option or position raises and changes nothing.
+        """
         check_open(self._closed)
         if seed is not None:
             seed = check_seed(seed)
+        position = position_option(options)
+        starts = None
+        if position is not None:
+            starts = read_positions(self.batched.game, position, self.num_envs, self.max_cycles)
         if seed is not None or not self._rngs:
             seeds = [None if seed is None else seed + k for k in range(self.num_envs)]
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
-        self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
-        self._cycles[:] = 0
+        if starts is None:
+            self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
+            self._cycles[:] = 0
+        else:
+            self._state = self.batched.from_states(starts)
+            self._cycles[:] = [played_steps(s) for s in starts]
         obs, masks = self._outputs(self._state)
         infos = {"phase": self._state.phase.copy(), "illegal_action": np.zeros(masks.shape[:2], dtype=bool)}
         return obs, masks, infos

@@ -2,11 +2,13 @@
 
 Multi-agent libraries disagree on where they look for the legal actions.
 PettingZoo's classic games (and TorchRL, Tianshou, our own agents) read
-``obs["action_mask"]`` beside ``obs["observation"]``; AgileRL and RLlib-style
+``obs["action_mask"]`` beside ``obs["observation"]``; RLlib's own action-masking
+module (``ActionMaskingTorchRLModule`` of its examples) reads ``obs["observations"]``
+beside ``obs["action_mask"]`` (``observation_keys="rllib"``); AgileRL-style
 pipelines want a flat ``Box`` observation and the mask in ``infos``.  And most of
 them store every info value in a tensor or a replay buffer, so an info may hold
 only fixed-shape values.  :class:`OutputFormat` is that choice, made once per env
-from three constructor arguments and applied to whatever observation space the
+from four constructor arguments and applied to whatever observation space the
 ruleset's observer has, so every observer gets every format.
 
 Infos always hold ``phase`` (int: 0 = location step next, 1 = action step, as
@@ -28,18 +30,27 @@ from hoity_env.engine.errors import ConfigError
 
 MASK_PLACES = ("observation", "infos", "both")
 OBSERVATION_FORMATS = ("dict", "flat")
+OBSERVATION_KEYS = {"pettingzoo": "observation", "rllib": "observations"}
+"""``observation_keys`` → the dict key of the vector (the mask's key is ``action_mask`` in both)."""
 
 
 @dataclass(frozen=True)
 class OutputFormat:
-    """Where the mask goes, whether the observation is a dict, and whether infos carry events."""
+    """Where the mask goes, whether the observation is a dict (and its keys), whether infos carry events."""
 
     action_mask: str = "observation"
     observation_format: str = "dict"
     info_events: bool = False
+    observation_keys: str = "pettingzoo"
 
     @classmethod
-    def from_args(cls, action_mask: str | None, observation_format: str, info_events: bool) -> OutputFormat:
+    def from_args(
+        cls,
+        action_mask: str | None,
+        observation_format: str,
+        info_events: bool,
+        observation_keys: str = "pettingzoo",
+    ) -> OutputFormat:
         """Validate the constructor arguments; ``action_mask=None`` picks the place the format allows."""
         if observation_format not in OBSERVATION_FORMATS:
             raise ConfigError(
@@ -57,12 +68,28 @@ class OutputFormat:
             )
         if not isinstance(info_events, bool):
             raise ConfigError(f"info_events must be a bool, got {info_events!r}")
-        return cls(action_mask, observation_format, info_events)
+        if not isinstance(observation_keys, str) or observation_keys not in OBSERVATION_KEYS:
+            raise ConfigError(
+                f"observation_keys must be one of {tuple(OBSERVATION_KEYS)}, got {observation_keys!r}"
+            )
+        if observation_keys == "rllib" and (flat or action_mask == "infos"):
+            # RLlib's masking module reads both keys from the observation dict.
+            raise ConfigError(
+                "observation_keys='rllib' names the keys of the observation dict with its mask: it needs "
+                f"observation_format='dict' and the mask in the observation, got observation_format="
+                f"{observation_format!r}, action_mask={action_mask!r}"
+            )
+        return cls(action_mask, observation_format, info_events, observation_keys)
 
     @property
     def flat(self) -> bool:
         """The observation is the bare vector (a ``Box``), not a dict."""
         return self.observation_format == "flat"
+
+    @property
+    def vector_key(self) -> str:
+        """The dict key of the observation vector: ``observation``, or ``observations`` for RLlib."""
+        return OBSERVATION_KEYS[self.observation_keys]
 
     @property
     def mask_in_observation(self) -> bool:
@@ -78,7 +105,7 @@ class OutputFormat:
         """The per-agent observation space built from the observer's vector space and the mask's."""
         if self.flat:
             return vector
-        parts: dict[str, spaces.Space[Any]] = {"observation": vector}
+        parts: dict[str, spaces.Space[Any]] = {self.vector_key: vector}
         if self.mask_in_observation:
             parts["action_mask"] = mask
         return spaces.Dict(parts)
@@ -88,14 +115,14 @@ class OutputFormat:
         if self.flat:
             return vector
         if self.mask_in_observation:
-            return {"observation": vector, "action_mask": mask}
-        return {"observation": vector}
+            return {self.vector_key: vector, "action_mask": mask}
+        return {self.vector_key: vector}
 
     def split(self, observation: Any, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """``(vector, mask)`` of one agent from its observation and info, whatever the format.
 
         For code that must run on every format (scripted agents on a flat env, tests).
         """
-        vector = observation if self.flat else observation["observation"]
+        vector = observation if self.flat else observation[self.vector_key]
         mask = observation["action_mask"] if self.mask_in_observation else info["action_mask"]
         return vector, mask

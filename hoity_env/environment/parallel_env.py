@@ -9,7 +9,9 @@ Spaces
     * observation: ``Dict(observation=Box(0, 1, (D,), float32),
       action_mask=Box(0, 1, (N,), int8))``; layout from :meth:`obs_layout`.
       ``action_mask`` / ``observation_format`` move the mask to ``infos`` or
-      give the bare ``Box`` (:mod:`hoity_env.environment.outputs`).
+      give the bare ``Box``; ``observation_keys="rllib"`` names the vector
+      ``observations``, as RLlib's action-masking module wants
+      (:mod:`hoity_env.environment.outputs`).
     * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
 
 Every agent acts in every ``step()``; a round takes two steps (location, then
@@ -48,6 +50,7 @@ from hoity_env.environment.joint_action import (
 )
 from hoity_env.environment.observers import make_observer
 from hoity_env.environment.outputs import OutputFormat
+from hoity_env.environment.positions import played_steps, position_option, read_position
 from hoity_env.environment.render import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
 from hoity_env.environment.snapshot import Snapshot, read_snapshot
@@ -77,9 +80,12 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         action_mask: str | None = None,
         observation_format: str = "dict",
         info_events: bool = False,
+        observation_keys: str = "pettingzoo",
     ) -> None:
         self.game = Game(rules, num_players)
-        self.output_format = OutputFormat.from_args(action_mask, observation_format, info_events)
+        self.output_format = OutputFormat.from_args(
+            action_mask, observation_format, info_events, observation_keys
+        )
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
@@ -116,6 +122,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._np_random_seed: int | None = None
         self._state: GameState | None = None
         self._game_seed: int | None = None
+        self._hand_made = False
+        """The game started from a hand-made position (its snapshots say so: ``set_state``)."""
         self._cycles = 0
         self._events: list[Event] = []
         self._warned_illegal = False
@@ -146,18 +154,30 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Deal a new game.  ``seed`` (a non-negative int) seeds the env's generator; each game
-        draws its deal from it."""
+        """Deal a new game, or start from a position: ``options={"position": state_dict}``.
+
+        ``seed`` (a non-negative int) seeds the env's generator; each game draws its deal
+        from it.  A position (:mod:`hoity_env.environment.positions`: a state dict set up
+        by hand, checked by the rules' invariants but not by a history) replaces the deal
+        of this game, and draws nothing from the generator; the games after it are dealt.
+        A bad seed, option or position raises and changes nothing.
+        """
         check_open(self._closed)
         _check_max_cycles(self.max_cycles)
         if seed is not None:
             seed = check_seed(seed)
+        position = position_option(options)
+        start = None if position is None else read_position(self.game, position, self.max_cycles)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
-        game_seed = int(self._np_random.integers(0, 2**63 - 1))
-        self._state = self.game.new_state(game_seed)
+        if start is None:
+            game_seed: int | None = int(self._np_random.integers(0, 2**63 - 1))
+            self._state = self.game.new_state(game_seed)
+            self._cycles = 0
+        else:
+            game_seed, self._state, self._cycles = None, start, played_steps(start)
         self._game_seed = game_seed
-        self._cycles = 0
+        self._hand_made = start is not None
         self._events = []
         self.agents = list(self.possible_agents)
         obs, infos = self._outputs([], [False] * self.num_players, reuse=False)
@@ -301,7 +321,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     def game_seed(self) -> int | None:
         """The engine seed this game was dealt from (``Game.new_state(seed)``; replays record it).
 
-        ``None`` before ``reset`` and after ``set_state`` (a restored game's deal seed is unknown).
+        ``None`` before ``reset``, after ``set_state`` (a restored game's deal seed is unknown)
+        and for a game started from a position (``reset(options={"position": ...})``).
         """
         return self._game_seed
 
@@ -340,7 +361,13 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise IllegalActionError("call reset() before get_state()")
         assert self._np_random is not None
         return Snapshot(
-            self._state, list(self.agents), self._cycles, self._events, self._np_random, self._warned_illegal
+            self._state,
+            list(self.agents),
+            self._cycles,
+            self._events,
+            self._np_random,
+            self._warned_illegal,
+            self._hand_made,
         ).to_dict()
 
     def set_state(self, data: Any) -> None:
@@ -349,7 +376,9 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         Everything is checked first (the engine state by ``GameState.from_dict``'s
         invariants, then the env's own fields and events against it) and the
         observations and masks are computed from it; only then does the env change.
-        Any failure raises :class:`StateError` and leaves the env as it was.
+        Any failure raises :class:`StateError` and leaves the env as it was.  A snapshot of
+        a game started from a position (``"hand_made": true``) skips the history checks,
+        as the position did (:mod:`hoity_env.environment.positions`).
         """
         snap = read_snapshot(self.game, data, self.max_cycles)
         state, agents = snap.state, snap.agents
@@ -368,6 +397,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self._events = snap.events
         self._np_random = snap.np_random
         self._warned_illegal = snap.warned_illegal
+        self._hand_made = snap.hand_made
         self._mask_lists = masks.tolist()
 
     def observe(self, agent: str) -> Any:
@@ -390,7 +420,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             f"HoityParallelEnv(num_players={self.num_players}, rules={self.rules.name!r}, "
             f"reward={self.reward_mode!r}, illegal_action={self.illegal_action!r}, "
             f"action_mask={self.output_format.action_mask!r}, "
-            f"observation_format={self.output_format.observation_format!r})"
+            f"observation_format={self.output_format.observation_format!r}, "
+            f"observation_keys={self.output_format.observation_keys!r})"
         )
 
 

@@ -7,6 +7,10 @@ touches anything: the engine state by ``GameState.from_dict``'s invariants
 Unknown keys are refused at every level (the snapshot, ``env``, the engine
 state, the generator states), as they are in ``rules`` and in events: a key this
 version does not write is a snapshot of something else, not something to drop.
+
+A game started from a hand-made position (:mod:`hoity_env.environment.positions`)
+writes ``"hand_made": true`` in ``env``, and only such a snapshot skips the engine
+state's history checks when it is read back; other snapshots are unchanged.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ __all__ = ["ENV_STATE_VERSION", "SNAPSHOT_KEYS", "Snapshot", "read_snapshot"]
 
 ENV_STATE_VERSION = 1
 SNAPSHOT_KEYS = frozenset({"version", "engine", "env"})
-ENV_KEYS = frozenset({"agents", "cycles", "events", "np_random", "warned_illegal"})
+ENV_KEYS = frozenset({"agents", "cycles", "events", "np_random", "warned_illegal", "hand_made"})
 
 
 @dataclass(frozen=True)
@@ -42,20 +46,21 @@ class Snapshot:
     events: list[Event]
     np_random: np.random.Generator
     warned_illegal: bool
+    hand_made: bool = False
+    """The game started from a position set up by hand (its state has no history to check)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-safe dict :func:`read_snapshot` reads back (what ``get_state`` returns)."""
-        return {
-            "version": ENV_STATE_VERSION,
-            "engine": self.state.to_dict(),
-            "env": {
-                "agents": list(self.agents),
-                "cycles": self.cycles,
-                "events": [e.to_dict() for e in self.events],
-                "np_random": rng_to_dict(self.np_random),
-                "warned_illegal": self.warned_illegal,
-            },
+        env: dict[str, Any] = {
+            "agents": list(self.agents),
+            "cycles": self.cycles,
+            "events": [e.to_dict() for e in self.events],
+            "np_random": rng_to_dict(self.np_random),
+            "warned_illegal": self.warned_illegal,
         }
+        if self.hand_made:  # written only when true: other snapshots stay as they were
+            env["hand_made"] = True
+        return {"version": ENV_STATE_VERSION, "engine": self.state.to_dict(), "env": env}
 
 
 def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:
@@ -70,7 +75,10 @@ def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:
     if not isinstance(env, dict):
         raise StateError("env state is missing field 'env' (a dict)")
     refuse_unknown_keys(env, ENV_KEYS, "env state field 'env'")
-    state = game.state_from_dict(data.get("engine"))
+    hand_made = env.get("hand_made", False)
+    if not isinstance(hand_made, bool):
+        raise StateError(f"env state field 'hand_made' must be a bool, got {hand_made!r}")
+    state = game.state_from_dict(data.get("engine"), hand_made=hand_made)
     cycles = env.get("cycles")
     steps = 2 * state.round + int(state.phase is Phase.ACTION)
     if type(cycles) is not int or cycles != steps:
@@ -102,4 +110,4 @@ def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:
     warned = env.get("warned_illegal", False)
     if not isinstance(warned, bool):
         raise StateError(f"env state field 'warned_illegal' must be a bool, got {warned!r}")
-    return Snapshot(state, list(agents), cycles, records, rng, warned)
+    return Snapshot(state, list(agents), cycles, records, rng, warned, hand_made)

@@ -10,7 +10,11 @@ parent notices, every other worker is stopped, and nothing is left running.
 Tasks are pulled lazily from an iterable and at most ``window`` of them are in
 flight or waiting to be yielded, so a huge run never builds its whole task
 list; results come back in task order whatever order workers finish in.
-Workers ignore Ctrl-C: the parent handles it and stops them.  A worker whose
+Workers ignore Ctrl-C: the parent handles it and stops them.  A caller whose tasks
+can stop early and still reply (the best responses of :mod:`hoity_env.strength.jobs`,
+which checkpoint) passes ``stop``: once it returns true, each busy worker is sent
+SIGTERM once, no further task is handed out, and the replies of the tasks in flight
+are still collected and yielded.  A worker whose
 parent dies (``kill -9``, an out-of-memory kill) exits at once, even in the middle
 of a task: a watchdog thread in each worker waits on the parent's sentinel (a pipe
 the operating system closes when the parent ends) and ends the process when it
@@ -27,6 +31,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -34,6 +39,8 @@ R = TypeVar("R")
 
 _JOIN_S = 5.0
 """How long a stopped worker gets to exit before it is killed."""
+_POLL_S = 0.2
+"""How often the parent looks at ``stop`` while it waits for the workers."""
 ORPHAN_EXIT = 3
 """A worker's exit status when it ends because its parent died."""
 
@@ -94,15 +101,16 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[],
 class _Worker(Generic[T]):
     """One worker process, its end of the pipe and the task it holds."""
 
-    def __init__(self, number: int, process: multiprocessing.process.BaseProcess, conn: Connection) -> None:
-        self.number, self.process, self.conn = number, process, conn
+    def __init__(self, number: int, process: BaseProcess, conn: Connection, label: tuple[str, str]) -> None:
+        self.number, self.process, self.conn, self.label = number, process, conn, label
         self.task: tuple[int, T] | None = None
 
     def describe(self) -> str:
         code = self.process.exitcode
         how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
-        doing = f" while playing task {self.task[0]} ({self.task[1]})" if self.task else ""
-        return f"evaluation worker {self.number} (pid {self.process.pid}) {how}{doing}"
+        name, verb = self.label
+        doing = f" while {verb} task {self.task[0]} ({self.task[1]})" if self.task else ""
+        return f"{name} {self.number} (pid {self.process.pid}) {how}{doing}"
 
 
 def run_in_order(
@@ -112,29 +120,39 @@ def run_in_order(
     workers: int,
     initializer: Callable[[], None] | None = None,
     window: int | None = None,
+    stop: Callable[[], bool] | None = None,
+    label: tuple[str, str] = ("evaluation worker", "playing"),
 ) -> Iterator[R]:
     """Yield ``fn(task)`` for each task, in order, computed by ``workers`` spawned processes.
 
     ``fn`` and the tasks must be picklable (module-level functions, plain data).
     An exception in ``fn`` is re-raised here; a worker that dies raises
-    :class:`WorkerDied`.  Closing the generator early stops every worker.
+    :class:`WorkerDied` (named by ``label``: what a worker is, what it does with a task).
+    Closing the generator early stops every worker.  ``stop``: see the module docstring.
     """
     ctx = multiprocessing.get_context("spawn")
     window = window or 4 * workers
     pool: list[_Worker[T]] = []
+    stopping = False
     try:
         for number in range(workers):
             parent, child = ctx.Pipe()
             process = ctx.Process(target=_serve, args=(child, fn, initializer), daemon=True)
             process.start()
             child.close()
-            pool.append(_Worker(number, process, parent))
+            pool.append(_Worker(number, process, parent, label))
         source = iter(enumerate(tasks))
         done: dict[int, R] = {}
         next_out = 0
         next_in = 0
         exhausted = False
         while True:
+            if stop is not None and not stopping and stop():
+                stopping = exhausted = True  # no new task; the busy ones are asked to stop early
+                for worker in pool:
+                    if worker.task is not None and worker.process.pid is not None:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(worker.process.pid, signal.SIGTERM)
             # Hand a task to every idle worker while the window allows.
             for worker in pool:
                 if worker.task is None and not exhausted and next_in - next_out < window:
@@ -153,7 +171,10 @@ def run_in_order(
                 if exhausted:
                     return
                 continue
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            ready = wait(
+                [w.conn for w in busy] + [w.process.sentinel for w in busy],
+                timeout=None if stop is None or stopping else _POLL_S,
+            )
             for worker in busy:
                 if worker.conn in ready:
                     try:

@@ -8,6 +8,8 @@ because RLlib pickles a module's class by its import path: a module trained by
 * :class:`HoityRLlibEnv`: RLlib wants ``"__all__"`` in the done dicts; every seat ends
   at once here.  Built with ``illegal_action="raise"`` unless told otherwise, so one
   illegal action anywhere stops training: the masking is checked on every step.
+  ``{"observation_keys": "rllib"}`` in ``config`` names the observation dict's keys as RLlib's
+  own ``ActionMaskingTorchRLModule`` reads them (``observations``, ``action_mask``).
 * The masked PPO module (:class:`MaskedPPOModule`) and the saved module as an agent
   (:class:`RLlibAgent`, spec ``rllib:PATH``) live in :mod:`hoity_env.agents.rllib`
   and are re-exported here, where RLlib checkpoints of earlier versions find them.

@@ -25,7 +25,9 @@ Each takes ``settings=`` (a :class:`LearnerSettings` whose other fields are kept
 module each: :mod:`.settings`, :mod:`.policy` (masked categorical), :mod:`.buffer`,
 :mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`, :mod:`.update`,
 :mod:`.seats` (who plays which seat), :mod:`.loop` (the learner), :mod:`.checkpoint`,
-:mod:`.runs`, :mod:`.cli` (``hoity-learn`` / ``python -m hoity_env.learning``).
+:mod:`.folder` (a run folder: its kind, its lock, complete checkpoints), :mod:`.runs`,
+:mod:`.bounds` (the settings' limits), :mod:`.cli` (``hoity-learn`` / ``python -m
+hoity_env.learning``) and :mod:`.cli_runs` (what it shares with ``hoity-league``).
 """
 
 from __future__ import annotations

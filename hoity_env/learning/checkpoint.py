@@ -40,6 +40,7 @@ from hoity_env.files import write_atomically
 from hoity_env.learning.memory import checkpoint_history
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
+from hoity_env.learning.update import check_finite_weights
 
 SB3_KEYS = {
     "actor_body.": "mlp_extractor.policy_net.",
@@ -81,7 +82,9 @@ def from_sb3(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_space: gym.Space[Any]) -> bytes:
-    """``policy`` as the bytes of a ``MaskablePPO`` zip (see the module docstring)."""
+    """``policy`` as the bytes of a ``MaskablePPO`` zip (see the module docstring); a policy with
+    a non-finite weight raises :class:`~hoity_env.learning.update.DivergenceError` (never saved)."""
+    check_finite_weights(policy, "refusing to save a diverged policy")
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the installed extras

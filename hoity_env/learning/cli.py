@@ -8,15 +8,17 @@ Three modes, by who sits in the other seats::
     hoity-learn --resume runs/learn                     # continue a run with its own settings
 
 Each run writes a run folder (``--out``, default ``runs/learn``; a taken name gets
-``_2``, ``_3`` …) holding ``settings.json``, ``progress.jsonl``, checkpoints and
-``policy.zip``, a ``MaskablePPO`` zip to pass on as ``ppo:PATH``.  ``--players 2,3,4,5,6``
-trains one policy on all those player counts at once (padded observations; ``--padded``
-pads a single count's too), and the saved policy plays each of them.  ``--eval-games N``
-then plays the policy against copies of the target (``random`` for self-play and
-pools), at each player count, with ``hoity_env.evaluation.evaluate`` and prints the table.
-Results go to stdout, progress to stderr.  The run plays under ``--blas-threads``
-numpy threads (default 1: an opponent such as ``champion`` is a numpy network;
-:mod:`hoity_env.threads`).
+``_2``, ``_3`` …; see :mod:`hoity_env.learning.folder`) holding ``settings.json``,
+``progress.jsonl``, checkpoints and ``policy.zip``, a ``MaskablePPO`` zip to play by
+sampling as ``ppo-sample:PATH``.  ``--players 2,3,4,5,6`` trains one policy on all those
+player counts at once (padded observations; ``--padded`` pads a single count's too), and
+the saved policy plays each of them.  ``--eval-games N`` then plays it by sampling (its
+argmax is a pure strategy, which this game punishes) against copies of the target
+(``random`` for self-play and pools), at each player count, with
+``hoity_env.evaluation.evaluate`` and prints the table.  ``--resume``, signals, the time
+limit and errors behave as :mod:`hoity_env.learning.cli_runs` says.  Results go to
+stdout, progress to stderr.  The run plays under ``--blas-threads`` numpy threads (default
+1: an opponent such as ``champion`` is a numpy network; :mod:`hoity_env.threads`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,20 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hoity_env.cli_args import add_blas_threads, add_settings_flags, fail, parse_and_log
+from hoity_env.cli_args import add_blas_threads, add_settings_flags, given_dests, non_negative
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import fresh_folder
-from hoity_env.learning.runs import LATEST, resume, train_in_folder
+from hoity_env.learning.cli_runs import (
+    add_session_flags,
+    announce,
+    check_out,
+    command,
+    refuse_changes,
+    session_of,
+    stopped,
+)
+from hoity_env.learning.folder import LATEST, SETTINGS
+from hoity_env.learning.runs import finished, new_run, open_run, run
 from hoity_env.learning.settings import SELF, LearnerSettings, parse_counts, parse_pool
-from hoity_env.threads import limit_blas
 
 DEFAULTS = LearnerSettings()
 
@@ -70,6 +80,7 @@ FLAGS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "seed": ("--seed", int, "seed of everything random in the run"),
     "threads": ("--threads", int, "torch threads"),
     "checkpoint_every": ("--checkpoint-every", int, "learner steps between checkpoints (0: at the end)"),
+    "keep_checkpoints": ("--keep-checkpoints", int, "checkpoints kept, the newest (0: all)"),
 }
 
 
@@ -77,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hoity-learn",
         description="Train a masked-PPO policy with the fast learner on the batched engine.",
-        epilog="Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[5:9]),
+        epilog="Examples:\n  " + "\n  ".join(line.strip() for line in __doc__.splitlines()[4:8]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     who = p.add_mutually_exclusive_group()
@@ -102,9 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hidden", default="x".join(map(str, DEFAULTS.hidden)), help="hidden widths, e.g. 64x64")
     p.add_argument("--out", type=Path, default=Path("runs/learn"), help="run folder (a taken name gets _2 …)")
     p.add_argument(
-        "--eval-games", type=int, default=0, help="games against 3 copies of the target afterwards"
+        "--eval-games",
+        type=non_negative,
+        default=0,
+        help="games of the policy (sampling) against 3 copies of the target afterwards",
     )
     add_blas_threads(p)
+    add_session_flags(p)
     return p
 
 
@@ -123,41 +138,77 @@ def settings_from(args: argparse.Namespace) -> LearnerSettings:
     return LearnerSettings(**values)
 
 
+def pool_text(opponents: tuple[tuple[str, float], ...]) -> str:
+    """Opponents as ``--pool`` writes them (``self@2.0,expert@1.0``)."""
+    return ",".join(f"{spec}@{weight:g}" for spec, weight in opponents)
+
+
+def changes(given: set[str], args: argparse.Namespace, saved: LearnerSettings) -> list[tuple[str, Any, Any]]:
+    """``(flag, given value, the run's value)`` of each settings flag in ``given`` (for a resume)."""
+    out: list[tuple[str, Any, Any]] = []
+    for name in given & set(FLAGS):
+        out.append((FLAGS[name][0], getattr(args, name), getattr(saved, name)))
+    if "hidden" in given:
+        out.append(("--hidden", args.hidden, "x".join(map(str, saved.hidden))))
+    if "padded" in given:
+        out.append(("--padded", args.padded, saved.padded))
+    if "against" in given:
+        out.append(("--against", pool_text(((args.against, 1.0),)), pool_text(saved.opponents)))
+    if "pool" in given:
+        out.append(("--pool", pool_text(parse_pool(args.pool)), pool_text(saved.opponents)))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_and_log(build_parser(), argv)
-    if isinstance(args, int):
-        return args
-    with limit_blas(args.blas_threads):
-        return _train(args)
+    return command("hoity-learn", build_parser(), argv, _main)
 
 
-def _train(args: argparse.Namespace) -> int:
+def _main(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None, where: list[Path]
+) -> int:
     start = time.process_time()
-    try:
-        if args.resume is not None:
-            folder, learner = args.resume, resume(args.resume)
+    limit = args.time_limit_minutes * 60
+    if args.resume is not None:
+        folder, learner, resumed = open_run(args.resume)
+        given = given_dests(parser, argv)
+        check_out(given, args.out, folder.path)
+        refuse_changes(changes(given, args, learner.settings), folder.path, SETTINGS)
+        where.append(folder.path)
+        if finished(learner):
+            print(f"hoity-learn: the run in {folder.path} is finished ({learner.steps:,} learner steps)")
         else:
-            settings = settings_from(args)
-            folder = fresh_folder(args.out)
-            learner = train_in_folder(settings, folder)
-    except ConfigError as exc:
-        return fail("hoity-learn", exc)
+            resumed.session = session_of(args)
+            announce("hoity-learn", folder.path, learner.steps, learner.settings.total_steps, resumed.session)
+            stop = run(learner, folder, resumed, limit)
+            code = stopped("hoity-learn", folder.path, stop, learner.steps, learner.settings.total_steps)
+            if code is not None:
+                return code
+    else:
+        folder, learner = new_run(settings_from(args), args.out, next_free=True)
+        where.append(folder.path)
+        stop = run(learner, folder, time_limit=limit)
+        code = stopped("hoity-learn", folder.path, stop, learner.steps, learner.settings.total_steps)
+        if code is not None:
+            return code
     cpu = time.process_time() - start
     s = learner.settings
     shares = ", ".join(f"{k} {v / max(cpu, 1e-9):.0%}" for k, v in learner.cpu.items())
     print(
         f"fast learner: {learner.steps} learner steps, {learner.updates} updates, {cpu:.1f} CPU-s ({shares})"
     )
-    print(f"policy: {Path(folder) / LATEST}  (use it as ppo:{Path(folder) / LATEST})")
+    spec = f"ppo-sample:{folder.path / LATEST}"
+    print(f"policy: {folder.path / LATEST}  (play it by sampling: {spec})")
     if args.eval_games:
         target = next((spec for spec, _ in s.opponents if spec not in (SELF, "snapshot")), "random")
         if len(s.opponents) > 1:
             target = "random"
-        print_evaluations(f"ppo:{Path(folder) / LATEST}", [target], s, args.eval_games, s.seed)
+        print_evaluations(spec, [target], s, args.eval_games, s.seed, args.workers)
     return 0
 
 
-def print_evaluations(me: str, targets: Iterable[str], s: LearnerSettings, games: int, seed: int) -> None:
+def print_evaluations(
+    me: str, targets: Iterable[str], s: LearnerSettings, games: int, seed: int, workers: int = 1
+) -> None:
     """``--eval-games``: the table of ``me`` in one seat against copies of each target, printed.
 
     ``s`` gives the players and rules of the games (the trained run's own; each of its counts).
@@ -167,8 +218,8 @@ def print_evaluations(me: str, targets: Iterable[str], s: LearnerSettings, games
     for n in s.player_counts:
         for target in targets:
             table = [me] + [target] * (n - 1)
-            result = evaluate(table, num_players=n, games=games, seed=seed, rules=s.rules)
+            result = evaluate(table, num_players=n, games=games, seed=seed, rules=s.rules, workers=workers)
             print(result.to_markdown())
 
 
-__all__ = ["FLAGS", "build_parser", "main", "print_evaluations", "settings_from"]
+__all__ = ["FLAGS", "build_parser", "changes", "main", "pool_text", "print_evaluations", "settings_from"]

@@ -44,7 +44,7 @@ from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.tables import Table, Tables
-from hoity_env.learning.update import ppo_update
+from hoity_env.learning.update import DivergenceError, check_finite_weights, ppo_update
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +193,12 @@ class Learner:
             for group in self.optimizer.param_groups:
                 group["lr"] = rate
         self.magnet.anneal(self.steps)
-        stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
+        where = f"training diverged in update {self.updates + 1} (at {self.steps:,} learner steps)"
+        try:
+            stats = ppo_update(self.policy, self.optimizer, batch, s, self.magnet, self.shuffler)
+        except DivergenceError as exc:
+            raise DivergenceError(f"{where}: {exc}") from None
+        check_finite_weights(self.policy, where)
         self.updates += 1
         self.magnet.after_update(self.policy, self.updates)
         if s.snapshot_every and self.updates % s.snapshot_every == 0:

@@ -19,13 +19,30 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from hoity_env.agents.history import MAX_MEMORY
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.batched.numba_kernels import resolve_accelerator
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.rewards import REWARD_MODES
+from hoity_env.learning.bounds import (
+    MAX_COEF,
+    MAX_EPOCHS,
+    MAX_LAYERS,
+    MAX_LEARNING_RATE,
+    MAX_ROWS,
+    MAX_SEED,
+    MAX_STEPS,
+    MAX_THREADS,
+    MAX_WEIGHT,
+    MAX_WIDTH,
+    int_in,
+    is_int,
+    is_number,
+    real_in,
+)
 
 SELF = "self"
 SNAPSHOT = "snapshot"
@@ -126,34 +143,59 @@ class LearnerSettings:
     a shared machine loses by contention)."""
     checkpoint_every: int = 0
     """Learner steps between checkpoints in a run folder (0: only at the end)."""
+    keep_checkpoints: int = 5
+    """Checkpoints a run folder keeps: after each one, all but the newest ``keep_checkpoints``
+    are deleted (0: keep all).  The latest is always kept, and with it the run's end; more
+    than one leaves a fall-back when the newest is damaged (:mod:`hoity_env.learning.runs`)."""
 
     def __post_init__(self) -> None:
         _check_counts(self)
-        _positive(self, "num_games", "snapshots_kept", "total_steps")
-        _positive(self, "rollout_steps", "epochs", "minibatch_size", "threads")
-        _non_negative(self, "checkpoint_every", "magnet_refresh", "seed", "snapshot_every", "memory")
-        if self.memory > MAX_MEMORY:
-            raise ConfigError(f"memory must be at most {MAX_MEMORY} rounds, got {self.memory}")
-        if self.memory and any(spec == SNAPSHOT for spec, _ in self.opponents):
+        int_in(self, "num_games", 1, MAX_ROWS)
+        if not isinstance(self.rules, str):
+            raise ConfigError(f"rules must be a preset name (standard, original), got {self.rules!r}")
+        resolve_rules(self.rules)
+        if self.reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
+        if not isinstance(self.accelerator, str):
+            raise ConfigError(f"accelerator must be auto, numpy or numba, got {self.accelerator!r}")
+        resolve_accelerator(self.accelerator)
+        int_in(self, "total_steps", 1, MAX_STEPS)
+        int_in(self, "checkpoint_every", 0, MAX_STEPS)
+        int_in(self, "keep_checkpoints", 0, MAX_STEPS)
+        int_in(self, "snapshot_every", 0, MAX_STEPS)
+        int_in(self, "magnet_refresh", 0, MAX_STEPS)
+        int_in(self, "snapshots_kept", 1, 1000)
+        int_in(self, "rollout_steps", 1, MAX_ROWS)
+        int_in(self, "minibatch_size", 1, MAX_ROWS)
+        int_in(self, "epochs", 1, MAX_EPOCHS)
+        int_in(self, "threads", 1, MAX_THREADS)
+        int_in(self, "seed", 0, MAX_SEED)
+        int_in(self, "memory", 0, MAX_MEMORY)
+        rows = self.num_games * sum(self.player_counts) * self.rollout_steps
+        if rows > MAX_ROWS:
             raise ConfigError(
-                "memory: snapshot opponents play the observation alone; use self or agent specs"
+                f"num_games × players × rollout_steps ({rows:,} rollout rows) must be at most "
+                f"{MAX_ROWS:,}: the rollout buffer holds them all"
             )
-        if self.memory and self.padded:
-            raise ConfigError(
-                "memory reads one table's own observations: it takes one player count, unpadded"
-            )
-        for name in ("learning_rate", "clip"):
-            if not _number(getattr(self, name)) or getattr(self, name) <= 0:
-                raise ConfigError(f"{name} must be a number > 0, got {getattr(self, name)!r}")
-        for name in ("vf_coef", "ent_coef", "max_grad_norm", "magnet_coef"):
-            if not _number(getattr(self, name)) or getattr(self, name) < 0:
-                raise ConfigError(f"{name} must be a number >= 0, got {getattr(self, name)!r}")
+        real_in(self, "learning_rate", 0.0, MAX_LEARNING_RATE, low_open=True)
+        real_in(self, "clip", 0.0, MAX_COEF, low_open=True)
+        for name in ("vf_coef", "ent_coef", "magnet_coef"):
+            real_in(self, name, 0.0, MAX_COEF)
+        real_in(self, "max_grad_norm", 0.0, MAX_COEF, low_open=True)
         for name in ("gamma", "gae_lambda", "magnet_rate"):
             value = getattr(self, name)
-            if not _number(value) or not 0 <= value <= 1:
+            if not is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}")
-        if not self.hidden or any(not _int(h) or h < 1 for h in self.hidden):
-            raise ConfigError(f"hidden must be a non-empty tuple of ints >= 1, got {self.hidden!r}")
+        if isinstance(self.hidden, list):  # the JSON form (settings.json, --exploiter-settings)
+            object.__setattr__(self, "hidden", tuple(self.hidden))
+        if (
+            not isinstance(self.hidden, tuple)
+            or not 1 <= len(self.hidden) <= MAX_LAYERS
+            or any(not is_int(h) or not 1 <= h <= MAX_WIDTH for h in self.hidden)
+        ):
+            raise ConfigError(
+                f"hidden must be a tuple of 1 to {MAX_LAYERS} ints in [1, {MAX_WIDTH}], got {self.hidden!r}"
+            )
         if self.activation not in ACTIVATIONS:
             raise ConfigError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
         if self.lr_schedule not in LR_SCHEDULES:
@@ -163,8 +205,10 @@ class LearnerSettings:
         if self.magnet != "none" and self.magnet_coef == 0:
             raise ConfigError(f"magnet={self.magnet!r} needs magnet_coef > 0")
         final = self.magnet_final_coef
-        if final is not None and (not _number(final) or final < 0):
-            raise ConfigError(f"magnet_final_coef must be None or a number >= 0, got {final!r}")
+        if final is not None and (not is_number(final) or not 0 <= final <= MAX_COEF):
+            raise ConfigError(
+                f"magnet_final_coef must be None or a number in [0, {MAX_COEF:g}], got {final!r}"
+            )
         if final is not None and self.magnet == "none":
             raise ConfigError("magnet_final_coef anneals a magnet: set magnet to uniform, frozen or ema")
         if not isinstance(self.normalize_advantages, bool):
@@ -174,6 +218,14 @@ class LearnerSettings:
             raise ConfigError(
                 "snapshot_every=0 takes no snapshot until one is added: the opponents need an entry "
                 "besides 'snapshot' to draw until then"
+            )
+        if self.memory and any(spec == SNAPSHOT for spec, _ in self.opponents):
+            raise ConfigError(
+                "memory: snapshot opponents play the observation alone; use self or agent specs"
+            )
+        if self.memory and self.padded:
+            raise ConfigError(
+                "memory reads one table's own observations: it takes one player count, unpadded"
             )
 
     # ------------------------------------------------------------ derived
@@ -210,34 +262,12 @@ class LearnerSettings:
         return dataclasses.replace(self, **changes)
 
 
-def _int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: object) -> bool:
-    return (_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
-
-
-def _positive(settings: LearnerSettings, *names: str) -> None:
-    for name in names:
-        value = getattr(settings, name)
-        if not _int(value) or value < 1:
-            raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
-
-
-def _non_negative(settings: LearnerSettings, *names: str) -> None:
-    for name in names:
-        value = getattr(settings, name)
-        if not _int(value) or value < 0:
-            raise ConfigError(f"{name} must be an int >= 0, got {value!r}")
-
-
 def _check_counts(settings: LearnerSettings) -> None:
     """``num_players``: an int, or a non-empty tuple of distinct ints in 2..6 (sorted here, and
     ``padded`` set: several counts need one observation layout); ``padded`` a bool."""
     counts = settings.num_players
     if isinstance(counts, tuple):
-        if not counts or any(not _int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
+        if not counts or any(not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS for n in counts):
             raise ConfigError(
                 f"num_players must be an int or a non-empty tuple of player counts in "
                 f"{MIN_PLAYERS}..{MAX_PLAYERS}, got {counts!r}"
@@ -246,8 +276,8 @@ def _check_counts(settings: LearnerSettings) -> None:
             raise ConfigError(f"num_players lists a count twice: {counts!r}")
         object.__setattr__(settings, "num_players", tuple(sorted(counts)))
         object.__setattr__(settings, "padded", True)
-    elif not _int(counts) or counts < 1:
-        raise ConfigError(f"num_players must be an int >= 1 or a tuple of counts, got {counts!r}")
+    else:
+        validate_num_players(counts)
     if not isinstance(settings.padded, bool):
         raise ConfigError(f"padded must be a bool, got {settings.padded!r}")
 
@@ -270,8 +300,11 @@ def _check_pool(pool: object) -> None:
         spec, weight = entry
         if not isinstance(spec, str) or not spec:
             raise ConfigError(f"an opponents spec must be a non-empty string, got {spec!r}")
-        if not _number(weight) or weight <= 0:
-            raise ConfigError(f"the weight of opponents entry {spec!r} must be a number > 0, got {weight!r}")
+        if not is_number(weight) or not 0 < weight <= MAX_WEIGHT:
+            raise ConfigError(
+                f"the weight of opponents entry {spec!r} must be a number in (0, {MAX_WEIGHT:g}], "
+                f"got {weight!r}"
+            )
 
 
 def parse_pool(text: str) -> tuple[tuple[str, float], ...]:

@@ -3,20 +3,38 @@
 Few, large minibatches (the fast learner's default is 8,192 rows) keep torch's
 per-call overhead small next to the arithmetic; the shuffle comes from the
 learner's own torch generator, so a run is reproducible.
+
+A step is taken only with a finite loss and a finite gradient norm: otherwise
+:class:`DivergenceError` is raised *before* the optimizer moves, so the weights stay
+finite and a run folder's checkpoints never hold a diverged policy (a NaN policy
+used to be saved, then fail later as "an illegal action").
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 import torch
 from torch import nn
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.buffer import Batch
 from hoity_env.learning.loss import ppo_loss
 from hoity_env.learning.magnet import Magnet
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
+
+
+class DivergenceError(ConfigError):
+    """Training produced a non-finite loss, gradient or weight (settings it cannot learn with)."""
+
+
+def check_finite_weights(policy: nn.Module, where: str) -> None:
+    """A :class:`DivergenceError` naming ``where`` unless every weight of ``policy`` is finite."""
+    bad = [name for name, p in policy.named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        raise DivergenceError(f"{where}: non-finite weights in {', '.join(bad)}")
 
 
 def ppo_update(
@@ -61,9 +79,14 @@ def ppo_update(
                 magnet_logp=magnet.log_probs(obs, mask),
                 magnet_coef=magnet.coef,
             )
+            loss = float(terms.total.detach())
+            if not math.isfinite(loss):
+                raise DivergenceError(f"the loss is {loss} (terms: {_terms(terms)})")
             optimizer.zero_grad(set_to_none=True)
             terms.total.backward()  # type: ignore[no-untyped-call]
-            nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
+            norm = float(nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm))
+            if not math.isfinite(norm):
+                raise DivergenceError(f"the gradient norm is {norm} (loss {loss:.4g})")
             optimizer.step()
             for name in ("policy", "value", "entropy", "kl_magnet", "approx_kl", "clip_fraction"):
                 sums[name] += float(getattr(terms, name).detach())
@@ -71,4 +94,9 @@ def ppo_update(
     return {f"loss/{name}": total / count for name, total in sums.items()}
 
 
-__all__ = ["ppo_update"]
+def _terms(terms: object) -> str:
+    names = ("policy", "value", "entropy", "kl_magnet")
+    return ", ".join(f"{n} {float(getattr(terms, n).detach()):.4g}" for n in names)
+
+
+__all__ = ["DivergenceError", "check_finite_weights", "ppo_update"]

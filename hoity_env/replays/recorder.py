@@ -50,15 +50,21 @@ class RecordingEnv(HoityParallelEnv):
     def replay(self) -> Replay:
         """The game being played (or the last one), as a :class:`Replay`."""
         if self._replay is None:
-            raise IllegalActionError("call reset() before reading the replay")
+            raise IllegalActionError(
+                "no replay: call reset() (a game restored by set_state or started from a position "
+                "is not recorded)"
+            )
         return self._replay
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
-        """Deal a new game and start its replay."""
+        """Deal a new game and start its replay (a game started from a position is not recorded:
+        a replay is a deal seed and its actions, and a position has no deal seed)."""
         out = super().reset(seed=seed, options=options)
-        assert self.game_seed is not None
+        if self.game_seed is None:
+            self._replay = None
+            return out
         self._replay = Replay(
             rules=self.rules,
             num_players=self.num_players,

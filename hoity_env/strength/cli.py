@@ -30,7 +30,12 @@ copies of every other, rates them (Plackett-Luce and OpenSkill) and trains a bes
 response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
 ``--seeds``, ``--learners`` or several ``--memory`` values one per estimator, seed and
 budget, and the maximum in the ladder, every one listed below it); finished best
-responses in ``--runs-dir`` with the same settings are reused.  The flags become one
+responses in ``--runs-dir`` with the same settings are reused.  ``--workers`` (default: the
+usable CPUs) trains that many best responses at once, each in its own process on one torch and
+one BLAS thread (the results are the serial run's); a single best response uses them for its
+evaluation games.  Ctrl-C or SIGTERM stops the best responses in training with a checkpoint and
+prints the command that continues them (``exploit --resume``; the ladder always resumes).  The
+flags become one
 :class:`~hoity_env.evaluation.MatchSettings` and one
 :class:`~hoity_env.strength.response.BestResponse`; :mod:`hoity_env.eval_cli`
 dispatches here.
@@ -47,6 +52,7 @@ from hoity_env.cli_args import add_rules, non_negative, positive, specs
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.cli import AGENTS_HELP, SPECS_HELP, match_settings_of
+from hoity_env.evaluation.workers import usable_cpus
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LADDER_GAMES, LadderResult, ladder
 from hoity_env.strength.response import (
@@ -60,7 +66,7 @@ from hoity_env.strength.response import (
 from hoity_env.strength.results import ExploitResult, SweepResult
 from hoity_env.strength.sweep import Sweep, exploitability_sweep
 
-__all__ = ["COMMANDS", "DEFAULT_BUDGET", "build_parser", "run"]
+__all__ = ["COMMANDS", "DEFAULT_BUDGET", "build_parser", "run", "timing"]
 
 COMMANDS = ("exploit", "ladder")
 DEFAULT_BUDGET = 2_000_000
@@ -84,6 +90,13 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             default=[],
             help=f"more targets, comma-separated: {SPECS_HELP}; each gets its own best response with the "
             "same budget and seeds",
+        )
+        p.add_argument(
+            "--resume",
+            action="store_true",
+            help="continue an interrupted run of this command: best responses in --runs-dir with the same "
+            "settings (and the same target files) are read back when finished, continued from their "
+            "checkpoint when stopped, and the others trained",
         )
         budget, budget_help = (
             None,
@@ -193,7 +206,15 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     )
     add_rules(p, BATCHED_RULESETS, " the batched engine plays")
     p.add_argument("--runs-dir", type=Path, default=runs_dir, help=f"{runs_help} (default {runs_dir})")
-    p.add_argument("--workers", type=positive, default=1, help="evaluation worker processes (default 1)")
+    cpus = usable_cpus()
+    p.add_argument(
+        "--workers",
+        type=positive,
+        default=cpus,
+        help="processes: several best responses train at once, one per process on one torch and one BLAS "
+        "thread (the same results as one after another); a single one plays its evaluation games on "
+        f"them (default: the usable CPUs, {cpus} here)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write result.{json,csv,md,png} to this folder")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     return p
@@ -277,7 +298,7 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     targets = [args.target, *[s for s in args.pool if s != args.target]] if command == "exploit" else []
     sweep = _sweep_of(args, command)
     if sweep is not None and command == "exploit":
-        return exploitability_sweep(targets, sweep, settings)
+        return exploitability_sweep(targets, sweep, settings, resume=args.resume)
     (memory,) = _memories(args) if sweep is None else [0]
     response = BestResponse(
         budget=_budget(args),
@@ -289,5 +310,20 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
         preset=args.preset,
     )
     if command == "exploit":
-        return exploitability(targets, settings, response)
+        return exploitability(targets, settings, response, resume=args.resume)
     return ladder(args.agents, settings, response, exploit_games=args.exploit_games, sweep=sweep)
+
+
+def timing(result: ExploitResult | LadderResult | SweepResult, seconds: float) -> str:
+    """What the command's time went to: the best responses' training and final evaluations (wall
+    seconds, summed over them: with several workers they overlap), and the whole command."""
+    entries = (result.sweep or result.exploit) if isinstance(result, LadderResult) else result.entries
+    train = sum(e.train_seconds for e in entries)
+    evaluation = sum(e.eval_seconds for e in entries)
+    played = sum(e.games for e in entries)
+    head = f"{result.games} head-to-head games and " if isinstance(result, LadderResult) else ""
+    return (
+        f"{head}{len(entries)} best responses: {train:.1f} s of training and {evaluation:.1f} s for their "
+        f"{played} evaluation games (wall time summed over the best responses; a ladder's found ones are "
+        f"their own runs' times); the whole command took {seconds:.1f} s"
+    )

@@ -19,16 +19,17 @@
   sweep's seeds are the best responses', the ladder's own seed stays the head-to-head games'.
 
 Best responses are the expensive part (minutes each), so the ladder **resumes**: a
-finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent,
-budget, seed, players, rules and games is read back instead of trained again.  An
-interrupted ladder re-run with the same arguments continues where it stopped, and a
-ladder with one more agent trains only that agent's best response.
+finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent with
+the same content hash (a ``ppo:PATH`` whose file was replaced is a new agent), budget,
+seed, players, rules and games is read back instead of trained again
+(:mod:`hoity_env.strength.jobs`).  An interrupted ladder re-run with the same arguments
+continues where it stopped (a best response stopped by Ctrl-C or SIGTERM from its
+checkpoint), and a ladder with one more agent trains only that agent's best response.
+Best responses that are not found train several at once on ``settings.workers`` processes.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,11 +42,11 @@ from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import mean_ranks
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
 from hoity_env.evaluation.tournament import head_to_head, rate_games
-from hoity_env.files import fresh_folder
-from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
+from hoity_env.strength.exploit import EXPLOIT_GAMES
+from hoity_env.strength.jobs import Job, find_exploit, run_jobs
 from hoity_env.strength.ladder_result import LadderResult, LadderRow
 from hoity_env.strength.response import BestResponse, check_targets, run_folder_name
-from hoity_env.strength.results import ExploitEntry, ExploitResult, SweepEntry
+from hoity_env.strength.results import ExploitEntry, SweepEntry
 from hoity_env.strength.sweep import Sweep
 
 __all__ = ["LADDER_GAMES", "LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
@@ -90,44 +91,6 @@ def openskill_ratings(pool: Sequence[str], records: Sequence[GameRecord]) -> dic
         for a, team in zip(names, teams, strict=True):
             ratings[a] = team[0]
     return {a: (float(r.mu), float(r.sigma)) for a, r in ratings.items()}
-
-
-def find_exploit(
-    runs_dir: Path,
-    target: str,
-    *,
-    budget: int,
-    num_players: int,
-    rules: str,
-    games: int,
-    seed: int,
-    settings: dict[str, Any],
-) -> ExploitEntry | None:
-    """A finished best response of ``target`` with exactly these settings in ``runs_dir``, if any.
-
-    A run folder matches when its ``exploit.json`` names ``target`` with the same budget,
-    players, rules, seed and evaluation games, and its ``settings.json`` holds the same
-    learner settings; anything unreadable is skipped (and trained again elsewhere).
-    """
-    base = runs_dir / run_folder_name(target)
-    for folder in [base, *sorted(runs_dir.glob(f"{base.name}_*"))]:
-        try:
-            found = ExploitResult.from_json((folder / "exploit.json").read_text(encoding="utf-8"))
-            learner = json.loads((folder / "settings.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if learner != settings:
-            continue
-        same = (found.budget, found.num_players, found.rules, found.seed) == (
-            budget,
-            num_players,
-            rules,
-            seed,
-        )
-        for entry in found.entries:
-            if same and entry.target == target and entry.games == games:
-                return dataclasses.replace(entry, run_dir=str(folder))  # where it is now, if moved
-    return None
 
 
 def ladder(
@@ -212,37 +175,25 @@ def ladder(
     )
 
 
-def _exploit(spec: str, on_exploit: MatchSettings, response: BestResponse) -> ExploitEntry:
-    """A finished best response of ``spec`` with these settings in ``response.runs_dir``, or a new one."""
-    found = find_exploit(
-        response.runs_dir,
-        spec,
-        budget=response.budget,
-        num_players=on_exploit.num_players,
-        rules=on_exploit.rules_name,
-        games=on_exploit.deals * on_exploit.num_players,
-        seed=on_exploit.seed,
-        settings=response.settings,
-    )
-    if found is not None:
-        logger.info("[ladder] %s: best response found in %s", spec, found.run_dir)
-        return found
-    folder = fresh_folder(response.runs_dir / run_folder_name(spec))
-    return exploitability_of(spec, on_exploit, response, folder)
-
-
 def _exploits(
     members: Sequence[str], on_exploit: MatchSettings, training: BestResponse, sweep: Sweep | None
 ) -> tuple[list[ExploitEntry], list[SweepEntry]]:
-    """Each agent's exploitability (the maximum with a sweep), and every best response of the sweep."""
+    """Each agent's exploitability (the maximum with a sweep), and every best response of the sweep.
+
+    Finished best responses in the runs folder are read back, stopped ones continued
+    (:func:`~hoity_env.strength.jobs.run_jobs` with ``reuse``); the others train, several at
+    once on ``on_exploit.workers`` processes.
+    """
     if sweep is None:
-        return [_exploit(spec, on_exploit, training) for spec in members], []
-    entries, swept = [], []
-    for spec in members:
-        mine: list[tuple[ExploitEntry, SweepEntry]] = []
-        for _, seed, response in sweep.runs():
-            e = _exploit(spec, on_exploit.replace(seed=seed), response)
-            mine.append((e, SweepEntry.of(e, response, seed)))
-        entries.append(max(mine, key=lambda pair: pair[0].win_rate)[0])
-        swept += [row for _, row in mine]
+        jobs = [
+            Job(spec, on_exploit, training, training.runs_dir / run_folder_name(spec)) for spec in members
+        ]
+        return run_jobs(jobs, reuse=True, workers=on_exploit.workers), []
+    planned = sweep.jobs(members, on_exploit, nested=False)
+    done = run_jobs(planned, reuse=True, workers=on_exploit.workers)
+    swept = [SweepEntry.of(e, job.response, job.match.seed) for e, job in zip(done, planned, strict=True)]
+    entries = [
+        max((e for e, job in zip(done, planned, strict=True) if job.target == spec), key=lambda e: e.win_rate)
+        for spec in members
+    ]
     return entries, swept

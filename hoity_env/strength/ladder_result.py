@@ -107,10 +107,11 @@ class LadderResult(PairLookup, TableResult):
                 f"(below) against {n - 1} copies of it."
             )
         else:
-            exploit_header = f"exploitability @ {self.budget:,} steps [95%]"
+            trained = max((e.timesteps for e in self.exploit), default=self.budget)
+            exploit_header = f"exploitability @ {trained:,} steps trained [95%]"
             exploit_text = (
                 f"Exploitability is the win rate of {trained_by(self.learner)} against {n - 1} copies of "
-                f"the agent. {caveat(self.budget)}"
+                f"the agent. {caveat(self.budget, trained)}"
             )
         matrix_rows = [
             [f"`{a}`", *("—" if a == b else rate(self.pair(a, b).win_rate) for b in names)] for a in names

@@ -33,10 +33,30 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.files import fresh_folder, write_atomically
+from hoity_env.learning.folder import LEAGUE, RunFolder, read_json
+from hoity_env.learning.folder import SETTINGS as LEARNER_SETTINGS
 from hoity_env.learning.loop import Learner
-from hoity_env.learning.runs import RunFolder, load_learner, stop_on_signals
+from hoity_env.learning.runs import (
+    Resumed,
+    Stop,
+    check_same_settings,
+    diverged,
+    load_learner,
+    prepare_resume,
+    read_settings,
+    stop_on_signals,
+)
+from hoity_env.learning.update import DivergenceError
 from hoity_env.strength.exploit import exploitability_of
-from hoity_env.strength.league_members import LeagueSettings, Member, pfsp_factor, starting_members
+from hoity_env.strength.league_members import (
+    EXPLOITER_SEED_STEP,
+    LeagueSettings,
+    Member,
+    check_record,
+    pfsp_factor,
+    read_league_settings,
+    starting_members,
+)
 from hoity_env.strength.response import BestResponse
 
 logger = logging.getLogger(__name__)
@@ -54,9 +74,16 @@ def _next(steps: int, every: int) -> int:
 class League:
     """One league run in its folder (see the module docstring)."""
 
-    def __init__(self, settings: LeagueSettings, path: Path, learner: Learner, state: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        settings: LeagueSettings,
+        path: Path,
+        learner: Learner,
+        state: dict[str, Any],
+        resumed: Resumed | None = None,
+    ) -> None:
         self.settings, self.path, self.learner = settings, Path(path), learner
-        self.folder = RunFolder(self.path)
+        self.folder = RunFolder(self.path, LEAGUE)
         self.members = [Member.from_dict(m) for m in state["members"]]
         self.due: dict[str, int] = dict(state["due"])
         self.events: list[dict[str, Any]] = list(state["events"])
@@ -64,16 +91,27 @@ class League:
         """CPU-seconds spent by this run before the current process's share."""
         self.exploiters = int(state["exploiters"])
         self._started = time.process_time()
-        self.signal = 0
+        self.resumed = resumed
+        """Where a resumed run continues (its checkpoint, this session); ``None`` for a new run."""
+        self.stop: Stop | None = None
+        """How the last :meth:`run` ended (its signal, its time limit)."""
+
+    @property
+    def signal(self) -> int:
         """The signal that stopped the last :meth:`run` early (0: it ran to its end)."""
+        return self.stop.signum if self.stop is not None else 0
 
     # ------------------------------------------------------------ start / resume
     @classmethod
-    def start(cls, settings: LeagueSettings, path: str | Path) -> League:
-        """A new league run in the (empty or missing) folder ``path``."""
-        folder = RunFolder(path)
-        folder.create(settings.main)
-        write_atomically(folder.path / SETTINGS, json.dumps(settings.to_dict(), indent=2) + "\n")
+    def start(cls, settings: LeagueSettings, path: str | Path, *, next_free: bool = False) -> League:
+        """A new league run in the (empty or missing) folder ``path`` (``next_free``: or the next
+        free ``path_2`` …); every setting and agent spec is checked before the folder exists."""
+        learner = Learner(settings.main)
+        files = {
+            LEARNER_SETTINGS: json.dumps(settings.main.to_dict(), indent=2) + "\n",
+            SETTINGS: json.dumps(settings.to_dict(), indent=2) + "\n",
+        }
+        folder = RunFolder.create(path, LEAGUE, files, next_free=next_free)
         s = settings
         state = {
             "members": [m.to_dict() for m in starting_members(s)],
@@ -86,25 +124,32 @@ class League:
             "cpu": 0.0,
             "exploiters": 0,
         }
-        return cls(settings, folder.path, Learner(settings.main), state)
+        return cls(settings, folder.path, learner, state)
 
     @classmethod
     def resume(cls, path: str | Path) -> League:
-        """The run in ``path`` at its latest checkpoint, with its own settings."""
-        folder = RunFolder(path)
-        if not (folder.path / SETTINGS).is_file():
-            raise ConfigError(f"{folder.path} is not a league run folder (no {SETTINGS})")
-        settings = LeagueSettings.from_dict(json.loads((folder.path / SETTINGS).read_text("utf-8")))
-        latest = folder.latest_state()
-        steps = latest.stem.split("_", 1)[1]
-        record = folder.checkpoints / f"league_{steps}.json"
-        if not record.is_file():
-            raise ConfigError(
-                f"{latest} has no league record beside it ({record.name}); not a league checkpoint"
-            )
-        state = json.loads(record.read_text("utf-8"))
-        logger.info("resuming league %s at %d learner steps", folder.path, int(steps))
-        return cls(settings, folder.path, load_learner(latest), state)
+        """The run in ``path`` at its newest readable checkpoint, with its own settings (nothing is
+        written until :meth:`run`)."""
+        folder = RunFolder(path, LEAGUE)
+        folder.check_kind()
+        with folder.locked():  # a live run is refused now, before anything is loaded
+            pass
+        settings = read_league_settings(folder.path / SETTINGS)
+        main = read_settings(folder.path / LEARNER_SETTINGS)
+        where = f"the main settings in {SETTINGS}"
+        check_same_settings(folder.path / LEARNER_SETTINGS, main, settings.main, where)
+
+        def load(at: int) -> tuple[dict[str, Any], Learner]:
+            record = folder.checkpoints / f"league_{folder.tag(at)}.json"
+            try:
+                state = check_record(read_json(record), at)
+            except ConfigError as exc:
+                raise ConfigError(f"{record}: {exc}") from None
+            return state, load_learner(folder.checkpoints / f"state_{folder.tag(at)}.pt")
+
+        steps, (state, learner), damaged = folder.latest(load)
+        check_same_settings(folder.path / SETTINGS, settings.main, learner.settings)
+        return cls(settings, folder.path, learner, state, Resumed(steps, damaged))
 
     @property
     def finished(self) -> bool:
@@ -116,28 +161,40 @@ class League:
         return self.cpu + time.process_time() - self._started
 
     # ------------------------------------------------------------ the run
-    def run(self) -> Learner:
-        """Train until ``main.total_steps`` or ``cpu_budget``; checkpoints, events, clean stops."""
+    def run(self, time_limit: float = 0.0) -> Learner:
+        """Train until ``main.total_steps`` or ``cpu_budget`` (``time_limit`` seconds of wall time
+        in this session, 0: none), holding the folder's lock; checkpoints, events, clean stops.
+        A finished run is final: nothing is written."""
+        if self.finished:
+            logger.info("the league in %s is finished: nothing to train", self.path)
+            return self.learner
         self.cpu, self._started = self.cpu_now(), time.process_time()
         every = self.settings.main.checkpoint_every
         last = self.learner.steps
-        with stop_on_signals() as stop:
-            while not self.finished and not stop.requested:
-                stats = self.learner.iterate()
-                self.folder.log(stats)
-                logger.info(
-                    "%d learner steps: return %.3f", self.learner.steps, stats.get("episode_return", 0.0)
-                )
-                changed = self._events(stop)
-                if changed or stop.requested or (every and self.learner.steps - last >= every):
-                    self.checkpoint()
-                    last = self.learner.steps
-            self.signal = stop.signum
-        if (
-            last != self.learner.steps
-            or not (self.folder.checkpoints / f"league_{self._tag()}.json").exists()
-        ):
-            self.checkpoint()
+        with self.folder.locked():
+            if self.resumed is not None:
+                prepare_resume(self.folder, self.resumed, self.learner)
+                self._publish()
+                self.resumed = None
+            try:
+                with stop_on_signals(time_limit) as stop:
+                    self.stop = stop
+                    while not self.finished and not stop.requested:
+                        stats = self.learner.iterate()
+                        self.folder.log(stats)
+                        logger.info(
+                            "%d learner steps: return %.3f",
+                            self.learner.steps,
+                            stats.get("episode_return", 0.0),
+                        )
+                        changed = self._events(stop)
+                        if changed or stop.requested or (every and self.learner.steps - last >= every):
+                            self.checkpoint()
+                            last = self.learner.steps
+            except DivergenceError as exc:
+                raise diverged(exc, self.folder) from None
+            if last != self.learner.steps or self.learner.steps not in self.folder.complete():
+                self.checkpoint()
         return self.learner
 
     def _events(self, stop: Any) -> bool:
@@ -200,7 +257,7 @@ class League:
             num_players=main.player_counts[0],  # a league trains at one count (LeagueSettings)
             rules=main.rules,
             games=s.exploiter_games,
-            seed=main.seed + 1000 * self.exploiters,
+            seed=main.seed + EXPLOITER_SEED_STEP * self.exploiters,
             progress=False,
         )
         response = BestResponse(
@@ -261,11 +318,18 @@ class League:
     def checkpoint(self) -> None:
         """The league record (first), then the learner's checkpoint; league.json and population.json."""
         text = json.dumps(self.state(), indent=1) + "\n"
-        self.folder.checkpoints.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.folder.checkpoints / f"league_{self._tag()}.json", text)
-        self.folder.save(self.learner)
-        write_atomically(self.path / RECORD, text)
-        write_population(self.path / POPULATION, self.population())
+        self.folder.save(self.learner, first={f"league_{self._tag()}.json": text})
+        self._publish(text)
+
+    def _publish(self, text: str | None = None) -> None:
+        """``league.json`` and ``population.json`` as the latest checkpoint has them (rewritten
+        only if they differ: a resume after a kill -9 or a fall-back puts them back in step)."""
+        if text is None:
+            text = (self.folder.checkpoints / f"league_{self._tag()}.json").read_text(encoding="utf-8")
+        record = self.path / RECORD
+        if not record.is_file() or record.read_text(encoding="utf-8") != text:
+            write_atomically(record, text)
+            write_population(self.path / POPULATION, self.population())
 
     def population(self) -> list[dict[str, Any]]:
         """The learned members (snapshots, exploiters) and the main agent's latest policy, equally

@@ -6,7 +6,8 @@ Examples::
         --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
     hoity-league --resume runs/league
 
-Ctrl-C or SIGTERM saves a checkpoint and exits with 130 or 143 (``--resume`` continues).
+Ctrl-C or SIGTERM saves a checkpoint and exits with 130 or 143 (``--resume`` continues);
+``--resume``, the time limit and errors behave as :mod:`hoity_env.learning.cli_runs` says.
 
 The main agent's flags are ``hoity-learn``'s (``--pool`` is its starting pool, the
 magnet flags regularise it); the league's own flags add snapshots, exploiters and
@@ -25,15 +26,18 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from hoity_env.cli_args import add_settings_flags, fail, parse_and_log
+from hoity_env.cli_args import add_settings_flags, given_dests
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import fresh_folder
+from hoity_env.evaluation.harness import check_specs
 from hoity_env.learning.cli import build_parser as learner_parser
+from hoity_env.learning.cli import changes as learner_changes
 from hoity_env.learning.cli import print_evaluations
 from hoity_env.learning.cli import settings_from as learner_settings
+from hoity_env.learning.cli_runs import announce, check_out, command, refuse_changes, session_of, stopped
+from hoity_env.learning.settings import LearnerSettings
 from hoity_env.strength.league_members import PFSP, LeagueSettings
-from hoity_env.threads import limit_blas
 
 DEFAULTS = LeagueSettings(main=learner_settings(learner_parser().parse_args([])))
 
@@ -80,6 +84,8 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
         overrides = json.loads(args.exploiter_settings)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--exploiter-settings must be a JSON object: {exc}") from None
+    if not isinstance(overrides, dict):
+        raise ConfigError(f"--exploiter-settings must be a JSON object, got {args.exploiter_settings!r}")
     values = {name: getattr(args, f"league_{name}") for name in FLAGS}
     return LeagueSettings(
         main=learner_settings(args),
@@ -89,32 +95,68 @@ def league_settings(args: argparse.Namespace) -> LeagueSettings:
     )
 
 
+def changes(given: set[str], args: argparse.Namespace, saved: LeagueSettings) -> list[tuple[str, Any, Any]]:
+    """``(flag, given value, the run's value)`` of each settings flag in ``given`` (for a resume)."""
+    out = learner_changes(given, args, saved.main)
+    for name, (flag, _, _) in FLAGS.items():
+        if f"league_{name}" in given:
+            out.append((flag, getattr(args, f"league_{name}"), getattr(saved, name)))
+    if "pfsp" in given:
+        out.append(("--pfsp", args.pfsp, saved.pfsp))
+    if "exploiter_settings" in given:
+        overrides = league_settings(args).exploiter_settings
+        out.append(("--exploiter-settings", overrides, saved.exploiter_settings))
+    return out
+
+
+def eval_against(args: argparse.Namespace, s: LearnerSettings) -> list[str]:
+    """The ``--eval-against`` agents, each checked now (not after hours of training)."""
+    against = [a.strip() for a in args.eval_against.split(",") if a.strip()]
+    if args.eval_games:
+        for spec in against:
+            n = s.player_counts[0]  # a league trains at one count (LeagueSettings)
+            check_specs([spec] * n, n, s.rules)
+    return against
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_and_log(build_parser(), argv)
-    if isinstance(args, int):
-        return args
-    with limit_blas(args.blas_threads):  # hoity-learn's flag: the members may be numpy networks
-        return _run(args)
+    return command("hoity-league", build_parser(), argv, _main)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from hoity_env.strength.league import League
+def _main(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None, where: list[Path]
+) -> int:
+    from hoity_env.strength.league import SETTINGS, League
 
     start = time.process_time()
-    try:
-        if args.resume is not None:
-            league = League.resume(args.resume)
-        else:
-            league = League.start(league_settings(args), fresh_folder(args.out))
-        league.run()
-    except ConfigError as exc:
-        return fail("hoity-league", exc)
-    if league.signal:
-        print(
-            f"hoity-league: stopped by signal {league.signal}; continue with --resume {league.path}",
-            file=sys.stderr,
+    limit = args.time_limit_minutes * 60
+    if args.resume is not None:
+        league = League.resume(args.resume)
+        given = given_dests(parser, argv)
+        check_out(given, args.out, league.path)
+        refuse_changes(changes(given, args, league.settings), league.path, SETTINGS)
+        against = eval_against(args, league.settings.main)
+        where.append(league.path)
+        if league.finished:
+            print(
+                f"hoity-league: the run in {league.path} is finished ({league.learner.steps:,} learner steps)"
+            )
+        elif league.resumed is not None:
+            league.resumed.session = session_of(args)
+            total = league.settings.main.total_steps
+            announce("hoity-league", league.path, league.learner.steps, total, league.resumed.session)
+    else:
+        settings = league_settings(args)
+        against = eval_against(args, settings.main)
+        league = League.start(settings, args.out, next_free=True)
+        where.append(league.path)
+    league.run(limit)
+    if league.stop is not None:
+        code = stopped(
+            "hoity-league", league.path, league.stop, league.learner.steps, league.settings.main.total_steps
         )
-        return 128 + league.signal
+        if code is not None:
+            return code
     s = league.settings.main
     added = sum(m.kind != "start" for m in league.members)
     print(
@@ -122,15 +164,16 @@ def _run(args: argparse.Namespace) -> int:
         f"{time.process_time() - start:.1f} CPU-s in this process ({league.cpu_now():.1f} in the run)"
     )
     print(
-        f"main agent: {league.path / 'policy.zip'}; population: population:{league.path / 'population.json'}"
+        f"main agent: ppo-sample:{league.path / 'policy.zip'}; "
+        f"population: population:{league.path / 'population.json'}"
     )
     if args.eval_games:
-        against = [a.strip() for a in args.eval_against.split(",") if a.strip()]
-        print_evaluations(f"ppo-sample:{league.path / 'policy.zip'}", against, s, args.eval_games, s.seed + 1)
+        spec = f"ppo-sample:{league.path / 'policy.zip'}"
+        print_evaluations(spec, against, s, args.eval_games, s.seed + 1, args.workers)
     return 0
 
 
-__all__ = ["FLAGS", "build_parser", "league_settings", "main"]
+__all__ = ["FLAGS", "build_parser", "changes", "league_settings", "main"]
 
 
 if __name__ == "__main__":

@@ -24,14 +24,25 @@ weights is recorded in the run folder's ``league.json`` (:class:`Member`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings, refuse_unknown_fields
+from hoity_env.learning.bounds import MAX_SEED, MAX_STEPS, MAX_WEIGHT, int_in, is_number
+from hoity_env.learning.folder import read_json
+from hoity_env.learning.settings import (
+    SELF,
+    SNAPSHOT,
+    LearnerSettings,
+    refuse_unknown_fields,
+)
 
 PFSP = ("none", "hard")
+MAX_GAMES = 1_000_000
+"""Games per scoring: a million per member is already hours of CPU; more is a typo."""
+EXPLOITER_SEED_STEP = 1000
+"""Exploiter ``k`` plays and trains on seed ``main.seed + 1000 k`` (:mod:`.league`)."""
 
 
 @dataclass(frozen=True)
@@ -71,21 +82,48 @@ class LeagueSettings:
                 "counts with hoity-learn --players, or one league per count"
             )
         for name in ("snapshot_every", "exploiter_every", "pfsp_every"):
-            _int_at_least(self, name, 0)
+            int_in(self, name, 0, MAX_STEPS)
         for name in ("exploiter_budget", "exploiter_games", "pfsp_games", "max_members"):
-            _int_at_least(self, name, 1)
-        if not _number(self.cpu_budget) or self.cpu_budget < 0:
+            int_in(self, name, 1, MAX_STEPS)
+        if not is_number(self.cpu_budget) or self.cpu_budget < 0:
             raise ConfigError(f"cpu_budget must be a number >= 0 (CPU-seconds), got {self.cpu_budget!r}")
         for name in ("snapshot_weight", "exploiter_weight", "pfsp_power"):
             value = getattr(self, name)
-            if not _number(value) or value <= 0:
+            if not is_number(value) or value <= 0:
                 raise ConfigError(f"{name} must be a number > 0, got {value!r}")
-        if not _number(self.pfsp_floor) or not 0 < self.pfsp_floor <= 1:
+        if not is_number(self.pfsp_floor) or not 0 < self.pfsp_floor <= 1:
             raise ConfigError(f"pfsp_floor must be a number in (0, 1], got {self.pfsp_floor!r}")
         if self.pfsp not in PFSP:
             raise ConfigError(f"pfsp must be one of {PFSP}, got {self.pfsp!r}")
         if not isinstance(self.exploiter_settings, dict):
             raise ConfigError(f"exploiter_settings must be a dict, got {self.exploiter_settings!r}")
+        for name in ("exploiter_games", "pfsp_games"):
+            int_in(self, name, 1, MAX_GAMES)
+        for name in ("snapshot_weight", "exploiter_weight"):
+            if getattr(self, name) > MAX_WEIGHT:
+                raise ConfigError(f"{name} must be at most {MAX_WEIGHT:g}, got {getattr(self, name)!r}")
+        self._check_exploiters()
+
+    def _check_exploiters(self) -> None:
+        """Every exploiter's settings and seed, checked now rather than when the first one is due
+        (a bad one used to stop the run there, with the main agent's training lost)."""
+        from hoity_env.strength.response import fast_learner_settings, learner_settings
+
+        try:
+            chosen = learner_settings(dict(self.exploiter_settings), "fast")
+            main = self.main
+            fast_learner_settings(
+                chosen, main.rules, main.player_counts[0], main.seed, self.exploiter_budget, "random"
+            )
+        except ConfigError as exc:
+            raise ConfigError(f"exploiter_settings: {exc}") from None
+        if self.exploiter_every:
+            last = self.main.seed + EXPLOITER_SEED_STEP * (self.main.total_steps // self.exploiter_every + 2)
+            if last > MAX_SEED:
+                raise ConfigError(
+                    f"the exploiters' seeds (seed + {EXPLOITER_SEED_STEP} k, up to {last:,}) must stay "
+                    f"at most {MAX_SEED:,}: lower the seed, or raise exploiter_every"
+                )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; :meth:`from_dict` reverses it."""
@@ -96,8 +134,15 @@ class LeagueSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LeagueSettings:
         """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
+        if not isinstance(data, dict) or not isinstance(data.get("main"), dict):
+            raise ConfigError("league settings must be a JSON object with a 'main' object")
         refuse_unknown_fields(cls, data, "league settings")
-        return cls(**{**data, "main": LearnerSettings.from_dict(data["main"])})
+        try:
+            return cls(**{**data, "main": LearnerSettings.from_dict(data["main"])})
+        except (TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"league settings: {exc}") from None
 
 
 @dataclass
@@ -132,6 +177,38 @@ class Member:
         return cls(**values)
 
 
+RECORD_KEYS = ("steps", "cpu", "members", "due", "events", "exploiters")
+"""The keys of a league record (``league.json``, ``checkpoints/league_<steps>.json``)."""
+
+
+def check_record(data: Any, steps: int) -> dict[str, Any]:
+    """A league record read back for the learner state at ``steps``: a :class:`ConfigError` unless
+    it has every key, its members read back and its steps are ``steps`` (a truncated or edited
+    file)."""
+    if not isinstance(data, dict) or sorted(data) != sorted(RECORD_KEYS):
+        raise ConfigError(f"not a league record (keys {', '.join(RECORD_KEYS)})")
+    try:
+        members = [Member.from_dict(m) for m in data["members"]]
+        due = {str(k): int(v) for k, v in dict(data["due"]).items()}
+        cpu, exploiters = float(data["cpu"]), int(data["exploiters"])
+        events = list(data["events"])
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ConfigError(f"not a league record ({exc})") from None
+    if data["steps"] != steps or not members or not is_number(cpu) or exploiters < 0:
+        raise ConfigError(f"the league record does not match the learner state at {steps} steps")
+    return {**data, "members": [m.to_dict() for m in members], "due": due, "events": events}
+
+
+def read_league_settings(path: Path) -> LeagueSettings:
+    """The :class:`LeagueSettings` of a ``league_settings.json``; a damaged one is an error naming it."""
+    try:
+        return LeagueSettings.from_dict(read_json(path))
+    except ConfigError as exc:
+        if str(path) in str(exc):
+            raise
+        raise ConfigError(f"{path} does not hold valid league settings (edited?): {exc}") from None
+
+
 def pfsp_factor(win_rate: float, settings: LeagueSettings) -> float:
     """PFSP's ``f(x)``: how much a member the main agent wins ``win_rate`` against is drawn."""
     if settings.pfsp == "none":
@@ -148,14 +225,12 @@ def starting_members(settings: LeagueSettings) -> list[Member]:
     ]
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _int_at_least(settings: LeagueSettings, name: str, least: int) -> None:
-    value = getattr(settings, name)
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ConfigError(f"{name} must be an int >= {least}, got {value!r}")
-
-
-__all__ = ["PFSP", "LeagueSettings", "Member", "pfsp_factor", "starting_members"]
+__all__ = [
+    "PFSP",
+    "LeagueSettings",
+    "Member",
+    "check_record",
+    "pfsp_factor",
+    "read_league_settings",
+    "starting_members",
+]

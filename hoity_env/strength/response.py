@@ -112,10 +112,13 @@ DEFAULT_PRESET = "strong"
 _FAST_FROM_CALL = ("opponents", "total_steps", "num_players", "rules", "seed")
 
 
-def caveat(budget: int) -> str:
-    """The sentence every report carries: what the number is and is not."""
+def caveat(budget: int, trained: int | None = None) -> str:
+    """The sentence every report carries: what the number is and is not (``trained``: the steps
+    actually trained, the budget rounded up to whole rollouts, when they differ from it)."""
+    steps = budget if trained is None or trained == budget else trained
+    asked = "" if steps == budget else f" (a budget of {budget:,}, rounded up to whole rollouts)"
     return (
-        f"An estimate from below at a budget of {budget:,} learner steps: a best response "
+        f"An estimate from below after {steps:,} learner steps of training{asked}: a best response "
         "trained longer (or by a better learner) can only win more often."
     )
 

@@ -67,11 +67,19 @@ class ExploitEntry(WinTally):
     timesteps: int
     mean_rank: float
     train_seconds: float
+    """Wall seconds from the start of training to its end (the curve's evaluations included;
+    summed over the sessions of a resumed best response)."""
     run_dir: str
     curve: tuple[CurvePoint, ...]
     train_cpu_seconds: float = 0.0
-    """CPU seconds of training (this process, curve evaluations excluded; 0.0 in results written
-    before it was recorded)."""
+    """CPU seconds of training (the process that trained it, curve evaluations excluded; 0.0 in
+    results written before it was recorded)."""
+    eval_seconds: float = 0.0
+    """Wall seconds of the final evaluation's games (0.0 in results written before it was recorded)."""
+    target_hash: str = ""
+    """What the target played, ``sha256:...`` of its files (:func:`hoity_env.agents.content.content_hash`;
+    ``""`` for a scripted agent, and in results written before it was recorded): a ladder reuses
+    this best response only for a target with the same hash."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +109,11 @@ class ExploitResult(TableResult):
         """Evaluation games played, all targets together."""
         return sum(e.games for e in self.entries)
 
+    @property
+    def trained(self) -> int:
+        """Learner steps each best response trained (the budget rounded up to whole rollouts)."""
+        return max((e.timesteps for e in self.entries), default=self.budget)
+
     def entry(self, target: str) -> ExploitEntry:
         """The entry of ``target`` (``KeyError`` if it was not measured)."""
         return _of_target(self.entries, target)
@@ -110,10 +123,10 @@ class ExploitResult(TableResult):
         n = self.num_players
         lines = [
             f"**Approximate exploitability**: {trained_by(self.learner, self.settings, self.memory)} "
-            f"trained for {self.budget:,} "
+            f"trained for {self.trained:,} "
             f"learner steps against {n - 1} copies of each target, then scored against them in "
             f"duplicate format ({n} players, rules `{self.rules}`, seed {self.seed}). "
-            f"Fair share {self.fair_share:.3f}; 95% Wilson intervals. {caveat(self.budget)}",
+            f"Fair share {self.fair_share:.3f}; 95% Wilson intervals. {caveat(self.budget, self.trained)}",
             "",
             "| target | steps trained | games | best-response win rate | 95% CI | fair share | run folder |",
             "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |",
@@ -142,7 +155,7 @@ class ExploitResult(TableResult):
     def plot_png(self, path: str | Path | IO[bytes]) -> None:
         """Each target's learning curve with its interval band, and the fair share."""
         curves = [(f"vs {self.num_players - 1}× {e.target}", e.curve) for e in self.entries]
-        title = f"estimate from below at {self.budget:,} steps"
+        title = f"estimate from below at {self.trained:,} steps"
         plot_curves(path, curves, self.fair_share, title)
 
 
@@ -159,12 +172,19 @@ class SweepEntry(WinTally):
     timesteps: int
     """Learner steps trained (the budget rounded up to whole rollouts): the plot's x axis."""
     train_cpu_seconds: float
-    """CPU seconds of training (this process, curve evaluations excluded)."""
+    """CPU seconds of training (the process that trained it, curve evaluations excluded)."""
     run_dir: str
     settings: str = ""
     """The learner's settings by name (:attr:`BestResponse.settings_name`; "" in older results)."""
     memory: int = 0
     """Rounds of public history the best response read (0: none, as in older results)."""
+    train_seconds: float = 0.0
+    """Wall seconds of training, as :attr:`ExploitEntry.train_seconds` (0.0 in results written before
+    it was recorded)."""
+    eval_seconds: float = 0.0
+    """Wall seconds of the final evaluation (0.0 in results written before it was recorded)."""
+    target_hash: str = ""
+    """The target's content hash, as :attr:`ExploitEntry.target_hash`."""
 
     @property
     def estimator(self) -> str:
@@ -184,6 +204,9 @@ class SweepEntry(WinTally):
             **e.win_fields(),
             train_cpu_seconds=e.train_cpu_seconds,
             run_dir=e.run_dir,
+            train_seconds=e.train_seconds,
+            eval_seconds=e.eval_seconds,
+            target_hash=e.target_hash,
         )
 
 

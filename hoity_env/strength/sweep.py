@@ -24,21 +24,18 @@ The seed is the learner's, its envs' and the final evaluation's (the curve's is
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
-from hoity_env.files import fresh_folder
-from hoity_env.strength.exploit import EXPLOIT_GAMES, exploitability_of
+from hoity_env.strength.exploit import EXPLOIT_GAMES
+from hoity_env.strength.jobs import Job, run_jobs
 from hoity_env.strength.response import LEARNERS, BestResponse, check_targets, run_folder_name
 from hoity_env.strength.results import SweepEntry, SweepResult
 
 __all__ = ["Sweep", "exploitability_sweep"]
-
-logger = logging.getLogger(__name__)
 
 
 def _distinct(name: str, values: Sequence[Any], least: int | None) -> tuple[Any, ...]:
@@ -128,20 +125,41 @@ class Sweep:
             for response in [responses[learner, memory, budget]]
         ]
 
+    def jobs(self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True) -> list[Job]:
+        """Every best response of the sweep as a :class:`~hoity_env.strength.jobs.Job`, target by
+        target, then in :meth:`runs`' order.
+
+        ``match`` is the evaluation, its seed replaced by each of :attr:`seeds`.  ``nested``: run
+        folders ``runs_dir/<target>/<run name>`` (``exploit``'s, :meth:`runs`); else
+        ``runs_dir/<target>``, ``_2`` … for the others (the ladder's).  Either way a finished or
+        stopped run is reused only by a job with the same learner settings (memory and preset
+        included: :func:`~hoity_env.strength.best_response.identity`).
+        """
+        out = []
+        for target in targets:
+            base = self.runs_dir / run_folder_name(target)
+            for name, seed, response in self.runs():
+                out.append(Job(target, match.replace(seed=seed), response, base / name if nested else base))
+        return out
+
 
 def exploitability_sweep(
     targets: str | Sequence[str],
     sweep: Sweep,
     settings: MatchSettings | None = None,
+    *,
+    resume: bool = False,
     **options: Any,
 ) -> SweepResult:
-    """A best response to each target for every learner, seed and budget of ``sweep``; all scored.
+    """A best response to each target for every learner, memory, seed and budget of ``sweep``; all scored.
 
     ``settings`` (or its fields as keywords) are the evaluation games, as for
     :func:`~hoity_env.strength.exploit.exploitability` (``games`` default 1000); their
-    ``seed`` is replaced by each of ``sweep.seeds``.  Runs go target by target, then in
-    :meth:`Sweep.runs`' order.  Bad arguments raise :class:`ConfigError` before anything is
-    trained or written.
+    ``seed`` is replaced by each of ``sweep.seeds``.  Runs are listed target by target, then in
+    :meth:`Sweep.runs`' order (learner, memory, seed, budget), and trained in that order, or
+    several at once on ``settings.workers`` processes (:mod:`hoity_env.strength.jobs`; the same
+    results).  ``resume``: as for :func:`~hoity_env.strength.exploit.exploitability`.  Bad
+    arguments raise :class:`ConfigError` before anything is trained or written.
     """
     if not isinstance(sweep, Sweep):
         raise ConfigError(f"sweep must be a Sweep, got {type(sweep).__name__}: {sweep!r}")
@@ -149,13 +167,9 @@ def exploitability_sweep(
     refuse_unknown(options, "exploitability_sweep")
     specs = [targets] if isinstance(targets, str) else list(dict.fromkeys(targets))
     check_targets(specs, match)
-    entries = []
-    for target in specs:
-        for name, seed, response in sweep.runs():
-            folder = fresh_folder(sweep.runs_dir / run_folder_name(target) / name)
-            logger.info("[sweep %s] %s", target, name)
-            e = exploitability_of(target, match.replace(seed=seed), response, folder)
-            entries.append(SweepEntry.of(e, response, seed))
+    jobs = sweep.jobs(specs, match)
+    done = run_jobs(jobs, reuse=resume, workers=match.workers)
+    entries = [SweepEntry.of(e, job.response, job.match.seed) for e, job in zip(done, jobs, strict=True)]
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,

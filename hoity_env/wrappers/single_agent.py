@@ -19,6 +19,7 @@ from gymnasium import spaces
 
 from hoity_env.agents import Agent
 from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.inputs import check_seed
 from hoity_env.environment.parallel_env import HoityParallelEnv
 from hoity_env.wrappers.opponents import (
@@ -144,6 +145,8 @@ class SingleAgentEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (what ``MaskablePPO`` asks for)."""
+        if not self._obs:
+            raise IllegalActionError("call reset() before action_masks(): there is no game yet")
         mask: np.ndarray = self._obs[self.env.possible_agents[self._seat]]["action_mask"].astype(bool)
         return mask
 

@@ -284,7 +284,11 @@ class OriginalStateReader(StateReader):
             raise StateError(f"state field 'tallies' must be a list of {n} lists")
         tallies = []
         for p, row in enumerate(raw):
-            if not isinstance(row, list) or len(row) != len(TALLY_FIELDS):
+            if (
+                not isinstance(row, list)
+                or len(row) != len(TALLY_FIELDS)
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in row)
+            ):  # checked before the arithmetic below (a str in row[0] was a TypeError)
                 raise StateError(f"state field 'tallies[{p}]' must be a list of {len(TALLY_FIELDS)} ints")
             total = row[5]
             if (

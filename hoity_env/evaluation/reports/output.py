@@ -21,12 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import temporary_beside
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: the lock file alone (created exclusively) is the lock
-    fcntl = None  # type: ignore[assignment]
+from hoity_env.files import hold_lock, temporary_beside
 
 __all__ = ["LOCK_FILE", "RESULT_FILES", "check_destination", "claim", "write_results"]
 
@@ -71,36 +66,23 @@ def claim(out: Path) -> Iterator[None]:
     Folders made here are removed again if the run leaves nothing in them.
     """
     check_destination(out)
-    made = _make_folders(out)
-    lock = out / LOCK_FILE
+    try:  # a folder the checks cannot foresee (under /proc, a read-only mount) fails here
+        made = _make_folders(out)
+    except OSError as exc:
+        raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | (0 if fcntl else os.O_EXCL), 0o644)
-    except FileExistsError:
-        _remove_empty(made)
-        raise ConfigError(_taken(out, lock)) from None
-    try:
-        if fcntl is not None:
+        with contextlib.ExitStack() as stack:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                raise ConfigError(_taken(out, lock)) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        try:
+                stack.enter_context(hold_lock(out / LOCK_FILE, lambda pid: _taken(out, pid)))
+            except OSError as exc:
+                raise ConfigError(f"cannot write results to {out}: {exc.strerror or exc}") from None
             yield
-        finally:
-            lock.unlink(missing_ok=True)  # while still held: no other run can have taken it
     finally:
-        os.close(fd)
         _remove_empty(made)
 
 
-def _taken(out: Path, lock: Path) -> str:
-    try:
-        pid = lock.read_text(encoding="utf-8").strip() or "?"
-    except OSError:
-        pid = "?"
-    return (
+def _taken(out: Path, pid: str) -> ConfigError:
+    return ConfigError(
         f"cannot write results to {out}: another hoity-eval run (pid {pid}) is writing there; "
         "wait for it or choose another folder"
     )
