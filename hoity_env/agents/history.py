@@ -39,8 +39,8 @@ __all__ = ["CHECKPOINT_KEY", "MAX_MEMORY", "REVEALED", "History", "history_width
 REVEALED = ("last_location", "last_role", "last_bid", "last_check")
 """The per-seat last-round fields a history keeps, those the ruleset's layout has, in this order."""
 CHECKPOINT_KEY = "hoity_history"
-"""The attribute of a saved ``MaskablePPO`` model holding its history (``{"memory": K,
-"observation_dim": D}``; absent: the policy reads the observation alone)."""
+"""The attribute of a saved ``MaskablePPO`` model holding its history, a dict of ``memory`` (K)
+and ``observation_dim`` (D); absent: the policy reads the observation alone."""
 MAX_MEMORY = 32
 """The most rounds a history holds (games last about 20 rounds)."""
 
