@@ -3,7 +3,9 @@
 For the agent under test (``--agent``, default the league run's main agent, sampling):
 
 * **exploitability**: a fresh best response per (learner, seed, budget) in ``--plan``
-  (``fast:0:2000000,fast:1:2000000,fast:0:10000000,...``), trained against three copies
+  (``fast:0:2000000,fast:1:2000000,fast:0:10000000,...``; ``fast`` is the fast learner at
+  ``FAST_SETTINGS``, as these records were measured, ``strong`` at ``STRONG_SETTINGS``,
+  ``sb3`` MaskablePPO), trained against three copies
   of it and scored over ``--games`` duplicate-format games: each estimate, and their
   maximum (still an estimate from below);
 * **head to head**: its win rate against three copies of each ``--opponents`` agent over
@@ -36,6 +38,8 @@ from hoity_env.files import write_atomically  # noqa: E402
 from hoity_env.strength import exploitability  # noqa: E402
 
 PLAN = "fast:0:2000000,fast:1:2000000,fast:0:10000000,fast:1:10000000,sb3:0:2000000"
+PLAN_LEARNERS = {"fast": ("fast", "fast"), "strong": ("fast", "strong"), "sb3": ("sb3", None)}
+"""A plan's learner name → (learner, preset) of the best response."""
 OPPONENTS = "champion-v1,expert,expert-v1,collector,thief,detective,random,reference"
 
 
@@ -73,10 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         if key in done:
             continue
         cpu = time.process_time()
+        trainer, preset = PLAN_LEARNERS[learner]
         result = exploitability(
             args.agent,
             budget=int(budget),
-            learner=learner,
+            learner=trainer,
+            preset=preset,
             seed=int(seed),
             curve_points=0,
             games=args.games,

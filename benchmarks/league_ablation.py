@@ -93,6 +93,7 @@ def measure(arm: str, league: League, args: argparse.Namespace) -> dict[str, Any
         me,
         budget=args.budget,
         learner="fast",
+        preset="fast",  # FAST_SETTINGS, as the committed ablation was measured
         curve_points=0,
         games=args.games,
         seed=args.seed,

@@ -92,8 +92,17 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     return record
 
 
-def add_run(path: Path, run: dict[str, Any], measured_versions: dict[str, str]) -> None:
-    """Add ``run`` to the tuning record at ``path`` (replacing the run of the same label and seed)."""
+def add_run(
+    path: Path,
+    run: dict[str, Any],
+    measured_versions: dict[str, str],
+    template: str = TEMPLATE,
+    key: tuple[str, ...] = ("label", "seed"),
+) -> None:
+    """Add ``run`` to the tuning record at ``path`` (replacing the run with the same ``key`` fields).
+
+    ``template`` is the command every run of the record is an instance of (each run keeps its own).
+    """
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     box = machine()
     run = {
@@ -103,9 +112,10 @@ def add_run(path: Path, run: dict[str, Any], measured_versions: dict[str, str]) 
         "git_commit": measured_versions.get("git_commit", ""),
     }
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
-    runs = [r for r in data.get("runs", []) if (r.get("label"), r.get("seed")) != (run["label"], run["seed"])]
+    same = tuple(run[k] for k in key)
+    runs = [r for r in data.get("runs", []) if tuple(r.get(k) for k in key) != same]
     data.update(
-        command=TEMPLATE,
+        command=template,
         note=data.get(
             "note", "one row per command; each run's own command, date, load and commit in the file"
         ),

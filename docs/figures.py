@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
 
+import exploit_figures  # noqa: E402
 import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
 import perf_figures  # noqa: E402
@@ -286,6 +287,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "ladder-v2": lambda: ladder(league_figures.LADDER),
     "ladder-v2-reading": league_figures.ladder_reading,
     "champion-mix": league_figures.champion_mix,
+    "best-response-settings": exploit_figures.best_response_settings,
     "zoo-baseline": zoo_baseline,
     "zoo-baseline-original": zoo_baseline_original,
     **perf_figures.FIGURES,

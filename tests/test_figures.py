@@ -117,3 +117,14 @@ def test_the_generator_runs_as_documented() -> None:
         [sys.executable, "docs/figures.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("target", ["champion-mix", "champion"])
+def test_the_default_best_response_wins_at_least_as_much_as_every_setting_measured(target: str) -> None:
+    """``STRONG_SETTINGS`` must be a measured setting (the figure refuses otherwise) that no other
+    setting of ``docs/results/best_response_settings.json`` beats by more than 1.96 standard errors."""
+    import exploit_figures
+
+    default, leads = exploit_figures.leads(target)
+    assert default and leads
+    assert {k: z for k, z in leads.items() if z > 1.96} == {}

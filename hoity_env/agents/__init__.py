@@ -11,7 +11,8 @@
   (greedily with ``-greedy``), each at the tables (rules, player count) it is registered at;
   see :mod:`hoity_env.agents.named` and :mod:`hoity_env.agents.registry`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
-  deterministically / by sampling (needs the ``train`` extra);
+  deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
+  memory of the game plays as a :class:`~hoity_env.agents.history_agent.HistoryAgent`;
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
@@ -32,6 +33,7 @@ from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
+from hoity_env.agents.history_agent import HistoryAgent
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.population import (
@@ -68,7 +70,7 @@ def make(
     num_players: int | None = None,
     rules: str | RulesConfig | None = None,
     num_actions: int | None = None,
-) -> SeededAgent | PolicyAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
+) -> SeededAgent | PolicyAgent | HistoryAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``rules``/``num_actions`` describe the game (pass them all: every caller
@@ -86,7 +88,7 @@ def make(
             )
     for prefix in POLICY_PREFIXES:
         if spec.startswith(prefix):
-            return PolicyAgent(
+            policy = PolicyAgent(
                 spec[len(prefix) :],
                 deterministic=prefix == "ppo:",
                 seed=seed,
@@ -94,6 +96,7 @@ def make(
                 rules=rules,
                 num_actions=num_actions,
             )
+            return HistoryAgent(policy) if policy.memory else policy
     if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
         named = spec in NAMED_POPULATIONS  # a shipped manifest, reported by its name
         return PopulationAgent(
@@ -139,6 +142,7 @@ __all__ = [
     "DetectiveAgent",
     "ExpertAgent",
     "ExpertV1Agent",
+    "HistoryAgent",
     "NumpyPolicyAgent",
     "ObservationView",
     "PolicyAgent",

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from hoity_env.agents.history import CHECKPOINT_KEY
 from hoity_env.agents.mlp_policy import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.named import MODELS
 from hoity_env.agents.padded import read_zip_entry
@@ -89,6 +90,10 @@ def export_checkpoint(
     """
     checkpoint = Path(checkpoint)
     model = load_checkpoint(checkpoint)
+    if getattr(model, CHECKPOINT_KEY, None):
+        raise ConfigError(
+            f"checkpoint {checkpoint} reads rounds of history; a numpy export reads the observation alone"
+        )
     padded = read_zip_entry(checkpoint)
     weights, biases, activation = policy_layers(model)
     if training_args is None:

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
+from hoity_env.agents.history import CHECKPOINT_KEY
 from hoity_env.agents.padded import PaddedInputs, read_zip_entry
-from hoity_env.agents.view import num_players_of
+from hoity_env.agents.view import AgentInputError, num_players_of
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
@@ -57,11 +58,15 @@ class DistributionAgent(GeneratorAgent):
         obs, masks = check_batch(
             observations, action_masks, obs_dim=self.obs_dim, num_actions=self.num_actions
         )
-        probs = self.action_probabilities(obs, masks)
+        return self.choose(self.action_probabilities(obs, masks), masks)
+
+    def choose(self, probs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 actions from ``(B, A)`` probabilities: the most probable legal action
+        (deterministic), or one drawn with one uniform per row from the agent's generator."""
         if self.deterministic:
             best: np.ndarray = probs.argmax(axis=1).astype(np.int64)
             return best
-        return ensure_legal(sample_index(probs, self.rng.random((obs.shape[0],))), masks)
+        return ensure_legal(sample_index(probs, self.rng.random((probs.shape[0],))), masks)
 
     def policy_inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the network reads: the env's rows, padded for a padded policy (padded rows pass)."""
@@ -88,6 +93,11 @@ class PolicyAgent(DistributionAgent):
 
     Security: an SB3 checkpoint holds pickles, and loading one runs any code it contains.
     Load only checkpoints you made or trust (``ppo:PATH`` specs load through this class).
+
+    A checkpoint whose policy reads rounds of history beside the observation (the fast
+    learner's ``memory``) has ``memory`` > 0 and an ``obs_dim`` that is the observation's
+    alone; :func:`hoity_env.agents.make` plays it through
+    :class:`~hoity_env.agents.history_agent.HistoryAgent`, which tracks that history.
     """
 
     def __init__(
@@ -110,7 +120,12 @@ class PolicyAgent(DistributionAgent):
             raise ConfigError(
                 f"checkpoint {self.path} is not a hoity_env policy (flat Box obs, Discrete actions)"
             )
-        self.obs_dim = int(obs_shape[0])
+        history = getattr(self.model, CHECKPOINT_KEY, None) or {}
+        self.input_dim = int(obs_shape[0])
+        """The length of the policy's input rows (the observation's, plus any history)."""
+        self.memory = int(history.get("memory", 0))
+        """Rounds of history the policy reads (0: the observation alone)."""
+        self.obs_dim = int(history.get("observation_dim", self.input_dim))
         self.num_actions = int(n_act)
         self.padded = read_zip_entry(self.path)
         if self.padded is not None and rules is not None:
@@ -123,6 +138,11 @@ class PolicyAgent(DistributionAgent):
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
         import torch
 
+        if self.policy_inputs(observations).shape[1] != self.input_dim:
+            raise AgentInputError(
+                f"checkpoint {self.path} reads {self.memory} rounds of history beside the observation: "
+                "play it through hoity_env.agents.make, which tracks them"
+            )
         policy = self.model.policy
         obs_tensor, _ = policy.obs_to_tensor(self.policy_inputs(observations))
         with torch.no_grad():

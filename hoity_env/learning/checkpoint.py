@@ -33,9 +33,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from hoity_env.agents.history import CHECKPOINT_KEY
 from hoity_env.agents.padded import ZIP_ENTRY, PaddedInputs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
+from hoity_env.learning.memory import checkpoint_history
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.update import check_finite_weights
@@ -109,6 +111,10 @@ def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_sp
         device="cpu",
     )
     model.policy.load_state_dict(to_sb3(policy.state_dict()))
+    # Saved among the model's attributes (SB3 keeps them all): what a memory policy's agent tracks.
+    history = checkpoint_history(settings)
+    if history is not None:
+        setattr(model, CHECKPOINT_KEY, history)
     buffer = io.BytesIO()
     model.save(buffer)
     if settings.padded:  # say so in the file: its width alone must never decide how it reads

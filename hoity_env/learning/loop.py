@@ -39,6 +39,7 @@ from hoity_env.learning.buffer import RolloutBuffer
 from hoity_env.learning.checkpoint import save_policy
 from hoity_env.learning.gae import gae
 from hoity_env.learning.magnet import Magnet
+from hoity_env.learning.memory import PolicyInputs
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
@@ -61,7 +62,9 @@ class Learner:
         self.num_players = s.num_players
         self.rows = self.tables.rows
         init = torch.Generator().manual_seed(s.seed)
-        obs_dim, num_actions = self.tables.obs_dim, self.tables.num_actions
+        self.inputs = PolicyInputs(self.tables, s.memory)
+        """The policy's input rows: the tables' observations, with ``settings.memory`` rounds of history."""
+        obs_dim, num_actions = self.inputs.dim, self.tables.num_actions
         self.policy = MaskedPolicy(obs_dim, num_actions, s.hidden, s.activation, init)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=s.learning_rate, eps=1e-5)
         self.sampler = torch.Generator().manual_seed(s.seed + 1)
@@ -70,6 +73,8 @@ class Learner:
         self.tables.seat(self.policy)
         self.buffer = RolloutBuffer(s.rollout_steps, self.rows, obs_dim, num_actions)
         self.tables.reset()
+        self.x = self.inputs.observe()
+        """What the policy reads now: :attr:`obs`, with the history features of a memory run."""
         self.steps = 0
         """Learner steps so far (decisions of learner seats)."""
         self._rollout_start = 0
@@ -80,7 +85,8 @@ class Learner:
 
     @property
     def obs(self) -> np.ndarray:
-        """What the policy reads now: the env's ``[B, n, D]`` observations, or padded ``[R, D]`` rows."""
+        """The tables' rows now: the env's ``[B, n, D]`` observations, or padded ``[R, D]`` rows (what
+        the policy reads, but for a memory run's history features: :attr:`x`)."""
         return self.tables.obs
 
     @property
@@ -123,7 +129,7 @@ class Learner:
         self._rollout_start = self.steps
         for t in range(buf.steps):
             start = clock()
-            obs_t, mask_t = buf.store_inputs(t, tables.obs, tables.masks)
+            obs_t, mask_t = buf.store_inputs(t, self.x, tables.masks)
             rows = tables.learner_rows()
             joint = np.empty(self.rows, dtype=np.int64)
             if rows.shape[0] == self.rows:  # pure self-play: no gathers
@@ -146,6 +152,7 @@ class Learner:
             rewards, done, games_ended = tables.step(joint)
             after_env = clock()
             tables.refresh()
+            self.x = self.inputs.observe(done)
             buf.store_outcome(t, rewards, done)
             self._returns += rewards
             if done.any():
@@ -176,7 +183,7 @@ class Learner:
         with torch.no_grad():
             last = torch.zeros(self.rows)
             rows = self.tables.learner_rows()
-            obs = torch.from_numpy(self.obs).reshape(self.rows, -1)
+            obs = torch.from_numpy(self.x).reshape(self.rows, -1)
             index = torch.from_numpy(rows)
             last[index] = self.policy.value(obs[index])
             advantages, returns = gae(buf.rewards, buf.values, buf.dones, last, s.gamma, s.gae_lambda)
@@ -229,7 +236,7 @@ class Learner:
 
     def save_policy(self, path: str | Path) -> Path:
         """The policy as a ``MaskablePPO`` zip at ``path`` (atomic): a ``ppo:PATH`` agent."""
-        return save_policy(self.policy, path, self.settings, self.observation_space)
+        return save_policy(self.policy, path, self.settings, self.inputs.space(self.observation_space))
 
     # ------------------------------------------------------------ resume
     def state_dict(self) -> dict[str, Any]:
@@ -242,6 +249,8 @@ class Learner:
             "shuffler": self.shuffler.get_state(),
             "magnet": self.magnet,
             "tables": self.tables,
+            "inputs": self.inputs,
+            "x": self.x,
             "returns": self._returns,
             "steps": self.steps,
             "updates": self.updates,
@@ -264,6 +273,10 @@ class Learner:
             table.seating.rules = learner.settings.rules  # it did not record them then
             table.obs, table.masks = state["obs"], state["masks"]
             learner.tables.refresh()
+        if "inputs" in state:  # a memory run's histories of the games in progress
+            learner.inputs, learner.x = state["inputs"], state["x"]
+        else:  # a state saved before memory existed: the policy reads the observations
+            learner.inputs.tables, learner.x = learner.tables, learner.tables.obs
         learner.steps, learner.updates = int(state["steps"]), int(state["updates"])
         return learner
 

@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from hoity_env.agents.history import MAX_MEMORY
 from hoity_env.engine.batched.numba_kernels import resolve_accelerator
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
@@ -116,6 +117,11 @@ class LearnerSettings:
     activation: str = "relu"
     """``relu`` (the default: tanh costs ~4 ns per element on CPU, a quarter of an update) or
     ``tanh`` (SB3's default, for the same network as an SB3 run)."""
+    memory: int = 0
+    """Rounds of public history in the policy's input (:mod:`hoity_env.agents.history`): each
+    observation followed by every seat's reveals in the ``memory`` rounds before last; 0: the
+    observation alone.  Saved with the policy, so its ``ppo:`` agent tracks the same history.
+    One player count, unpadded (a history's width depends on the count)."""
 
     # --- the magnet (a KL term toward a reference policy)
     magnet: str = "none"
@@ -164,6 +170,7 @@ class LearnerSettings:
         int_in(self, "epochs", 1, MAX_EPOCHS)
         int_in(self, "threads", 1, MAX_THREADS)
         int_in(self, "seed", 0, MAX_SEED)
+        int_in(self, "memory", 0, MAX_MEMORY)
         rows = self.num_games * sum(self.player_counts) * self.rollout_steps
         if rows > MAX_ROWS:
             raise ConfigError(
@@ -211,6 +218,14 @@ class LearnerSettings:
             raise ConfigError(
                 "snapshot_every=0 takes no snapshot until one is added: the opponents need an entry "
                 "besides 'snapshot' to draw until then"
+            )
+        if self.memory and any(spec == SNAPSHOT for spec, _ in self.opponents):
+            raise ConfigError(
+                "memory: snapshot opponents play the observation alone; use self or agent specs"
+            )
+        if self.memory and self.padded:
+            raise ConfigError(
+                "memory reads one table's own observations: it takes one player count, unpadded"
             )
 
     # ------------------------------------------------------------ derived

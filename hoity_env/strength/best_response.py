@@ -198,7 +198,7 @@ def exploitability_of(
         seed=settings.seed,
         fair_share=1.0 / settings.num_players,
         entries=(entry,),
-        learner=response.learner,
+        **response.estimator(),
     )
     write_atomically(run_dir / "exploit.json", one.to_json() + "\n")
     write_atomically(run_dir / "exploit.md", one.to_markdown())

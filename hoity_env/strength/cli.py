@@ -3,33 +3,39 @@
 Usage::
 
     hoity-eval exploit --target expert --budget 200000
-    hoity-eval exploit --target expert --budget 2000000 --learner fast   # the fast learner
+    hoity-eval exploit --target champion-mix --budget 2000000 --memory 4   # with memory of the game
+    hoity-eval exploit --target champion-mix --budget 2000000 --seeds 0,1 --memory 0,4
+    hoity-eval exploit --target expert --budget 2000000 --learner sb3   # MaskablePPO
     hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
     hoity-eval exploit --target champion --budgets 2000000,10000000 --seeds 0,1 --learners fast,sb3
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
     hoity-eval ladder --agents champion,champion-v1,expert --learner fast --seeds 0,1
 
-``exploit`` trains a best response (``--learner sb3``, the default: MaskablePPO;
-``--learner fast``: the fast learner on the batched engine) against ``--players - 1`` copies of
-each agent (``--target``, then each of ``--pool``, every one on its own with the
-same budget and seeds) and prints the table of
-:class:`~hoity_env.strength.results.ExploitResult`: the best responder's win rate
-with its 95% interval beside the fair share, the learning curve, the run folder,
-and the budget the estimate is from below at.  With ``--budgets``, ``--seeds`` or
-``--learners`` (comma-separated) it trains one best response per target, learner, seed
-and budget and prints a :class:`~hoity_env.strength.results.SweepResult` instead: every
-estimate with its training CPU time, per target the maximum, and (``--out``) a plot of win
-rate against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent
-against copies of every other, rates them (Plackett-Luce and OpenSkill) and trains
-a best response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
-``--seeds`` or ``--learners`` one per learner, seed and budget, and the maximum in the
-ladder, every one listed below it); finished best responses in ``--runs-dir`` with the
-same settings are reused.  ``--workers`` (default: the usable CPUs) trains that many best
-responses at once, each in its own process on one torch and one BLAS thread (the results are
-the serial run's); a single best response uses them for its evaluation games.  Ctrl-C or
-SIGTERM stops the best responses in training with a checkpoint and prints the command that
-continues them (``exploit --resume``; the ladder always resumes).  The flags become one
+``exploit`` trains a best response (``--learner fast``, the default: the fast learner on
+the batched engine, at ``--preset strong`` (``STRONG_SETTINGS``, chosen for strength) or
+``fast`` (``FAST_SETTINGS``, chosen for speed), reading ``--memory K`` rounds of public
+history; ``--learner sb3``: MaskablePPO) against ``--players - 1`` copies of each agent
+(``--target``, then each of ``--pool``, every one on its own with the same budget and
+seeds) and prints the table of :class:`~hoity_env.strength.results.ExploitResult`: the
+best responder's win rate with its 95% interval beside the fair share, the learning
+curve, the run folder, and the budget the estimate is from below at.  With
+``--budgets``, ``--seeds``, ``--learners`` or several ``--memory`` values
+(comma-separated) it trains one best response per target, learner, memory, seed and
+budget and prints a :class:`~hoity_env.strength.results.SweepResult` instead: every
+estimate with its estimator (learner, settings, memory) and training CPU time, per
+target the maximum and which estimator gave it, and (``--out``) a plot of win rate
+against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent against
+copies of every other, rates them (Plackett-Luce and OpenSkill) and trains a best
+response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
+``--seeds``, ``--learners`` or several ``--memory`` values one per estimator, seed and
+budget, and the maximum in the ladder, every one listed below it); finished best
+responses in ``--runs-dir`` with the same settings are reused.  ``--workers`` (default: the
+usable CPUs) trains that many best responses at once, each in its own process on one torch and
+one BLAS thread (the results are the serial run's); a single best response uses them for its
+evaluation games.  Ctrl-C or SIGTERM stops the best responses in training with a checkpoint and
+prints the command that continues them (``exploit --resume``; the ladder always resumes).  The
+flags become one
 :class:`~hoity_env.evaluation.MatchSettings` and one
 :class:`~hoity_env.strength.response.BestResponse`; :mod:`hoity_env.eval_cli`
 dispatches here.
@@ -49,7 +55,14 @@ from hoity_env.evaluation.cli import AGENTS_HELP, SPECS_HELP, match_settings_of
 from hoity_env.evaluation.workers import usable_cpus
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LADDER_GAMES, LadderResult, ladder
-from hoity_env.strength.response import FAST_SETTINGS, LEARNERS, PPO_SETTINGS, BestResponse
+from hoity_env.strength.response import (
+    DEFAULT_PRESET,
+    LEARNERS,
+    PPO_SETTINGS,
+    PRESETS,
+    STRONG_SETTINGS,
+    BestResponse,
+)
 from hoity_env.strength.results import ExploitResult, SweepResult
 from hoity_env.strength.sweep import Sweep, exploitability_sweep
 
@@ -89,7 +102,7 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
             None,
             (
                 "learner steps per target (required unless --budgets), rounded up to whole rollouts (fast: "
-                f"{FAST_SETTINGS['num_games']} games x {FAST_SETTINGS['rollout_steps']} steps; sb3: "
+                f"{STRONG_SETTINGS['num_games']} games x {STRONG_SETTINGS['rollout_steps']} steps; sb3: "
                 f"{PPO_SETTINGS['n_envs']} envs x {PPO_SETTINGS['n_steps']} steps)"
             ),
         )
@@ -133,10 +146,25 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--learner",
         choices=LEARNERS,
-        default="sb3",
-        help="who trains the best responses: sb3 (MaskablePPO, the reference recipes' learner; the "
-        "default) or fast (the fast learner on the batched engine, hoity_env.learning: about 7x less "
-        "CPU, a weaker best response at the same budget, docs/evaluation.md)",
+        default="fast",
+        help="who trains the best responses: fast (the fast learner on the batched engine, "
+        "hoity_env.learning; the default) or sb3 (MaskablePPO, the reference recipes' learner: several "
+        "times the CPU, no stronger at 2M steps, docs/evaluation.md)",
+    )
+    p.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        default=None,
+        help="the fast learner's settings: strong (STRONG_SETTINGS, chosen for strength at 2M steps) or "
+        f"fast (FAST_SETTINGS, chosen for speed; what league exploiters use); default {DEFAULT_PRESET}",
+    )
+    p.add_argument(
+        "--memory",
+        type=_integers(0),
+        default=None,
+        help="rounds of public history the fast learner's best responses read beside the observation "
+        "(every seat's location, castle role and bid in the rounds before last; default 0: none); "
+        "several, comma-separated, train one best response per value and report the maximum",
     )
     p.add_argument("--budget", type=positive, default=budget, help=budget_help)
     p.add_argument(
@@ -220,8 +248,19 @@ def torch_on_one_thread() -> None:
     torch.set_num_threads(1)
 
 
+def _memories(args: argparse.Namespace) -> list[int]:
+    """``--memory``'s values (``[0]`` without it), refused where no fast learner trains."""
+    memories = args.memory if args.memory is not None else [0]
+    if len(set(memories)) != len(memories):
+        raise ConfigError(f"--memory must not repeat a value, got {','.join(map(str, memories))}")
+    if any(memories) and "fast" not in (args.learners or [args.learner]):
+        raise ConfigError("--memory is the fast learner's: use --learner fast (the default)")
+    return memories
+
+
 def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
-    """The :class:`Sweep` of a command with ``--budgets``, ``--seeds`` or ``--learners``, else ``None``.
+    """The :class:`Sweep` of a command with ``--budgets``, ``--seeds``, ``--learners`` or several
+    ``--memory`` values, else ``None``.
 
     The ladder's ``--budget`` defaults to :data:`DEFAULT_BUDGET` (:func:`_budget`); ``exploit``
     needs one of the two.
@@ -230,7 +269,8 @@ def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
         raise ConfigError("give --budget or --budgets, not both")
     if args.budget is None and args.budgets is None and command == "exploit":
         raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
-    if args.budgets is None and args.seeds is None and args.learners is None:
+    memories = _memories(args)
+    if args.budgets is None and args.seeds is None and args.learners is None and len(memories) == 1:
         return None
     return Sweep(
         budgets=tuple(args.budgets or [_budget(args)]),
@@ -239,6 +279,8 @@ def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
+        memories=tuple(memories),
+        preset=args.preset,
     )
 
 
@@ -257,12 +299,15 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     sweep = _sweep_of(args, command)
     if sweep is not None and command == "exploit":
         return exploitability_sweep(targets, sweep, settings, resume=args.resume)
+    (memory,) = _memories(args) if sweep is None else [0]
     response = BestResponse(
         budget=_budget(args),
         curve_points=args.curve_points,
         curve_games=args.curve_games,
         runs_dir=args.runs_dir,
+        ppo={"memory": memory} if memory else None,
         learner=args.learner,
+        preset=args.preset,
     )
     if command == "exploit":
         return exploitability(targets, settings, response, resume=args.resume)

@@ -78,10 +78,9 @@ class Job:
     base: Path
 
     def __str__(self) -> str:
-        return (
-            f"best response to {self.target}, {self.response.learner}, seed {self.match.seed}, "
-            f"budget {self.response.budget:,}"
-        )
+        r = self.response
+        who = f"{r.learner}, memory {r.memory}" if r.memory else r.learner
+        return f"best response to {self.target}, {who}, seed {self.match.seed}, budget {r.budget:,}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -190,12 +190,10 @@ def _exploits(
         ]
         return run_jobs(jobs, reuse=True, workers=on_exploit.workers), []
     planned = sweep.jobs(members, on_exploit, nested=False)
-    done = run_jobs([job for _, job in planned], reuse=True, workers=on_exploit.workers)
-    swept = [SweepEntry.of(e, *key[1:]) for e, (key, _) in zip(done, planned, strict=True)]
+    done = run_jobs(planned, reuse=True, workers=on_exploit.workers)
+    swept = [SweepEntry.of(e, job.response, job.match.seed) for e, job in zip(done, planned, strict=True)]
     entries = [
-        max(
-            (e for e, (key, _) in zip(done, planned, strict=True) if key[0] == spec), key=lambda e: e.win_rate
-        )
+        max((e for e, job in zip(done, planned, strict=True) if job.target == spec), key=lambda e: e.win_rate)
         for spec in members
     ]
     return entries, swept

@@ -266,6 +266,7 @@ class League:
             runs_dir=run_dir.parent,
             ppo=dict(s.exploiter_settings),
             learner="fast",
+            preset="fast",  # FAST_SETTINGS: an exploiter is cheap, and many are trained
         )
         entry = exploitability_of(target, match, response, run_dir)
         spec = f"ppo-sample:{(run_dir / 'final_model.zip').relative_to(self.path)}"

@@ -1,10 +1,15 @@
 """What a best response is trained with: the learner, its settings, its budget and curve, its checks.
 
 A best response is a fresh masked-PPO learner trained against copies of a target
-for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): SB3's
-``MaskablePPO`` on the batched vector env (``learner="sb3"``, the default, the learner
-of the reference recipes) or the fast learner on the batched engine
-(:mod:`hoity_env.learning`, ``learner="fast"``).
+for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): the fast
+learner on the batched engine (:mod:`hoity_env.learning`, ``learner="fast"``, the
+default) or SB3's ``MaskablePPO`` on the batched vector env (``learner="sb3"``, the
+learner of the reference recipes).  The fast learner's settings start from a named
+**preset**: :data:`STRONG_SETTINGS` (``"strong"``, the default: chosen for strength at
+2M learner steps) or :data:`FAST_SETTINGS` (``"fast"``: chosen for speed, what the
+league's exploiters use); its ``memory`` setting adds rounds of public history to the
+policy's input (:mod:`hoity_env.agents.history`).  A best response's **estimator** is
+its learner, settings and memory: reports name all three beside the seed and budget.
 :class:`BestResponse` holds everything about that training which is not how the
 evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
 the budget, the learning-curve points, where the run folders go and the PPO
@@ -29,9 +34,12 @@ if TYPE_CHECKING:  # torch only when a fast learner is built
     from hoity_env.learning import LearnerSettings
 
 __all__ = [
+    "DEFAULT_PRESET",
     "FAST_SETTINGS",
     "LEARNERS",
     "PPO_SETTINGS",
+    "PRESETS",
+    "STRONG_SETTINGS",
     "BestResponse",
     "caveat",
     "check_targets",
@@ -41,9 +49,9 @@ __all__ = [
 ]
 
 LEARNERS = ("fast", "sb3")
-"""Who trains a best response: SB3's MaskablePPO (the default, the reference recipes' learner) or
-the fast learner (at 2M steps against ``expert`` a best response as strong, within the intervals,
-for a small part of the CPU: docs/evaluation.md)."""
+"""Who trains a best response: the fast learner (the default) or SB3's MaskablePPO (the reference
+recipes' learner; at 2M steps against ``expert`` no stronger than the fast learner, for about
+seven times its CPU, and weaker against ``champion-mix``: docs/evaluation.md)."""
 
 PPO_SETTINGS: dict[str, Any] = {
     "n_envs": 16,
@@ -85,6 +93,22 @@ rate of 2e-3: at this budget the learner is short of updates, not of stability, 
 higher rate wins more than 1e-3 (and than 3e-3), and a linear anneal to 0, which halves
 the mean rate, loses."""
 
+STRONG_SETTINGS: dict[str, Any] = {
+    **FAST_SETTINGS,
+    "hidden": [256, 256],
+    "epochs": 4,
+    "learning_rate": 1e-3,
+}
+"""The default fast best responder's settings: :data:`FAST_SETTINGS` with a 256×256 network, four
+epochs per update and rate 1e-3, chosen for strength at 2M learner steps against ``champion-mix``
+and ``champion`` (docs/evaluation.md, ``docs/results/best_response_settings.json``, where it is
+``epochs-4``): it wins at least as much as every setting tried there (within noise), for several
+times the CPU of :data:`FAST_SETTINGS`."""
+
+PRESETS: dict[str, dict[str, Any]] = {"strong": STRONG_SETTINGS, "fast": FAST_SETTINGS}
+"""The fast learner's named settings."""
+DEFAULT_PRESET = "strong"
+
 _FAST_FROM_CALL = ("opponents", "total_steps", "num_players", "rules", "seed")
 
 
@@ -99,14 +123,23 @@ def caveat(budget: int, trained: int | None = None) -> str:
     )
 
 
-def learner_settings(ppo: dict[str, Any] | None, learner: str = "sb3") -> dict[str, Any]:
-    """The ``learner``'s defaults (:data:`PPO_SETTINGS` or :data:`FAST_SETTINGS`) with ``ppo``'s overrides.
+def learner_settings(
+    ppo: dict[str, Any] | None, learner: str = "fast", preset: str | None = None
+) -> dict[str, Any]:
+    """The ``learner``'s defaults with ``ppo``'s overrides: the fast learner's ``preset`` (one of
+    :data:`PRESETS`, default :data:`DEFAULT_PRESET`), or SB3's :data:`PPO_SETTINGS` (no preset).
 
-    An unknown key, or a value the fast learner refuses, is a :class:`ConfigError`.
+    An unknown key or preset, or a value the fast learner refuses, is a :class:`ConfigError`.
     """
     if learner not in LEARNERS:
         raise ConfigError(f"learner must be one of {LEARNERS}, got {learner!r}")
-    defaults = PPO_SETTINGS if learner == "sb3" else FAST_SETTINGS
+    if learner == "sb3" and preset is not None:
+        raise ConfigError(
+            f"presets name the fast learner's settings; sb3 has one (PPO_SETTINGS), got {preset!r}"
+        )
+    if preset is not None and preset not in PRESETS:
+        raise ConfigError(f"preset must be one of {tuple(PRESETS)}, got {preset!r}")
+    defaults = PPO_SETTINGS if learner == "sb3" else PRESETS[preset or DEFAULT_PRESET]
     known = set(defaults)
     if learner == "fast":
         from hoity_env.learning import LearnerSettings
@@ -175,9 +208,11 @@ class BestResponse:
         curve_points: learning-curve points, evenly spaced over the budget (the last at
             its end), each ``curve_games`` games on seed ``seed + 1``; 0 = none.
         runs_dir: each target's run folder is ``runs_dir/<target>`` (``_2``, … when taken).
-        ppo: the learner's settings, its defaults (:data:`FAST_SETTINGS`, :data:`PPO_SETTINGS`)
-            with these overrides.
-        learner: ``"sb3"`` (MaskablePPO, the default) or ``"fast"`` (the fast learner).
+        ppo: the learner's settings: its defaults (the preset's, or :data:`PPO_SETTINGS`) with
+            these overrides (the fast learner's ``memory`` among them).
+        learner: ``"fast"`` (the fast learner, the default) or ``"sb3"`` (MaskablePPO).
+        preset: the fast learner's settings to start from, a key of :data:`PRESETS` (``None``:
+            :data:`DEFAULT_PRESET`); SB3 has none.
     """
 
     budget: int
@@ -185,7 +220,8 @@ class BestResponse:
     curve_games: int = 200
     runs_dir: Path = Path("runs/exploit")
     ppo: dict[str, Any] | None = None
-    learner: str = "sb3"
+    learner: str = "fast"
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
@@ -195,7 +231,7 @@ class BestResponse:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
-        object.__setattr__(self, "ppo", learner_settings(self.ppo, self.learner))
+        object.__setattr__(self, "ppo", learner_settings(self.ppo, self.learner, self.preset))
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -204,6 +240,32 @@ class BestResponse:
         older best responses are still found; the fast learner's name it."""
         assert self.ppo is not None  # filled in by __post_init__
         return self.ppo if self.learner == "sb3" else {"learner": self.learner, **self.ppo}
+
+    @property
+    def memory(self) -> int:
+        """Rounds of public history the best response reads (the fast learner's ``memory``; 0: none)."""
+        assert self.ppo is not None
+        return int(self.ppo.get("memory", 0))
+
+    @property
+    def settings_name(self) -> str:
+        """The settings' name in reports: the preset (``train_ppo`` for SB3's :data:`PPO_SETTINGS`),
+        with ``+`` and the names of the settings changed from it (``memory`` is reported apart)."""
+        assert self.ppo is not None
+        name = "train_ppo" if self.learner == "sb3" else self.preset or DEFAULT_PRESET
+        base = PPO_SETTINGS if self.learner == "sb3" else PRESETS[name]
+        changed = [k for k, v in self.ppo.items() if k != "memory" and _plain(v) != _plain(base.get(k))]
+        return f"{name}+{','.join(sorted(changed))}" if changed else name
+
+    def estimator(self) -> dict[str, Any]:
+        """``learner``, ``settings`` (:attr:`settings_name`) and ``memory``: what a result records of
+        who trained a best response."""
+        return {"learner": self.learner, "settings": self.settings_name, "memory": self.memory}
+
+
+def _plain(value: Any) -> Any:
+    """A settings value as JSON has it (tuples are lists), so equal settings compare equal."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def check_targets(targets: Sequence[str], settings: MatchSettings) -> None:

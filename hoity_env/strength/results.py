@@ -16,14 +16,25 @@ from typing import IO, TypeVar
 from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.rows import WinTally
 from hoity_env.evaluation.reports.serialize import TableResult
-from hoity_env.strength.response import caveat
+from hoity_env.strength.response import BestResponse, caveat
 
 __all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "SweepEntry", "SweepResult", "trained_by"]
 
 
-def trained_by(learner: str) -> str:
-    """ "a MaskablePPO best response" or "a fast-learner best response", for the reports."""
-    return "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
+def trained_by(learner: str, settings: str = "", memory: int = 0) -> str:
+    """ "a MaskablePPO best response" or "a best response by the fast learner", with its settings'
+    name and memory when known, for the reports."""
+    who = "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
+    if settings:
+        who += f" (settings `{settings}`"
+        who += f", memory of {memory} rounds)" if memory else ", no memory)"
+    return who
+
+
+def estimator_label(learner: str, settings: str, memory: int) -> str:
+    """``fast/strong``, ``fast/strong, memory 4``, ``sb3``: one estimator in a report's lines."""
+    text = f"{learner}/{settings}" if settings and settings != "train_ppo" else learner
+    return f"{text}, memory {memory}" if memory else text
 
 
 R = TypeVar("R", "ExploitEntry", "SweepEntry")
@@ -88,6 +99,10 @@ class ExploitResult(TableResult):
     entries: tuple[ExploitEntry, ...]
     learner: str = "sb3"
     """Who trained the best responses: ``fast`` or ``sb3`` (results from before the fast learner: sb3)."""
+    settings: str = ""
+    """The learner's settings by name (:attr:`BestResponse.settings_name`; "" in older results)."""
+    memory: int = 0
+    """Rounds of public history the best responses read (0: none, as in older results)."""
 
     @property
     def games(self) -> int:
@@ -107,7 +122,8 @@ class ExploitResult(TableResult):
         """The table, the caveat with the budget, and each learning curve."""
         n = self.num_players
         lines = [
-            f"**Approximate exploitability**: {trained_by(self.learner)} trained for {self.trained:,} "
+            f"**Approximate exploitability**: {trained_by(self.learner, self.settings, self.memory)} "
+            f"trained for {self.trained:,} "
             f"learner steps against {n - 1} copies of each target, then scored against them in "
             f"duplicate format ({n} players, rules `{self.rules}`, seed {self.seed}). "
             f"Fair share {self.fair_share:.3f}; 95% Wilson intervals. {caveat(self.budget, self.trained)}",
@@ -147,7 +163,7 @@ class ExploitResult(TableResult):
 class SweepEntry(WinTally):
     """One best response of a sweep: a target, a learner, a seed and a budget, scored."""
 
-    LEAD = ("target", "learner", "seed", "budget", "timesteps")
+    LEAD = ("target", "learner", "settings", "memory", "seed", "budget", "timesteps")
 
     target: str
     learner: str
@@ -158,6 +174,10 @@ class SweepEntry(WinTally):
     train_cpu_seconds: float
     """CPU seconds of training (the process that trained it, curve evaluations excluded)."""
     run_dir: str
+    settings: str = ""
+    """The learner's settings by name (:attr:`BestResponse.settings_name`; "" in older results)."""
+    memory: int = 0
+    """Rounds of public history the best response read (0: none, as in older results)."""
     train_seconds: float = 0.0
     """Wall seconds of training, as :attr:`ExploitEntry.train_seconds` (0.0 in results written before
     it was recorded)."""
@@ -166,14 +186,20 @@ class SweepEntry(WinTally):
     target_hash: str = ""
     """The target's content hash, as :attr:`ExploitEntry.target_hash`."""
 
+    @property
+    def estimator(self) -> str:
+        """Who trained it, in a few words (:func:`estimator_label`)."""
+        return estimator_label(self.learner, self.settings, self.memory)
+
     @classmethod
-    def of(cls, e: ExploitEntry, learner: str, seed: int, budget: int) -> SweepEntry:
-        """One best response's :class:`ExploitEntry` as a sweep row, with its learner, seed and budget."""
+    def of(cls, e: ExploitEntry, response: BestResponse, seed: int) -> SweepEntry:
+        """One best response's :class:`ExploitEntry` as a sweep row: its estimator (``response``'s
+        learner, settings and memory), seed and budget."""
         return cls(
             target=e.target,
-            learner=learner,
+            **response.estimator(),
             seed=seed,
-            budget=budget,
+            budget=response.budget,
             timesteps=e.timesteps,
             **e.win_fields(),
             train_cpu_seconds=e.train_cpu_seconds,
@@ -186,10 +212,11 @@ class SweepEntry(WinTally):
 
 @dataclasses.dataclass(frozen=True)
 class SweepResult(TableResult):
-    """Best responses at several budgets, seeds and learners; per target their maximum (JSON round trip).
+    """Best responses at several budgets, seeds and estimators; per target their maximum (JSON round trip).
 
-    Each estimate is from below, and so is their maximum: the best of several best responses
-    is still only what those budgets and learners found.
+    An estimator is who trained a best response: its learner, settings and memory.  Each
+    estimate is from below, and so is their maximum, a target's exploitability as reported:
+    the best of several best responses is still only what those budgets and estimators found.
     """
 
     ROWS = "entries"
@@ -224,6 +251,11 @@ class SweepResult(TableResult):
         """The targets, in the order measured."""
         return tuple(dict.fromkeys(e.target for e in self.entries))
 
+    @property
+    def estimators(self) -> tuple[str, ...]:
+        """The estimators (:attr:`SweepEntry.estimator`), in the order measured."""
+        return tuple(dict.fromkeys(e.estimator for e in self.entries))
+
     def maximum(self, target: str) -> SweepEntry:
         """The estimate of ``target`` with the highest best-response win rate (``KeyError`` if none)."""
         return _of_target(self.maxima, target)
@@ -233,52 +265,55 @@ class SweepResult(TableResult):
         top = max(self.budgets)
         return (
             f"Each estimate is from below at its budget, and so is the maximum: the best of these "
-            f"best responses (budgets up to {top:,} learner steps, learners {', '.join(self.learners)}, "
-            f"seeds {', '.join(map(str, self.seeds))}); a longer budget, another seed or a better "
-            "learner can only find more."
+            f"best responses (budgets up to {top:,} learner steps, estimators "
+            f"{'; '.join(self.estimators)}, seeds {', '.join(map(str, self.seeds))}); a longer budget, "
+            "another seed or a better estimator can only find more."
         )
 
     def to_markdown(self) -> str:
         """Per target the maximum, then every estimate, and the caveat."""
         n = self.num_players
         lines = [
-            f"**Approximate exploitability at several budgets**: best responses trained against "
+            f"**Approximate exploitability at several budgets, seeds and estimators**: best responses "
+            f"trained against "
             f"{n - 1} copies of each target, then scored against them in duplicate format ({n} players, "
             f"rules `{self.rules}`, evaluation seed = the learner's seed). Fair share "
             f"{self.fair_share:.3f}; 95% Wilson intervals. {self.caveat()}",
             "",
-            "| target | maximum win rate | 95% CI | learner | seed | budget | fair share |",
-            "| :--- | ---: | ---: | :--- | ---: | ---: | ---: |",
+            "| target | maximum win rate | 95% CI | given by: learner | settings | memory | seed | budget "
+            "| fair share |",
+            "| :--- | ---: | ---: | :--- | :--- | ---: | ---: | ---: | ---: |",
         ]
         for t in self.targets:
             m = self.maximum(t)
             lines.append(
-                f"| `{t}` | {m.win_rate:.3f} | [{m.ci_low:.3f}, {m.ci_high:.3f}] | {m.learner} | {m.seed} | "
-                f"{m.budget:,} | {self.fair_share:.3f} |"
+                f"| `{t}` | {m.win_rate:.3f} | [{m.ci_low:.3f}, {m.ci_high:.3f}] | {m.learner} | "
+                f"{m.settings or '–'} | {m.memory} | {m.seed} | {m.budget:,} | {self.fair_share:.3f} |"
             )
         lines += [
             "",
-            "| target | learner | seed | budget | steps trained | games | win rate | 95% CI | training CPU-s "
-            "| run folder |",
-            "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |",
+            "| target | learner | settings | memory | seed | budget | steps trained | games | win rate "
+            "| 95% CI | training CPU-s | run folder |",
+            "| :--- | :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |",
         ]
         lines += [
-            f"| `{e.target}` | {e.learner} | {e.seed} | {e.budget:,} | {e.timesteps:,} | {e.games} | "
-            f"{e.win_rate:.3f} | [{e.ci_low:.3f}, {e.ci_high:.3f}] | {e.train_cpu_seconds:,.0f} | "
-            f"`{e.run_dir}` |"
+            f"| `{e.target}` | {e.learner} | {e.settings or '–'} | {e.memory} | {e.seed} | {e.budget:,} | "
+            f"{e.timesteps:,} | {e.games} | {e.win_rate:.3f} | [{e.ci_low:.3f}, {e.ci_high:.3f}] | "
+            f"{e.train_cpu_seconds:,.0f} | `{e.run_dir}` |"
             for e in self.entries
         ]
         return "\n".join(lines) + "\n"
 
     def plot_png(self, path: str | Path | IO[bytes]) -> None:
-        """Win rate against best-response budget: a line per target, learner and seed, the fair share."""
+        """Win rate against best-response budget: a line per target, estimator and seed, the fair share."""
         curves = []
         for t in self.targets:
-            for learner in self.learners:
+            for who in self.estimators:
                 for seed in self.seeds:
-                    rows = [e for e in self.entries if (e.target, e.learner, e.seed) == (t, learner, seed)]
-                    label = f"vs {self.num_players - 1}× {t}, {learner}, seed {seed}"
-                    curves.append((label, sorted(rows, key=lambda e: e.timesteps)))
+                    rows = [e for e in self.entries if (e.target, e.estimator, e.seed) == (t, who, seed)]
+                    label = f"vs {self.num_players - 1}× {t}, {who}, seed {seed}"
+                    if rows:
+                        curves.append((label, sorted(rows, key=lambda e: e.timesteps)))
         plot_curves(
             path, curves, self.fair_share, "best-response win rate against budget (estimates from below)"
         )

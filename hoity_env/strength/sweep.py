@@ -1,12 +1,15 @@
-"""Exploitability at several budgets, seeds and learners in one call, and per target the maximum.
+"""Exploitability at several budgets, seeds and estimators in one call, and per target the maximum.
 
 One best response at one budget is a weak estimate from below: its learning curve
-may still be rising, another seed may find more, the other learner may find more.
-:func:`exploitability_sweep` trains one best response per (target, learner, seed,
-budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own run
-folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, with every file a single
-run writes) and reports every estimate and, per target, their maximum: still an
-estimate from below, the best those runs found.
+may still be rising, another seed may find more, another estimator (the other learner,
+or a best response with memory of the game) may find more.
+:func:`exploitability_sweep` trains one best response per (target, learner, memory,
+seed, budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own
+run folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, ``_memory<K>`` added
+with memory, with every file a single run writes) and reports every estimate and, per
+target, their maximum: an agent's exploitability as we report it, still an estimate from
+below, the best those runs found.  Memory is the fast learner's: SB3's best responses are
+trained without it.
 
 Every budget is a **separate run**.  Reading a smaller budget off the curve snapshots
 of the largest run would save training, but it equals a run at that budget only when
@@ -61,61 +64,83 @@ class Sweep:
         curve_points, curve_games, runs_dir: as for :class:`~hoity_env.strength.response.BestResponse`
             (each run gets its own learning curve).
         ppo: per learner (a key of ``learners``), overrides of its default settings.
+        memories: rounds of public history, one fast-learner run per value (0: none).
+        preset: the fast learner's settings to start from (``None``: the default preset).
     """
 
     budgets: tuple[int, ...]
     seeds: tuple[int, ...] = (0,)
-    learners: tuple[str, ...] = ("sb3",)
+    learners: tuple[str, ...] = ("fast",)
     curve_points: int = 4
     curve_games: int = 200
     runs_dir: Path = Path("runs/exploit")
     ppo: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    memories: tuple[int, ...] = (0,)
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "budgets", _distinct("budgets", self.budgets, 1))
         object.__setattr__(self, "seeds", _distinct("seeds", self.seeds, 0))
         object.__setattr__(self, "learners", _distinct("learners", self.learners, None))
+        object.__setattr__(self, "memories", _distinct("memories", self.memories, 0))
         if not isinstance(self.ppo, Mapping) or not set(self.ppo) <= set(self.learners):
             raise ConfigError(f"ppo must map learners of {self.learners} to settings, got {self.ppo!r}")
+        if any(self.memories) and "fast" not in self.learners:
+            raise ConfigError("memory is the fast learner's: add fast to the learners")
+        if self.memories != (0,) and "memory" in self.ppo.get("fast", {}):
+            raise ConfigError("give the memory in memories or in ppo, not both")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
         self.responses()  # every learner's settings checked now
 
-    def jobs(
-        self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True
-    ) -> list[tuple[tuple[str, str, int, int], Job]]:
-        """Every best response of the sweep with its key ``(target, learner, seed, budget)``, target
-        by target, learner by learner, seed by seed, budget by budget.
-
-        ``match`` is the evaluation, its seed replaced by each of :attr:`seeds`.  ``nested``: run
-        folders ``runs_dir/<target>/<learner>_seed<seed>_<budget>`` (``exploit``'s); else
-        ``runs_dir/<target>``, ``_2`` … for the others (the ladder's).
-        """
-        responses = self.responses()
-        out = []
-        for target in targets:
-            for learner in self.learners:
-                for seed in self.seeds:
-                    for budget in self.budgets:
-                        base = self.runs_dir / run_folder_name(target)
-                        folder = base / f"{learner}_seed{seed}_{budget}" if nested else base
-                        job = Job(target, match.replace(seed=seed), responses[learner, budget], folder)
-                        out.append(((target, learner, seed, budget), job))
+    def responses(self) -> dict[tuple[str, int, int], BestResponse]:
+        """The :class:`BestResponse` of every (learner, memory, budget) the sweep trains."""
+        out = {}
+        for learner in self.learners:
+            for memory in self.memories if learner == "fast" else (0,):
+                ppo = dict(self.ppo.get(learner, {}))
+                if memory:
+                    ppo["memory"] = memory
+                for budget in self.budgets:
+                    out[learner, memory, budget] = BestResponse(
+                        budget=budget,
+                        curve_points=self.curve_points,
+                        curve_games=self.curve_games,
+                        runs_dir=self.runs_dir,
+                        ppo=ppo,
+                        learner=learner,
+                        preset=self.preset if learner == "fast" else None,
+                    )
         return out
 
-    def responses(self) -> dict[tuple[str, int], BestResponse]:
-        """The :class:`BestResponse` of every (learner, budget)."""
-        return {
-            (learner, budget): BestResponse(
-                budget=budget,
-                curve_points=self.curve_points,
-                curve_games=self.curve_games,
-                runs_dir=self.runs_dir,
-                ppo=dict(self.ppo.get(learner, {})),
-                learner=learner,
-            )
-            for learner in self.learners
+    def runs(self) -> list[tuple[str, int, BestResponse]]:
+        """Every run, learner by learner, memory by memory, seed by seed, budget by budget: its
+        folder's name, its seed and its training."""
+        responses = self.responses()
+        keys = dict.fromkeys((learner, memory) for learner, memory, _ in responses)
+        return [
+            (f"{learner}_seed{seed}_{budget}" + (f"_memory{memory}" if memory else ""), seed, response)
+            for learner, memory in keys
+            for seed in self.seeds
             for budget in self.budgets
-        }
+            for response in [responses[learner, memory, budget]]
+        ]
+
+    def jobs(self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True) -> list[Job]:
+        """Every best response of the sweep as a :class:`~hoity_env.strength.jobs.Job`, target by
+        target, then in :meth:`runs`' order.
+
+        ``match`` is the evaluation, its seed replaced by each of :attr:`seeds`.  ``nested``: run
+        folders ``runs_dir/<target>/<run name>`` (``exploit``'s, :meth:`runs`); else
+        ``runs_dir/<target>``, ``_2`` … for the others (the ladder's).  Either way a finished or
+        stopped run is reused only by a job with the same learner settings (memory and preset
+        included: :func:`~hoity_env.strength.best_response.identity`).
+        """
+        out = []
+        for target in targets:
+            base = self.runs_dir / run_folder_name(target)
+            for name, seed, response in self.runs():
+                out.append(Job(target, match.replace(seed=seed), response, base / name if nested else base))
+        return out
 
 
 def exploitability_sweep(
@@ -126,13 +151,13 @@ def exploitability_sweep(
     resume: bool = False,
     **options: Any,
 ) -> SweepResult:
-    """A best response to each target for every learner, seed and budget of ``sweep``; all scored.
+    """A best response to each target for every learner, memory, seed and budget of ``sweep``; all scored.
 
     ``settings`` (or its fields as keywords) are the evaluation games, as for
     :func:`~hoity_env.strength.exploit.exploitability` (``games`` default 1000); their
-    ``seed`` is replaced by each of ``sweep.seeds``.  Runs are listed target by target,
-    learner by learner, seed by seed, budget by budget, and trained in that order, or several
-    at once on ``settings.workers`` processes (:mod:`hoity_env.strength.jobs`; the same
+    ``seed`` is replaced by each of ``sweep.seeds``.  Runs are listed target by target, then in
+    :meth:`Sweep.runs`' order (learner, memory, seed, budget), and trained in that order, or
+    several at once on ``settings.workers`` processes (:mod:`hoity_env.strength.jobs`; the same
     results).  ``resume``: as for :func:`~hoity_env.strength.exploit.exploitability`.  Bad
     arguments raise :class:`ConfigError` before anything is trained or written.
     """
@@ -142,9 +167,9 @@ def exploitability_sweep(
     refuse_unknown(options, "exploitability_sweep")
     specs = [targets] if isinstance(targets, str) else list(dict.fromkeys(targets))
     check_targets(specs, match)
-    planned = sweep.jobs(specs, match)
-    done = run_jobs([job for _, job in planned], reuse=resume, workers=match.workers)
-    entries = [SweepEntry.of(e, *key[1:]) for e, (key, _) in zip(done, planned, strict=True)]
+    jobs = sweep.jobs(specs, match)
+    done = run_jobs(jobs, reuse=resume, workers=match.workers)
+    entries = [SweepEntry.of(e, job.response, job.match.seed) for e, job in zip(done, jobs, strict=True)]
     return SweepResult(
         num_players=match.num_players,
         rules=match.rules_name,

@@ -1,0 +1,76 @@
+"""The fast learner's policy input with memory: observations followed by the public history.
+
+With ``LearnerSettings.memory = K`` the policy reads, per seat, the observation and the
+seats' reveals in the ``K`` rounds before last (:class:`~hoity_env.agents.history.History`).
+:class:`PolicyInputs` tracks every row of the learner's games (one table: one player count,
+unpadded, so row ``b · n + i`` is seat ``i`` of game ``b``, the rollout buffer's layout):
+after every env step the rows of the games that ended are cleared before the next game's
+first observation is taken (the batched env resets a finished game in the same step).
+Without memory the inputs are the tables' rows themselves, untouched.
+
+A saved memory policy records ``K`` and the observation's length in its checkpoint
+(:data:`~hoity_env.agents.history.CHECKPOINT_KEY`, :func:`checkpoint_history`), so the
+``ppo:``/``ppo-sample:`` agent that plays it builds the same tracker for its own games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from hoity_env.agents.history import History, observation_layout
+from hoity_env.learning.settings import LearnerSettings
+from hoity_env.learning.tables import Tables
+
+__all__ = ["PolicyInputs", "checkpoint_history"]
+
+
+class PolicyInputs:
+    """The policy's input rows for the learner's :class:`~hoity_env.learning.tables.Tables`
+    (see the module docstring)."""
+
+    def __init__(self, tables: Tables, memory: int) -> None:
+        self.tables = tables
+        self.history: History | None = None
+        if memory:  # one unpadded table (the settings refuse the others)
+            (table,) = tables.tables
+            self.history = History(table.env.obs_layout(), memory)
+        self.width = self.history.width if self.history is not None else 0
+        """Features added to each observation (0 without memory)."""
+        self.rows = np.arange(tables.rows)
+
+    @property
+    def dim(self) -> int:
+        """Length of an input row."""
+        return self.tables.obs_dim + self.width
+
+    def space(self, observation_space: gym.spaces.Box) -> gym.spaces.Box:
+        """The inputs' space: the observation's, followed by ``width`` values in [0, 1]."""
+        if not self.width:
+            return observation_space
+        low = np.concatenate([observation_space.low, np.zeros(self.width, np.float32)])
+        high = np.concatenate([observation_space.high, np.ones(self.width, np.float32)])
+        return gym.spaces.Box(low, high, dtype=np.float32)
+
+    def observe(self, done: np.ndarray | None = None) -> np.ndarray:
+        """The inputs for the tables' current rows; ``done``: the ``(R,)`` rows whose game ended
+        in the step that led to them (their history restarts)."""
+        obs = self.tables.obs
+        if self.history is None:
+            return obs
+        if done is not None and done.any():
+            self.history.reset(np.flatnonzero(done))
+        flat = obs.reshape(self.rows.size, -1)
+        return self.history.augment(self.rows, flat).reshape(*obs.shape[:-1], -1)
+
+
+def checkpoint_history(settings: LearnerSettings) -> dict[str, Any] | None:
+    """What a saved policy records of its memory (``None`` without): the rounds and the observation length."""
+    if not settings.memory:
+        return None
+    n = settings.num_players
+    assert isinstance(n, int)  # memory takes one player count (LearnerSettings refuses a tuple)
+    layout = observation_layout(settings.rules, n)
+    return {"memory": settings.memory, "observation_dim": max(s.stop for s in layout.values())}
