@@ -18,7 +18,8 @@ then one seed of each estimator at every table, then the second seeds, then the 
 A run already in the record is skipped, and a best response stopped by Ctrl-C or SIGTERM
 continues from its checkpoint (``exploitability(..., resume=True)`` in ``--runs-dir``), so
 the same command, run again, carries on where it stopped.  ``--max-runs`` bounds one
-sitting; ``--tables`` and ``--kinds`` pick a part::
+sitting; ``--tables`` and ``--kinds`` pick a part (two sittings on different tables may
+share the record: its writes take a file lock)::
 
     python benchmarks/tables.py --record docs/results/tables.json               # everything left
     python benchmarks/tables.py --record docs/results/tables.json --kinds h2h   # head to head only
@@ -41,8 +42,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_record import add_record_option, command_of, versions  # noqa: E402
-from tune_best_response import add_run  # noqa: E402
+from bench_record import add_record_option, command_of, versions
+from filelock import FileLock
+from tune_best_response import add_run
+
+from hoity_env.strength.jobs import Interrupted
 
 TABLES = tuple((rules, n) for rules in ("standard", "original") for n in range(2, 7))
 TARGET = "champion-mix"
@@ -55,7 +59,9 @@ SEEDS = (0, 1)
 SHORT, LONG = 2_000_000, 10_000_000
 GAMES = 1000
 KEY = ("kind", "table", "estimator", "seed", "budget")
-TEMPLATE = "python benchmarks/tables.py --record docs/results/tables.json [--tables RULES/N,...] [--kinds ...]"
+TEMPLATE = (
+    "python benchmarks/tables.py --record docs/results/tables.json [--tables RULES/N,...] [--kinds ...]"
+)
 
 
 def table_name(rules: str, n: int) -> str:
@@ -80,12 +86,19 @@ def strongest(runs: list[dict[str, Any]], table: str) -> str:
 def plan(tables: list[tuple[str, int]], runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every run of the measurement, in the order they are worth doing (module docstring)."""
     keys: list[dict[str, Any]] = [
-        {"kind": "h2h", "table": table_name(*t), "estimator": "", "seed": H2H_SEED, "budget": 0} for t in tables
+        {"kind": "h2h", "table": table_name(*t), "estimator": "", "seed": H2H_SEED, "budget": 0}
+        for t in tables
     ]
     for seed in SEEDS:
         for estimator in ESTIMATORS:
             keys += [
-                {"kind": "exploit", "table": table_name(*t), "estimator": estimator, "seed": seed, "budget": SHORT}
+                {
+                    "kind": "exploit",
+                    "table": table_name(*t),
+                    "estimator": estimator,
+                    "seed": seed,
+                    "budget": SHORT,
+                }
                 for t in tables
             ]
     keys += [
@@ -113,7 +126,9 @@ def head_to_head(rules: str, n: int) -> dict[str, Any]:
     return {"agent": HEAD_TO_HEAD, "opponent": OPPONENT, "games": row.games, **_rates(row)}
 
 
-def best_response(rules: str, n: int, estimator: str, seed: int, budget: int, runs_dir: Path) -> dict[str, Any]:
+def best_response(
+    rules: str, n: int, estimator: str, seed: int, budget: int, runs_dir: Path
+) -> dict[str, Any]:
     """One best response to :data:`TARGET` at the table, trained and scored (resumed if stopped)."""
     from hoity_env.strength import exploitability
 
@@ -147,12 +162,18 @@ def best_response(rules: str, n: int, estimator: str, seed: int, budget: int, ru
 
 
 def _rates(row: Any) -> dict[str, Any]:
-    return {"wins": row.wins, "win_rate": round(row.win_rate, 4), "ci": [round(row.ci_low, 4), round(row.ci_high, 4)]}
+    return {
+        "wins": row.wins,
+        "win_rate": round(row.win_rate, 4),
+        "ci": [round(row.ci_low, 4), round(row.ci_high, 4)],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--tables", default=",".join(table_name(*t) for t in TABLES), help="RULES/N,… (default all ten)")
+    p.add_argument(
+        "--tables", default=",".join(table_name(*t) for t in TABLES), help="RULES/N,… (default all ten)"
+    )
     p.add_argument("--kinds", default="h2h,2m,10m", help="parts to run: h2h, 2m, 10m (default all)")
     p.add_argument("--max-runs", type=int, default=0, help="stop after this many new runs (0: no limit)")
     p.add_argument("--runs-dir", type=Path, default=Path("runs/tables"))
@@ -185,10 +206,16 @@ def main(argv: list[str] | None = None) -> int:
         if key["kind"] == "h2h":
             measured = head_to_head(rules, n)
         else:
-            measured = best_response(rules, n, key["estimator"], key["seed"], key["budget"], args.runs_dir)
+            try:
+                estimator, seed, budget = key["estimator"], key["seed"], key["budget"]
+                measured = best_response(rules, n, estimator, seed, budget, args.runs_dir)
+            except Interrupted as exc:  # checkpointed: the same command continues it
+                print(f"interrupted: {exc}; run the same command to continue", file=sys.stderr)
+                return 128 + exc.signum
         run = {**key, **measured, "cpu_seconds": round(time.process_time() - start, 1)}
         print(json.dumps(run), flush=True)
-        add_run(record, {**run, "command": command}, measured_versions, TEMPLATE, KEY)
+        with FileLock(f"{record}.lock"):  # two sittings on different --tables share the record
+            add_run(record, {**run, "command": command}, measured_versions, TEMPLATE, KEY)
         done += 1
     return 0
 

@@ -62,7 +62,9 @@ def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             elif value > bar:
                 parts.append(f"{name} missed")
             else:
-                parts.append(f"{name} met" if complete else f"{name} met so far ({len(short)} of {SHORT_RUNS} runs)")
+                parts.append(
+                    f"{name} met" if complete else f"{name} met so far ({len(short)} of {SHORT_RUNS} runs)"
+                )
         if h2h is None:
             parts.append("expert not measured")
         else:

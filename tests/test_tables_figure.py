@@ -1,0 +1,72 @@
+"""The ten tables' figure judges its record (docs/tables_figures.py, issue 36).
+
+A table is "met" only when every part was measured and cleared its bar: two seeds of both
+estimators at 2M, one best response at 10M, and `champion` against `expert` with a lower
+bound above 1/N.  A missing part is said, never dropped; and the plan of
+``benchmarks/tables.py`` covers every part of every table, cheapest first.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import tables
+import tables_figures
+
+
+def _exploit(table: str, estimator: str, seed: int, budget: int, rate: float) -> dict[str, object]:
+    return {"kind": "exploit", "table": table, "estimator": estimator, "seed": seed, "budget": budget,
+            "win_rate": rate, "ci": [rate - 0.03, rate + 0.03]}  # fmt: skip
+
+
+def _h2h(table: str, rate: float, low: float) -> dict[str, object]:
+    return {"kind": "h2h", "table": table, "estimator": "", "seed": 7, "budget": 0, "games": 1000,
+            "win_rate": rate, "ci": [low, rate + 0.03]}  # fmt: skip
+
+
+def _row(runs: list[dict[str, object]], table: str) -> dict[str, object]:
+    return next(r for r in tables_figures.verdicts(runs) if r["table"] == table)
+
+
+def _complete(table: str, short: float, long: float, low: float) -> list[dict[str, object]]:
+    runs = [_exploit(table, e, s, tables.SHORT, short) for e in ("strong", "memory") for s in (0, 1)]
+    return [*runs, _exploit(table, "strong", 0, tables.LONG, long), _h2h(table, low + 0.03, low)]
+
+
+def test_a_table_is_met_only_when_every_part_clears_its_bar() -> None:
+    assert _row(_complete("standard/4", 0.44, 0.54, 0.26), "standard/4")["verdict"] == "**met**"
+    row = _row(_complete("standard/4", 0.46, 0.54, 0.26), "standard/4")  # 2M bar 0.45
+    assert row["verdict"] == "2M missed; 10M met; expert met"
+    row = _row(_complete("standard/2", 0.69, 0.81, 0.51), "standard/2")  # 10M bar 0.80
+    assert row["verdict"] == "2M met; 10M missed; expert met"
+    row = _row(_complete("original/6", 0.2, 0.3, 1 / 6 - 0.001), "original/6")  # above 1/6, or missed
+    assert row["verdict"] == "2M met; 10M met; expert missed"
+
+
+def test_missing_parts_are_said_and_no_table_is_dropped() -> None:
+    rows = tables_figures.verdicts([_exploit("original/3", "strong", 0, tables.SHORT, 0.40)])
+    assert [r["table"] for r in rows] == [f"{r}/{n}" for r in ("standard", "original") for n in range(2, 7)]
+    row = next(r for r in rows if r["table"] == "original/3")
+    assert row["verdict"] == "2M met so far (1 of 4 runs); 10M not measured; expert not measured"
+    assert rows[0]["verdict"] == "2M not measured; 10M not measured; expert not measured"
+
+
+@pytest.mark.parametrize("n", range(2, 7))
+def test_the_bars_are_the_issues(n: int) -> None:
+    assert tables_figures.bars(n) == pytest.approx((min(1.8 / n, 1 / n + 0.2), min(2.2 / n, 1 / n + 0.3)))
+    assert tables.targets(n) == {"2m": tables_figures.bars(n)[0], "10m": tables_figures.bars(n)[1]}
+
+
+def test_the_plan_covers_every_part_cheapest_first() -> None:
+    plan = tables.plan(list(tables.TABLES), [_exploit("original/5", "memory", 0, tables.SHORT, 0.3)])
+    assert len(plan) == 10 * (1 + 4 + 1)
+    assert [k["kind"] for k in plan[:10]] == ["h2h"] * 10
+    assert [k["budget"] for k in plan[10:50]] == [tables.SHORT] * 40
+    long = {k["table"]: k["estimator"] for k in plan[50:]}
+    assert long["original/5"] == "memory" and long["standard/2"] == "strong"  # the strongest at 2M
