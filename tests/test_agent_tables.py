@@ -135,7 +135,15 @@ def test_tables_of_rules_objects_and_defaults() -> None:
 
 def test_the_harness_refuses_a_table_without_an_agent_before_playing() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "hoity_env.eval_cli", "--players", "3", "--agents", "champion-v1,random,random"],
+        [
+            sys.executable,
+            "-m",
+            "hoity_env.eval_cli",
+            "--players",
+            "3",
+            "--agents",
+            "champion-v1,random,random",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
