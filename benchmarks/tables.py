@@ -14,7 +14,9 @@ README render it through ``docs/tables_figures.py``):
   sampling, seed :data:`H2H_SEED`.
 
 The runs go in :func:`plan` order, cheapest knowledge first: every table's head to head,
-then one seed of each estimator at every table, then the second seeds, then the long runs.
+then one seed of each estimator at every table, then the second seeds, then the long runs;
+a table whose 2M bar a best response has already beaten (its verdict settled) has its
+remaining runs put last.
 A run already in the record is skipped, and a best response stopped by Ctrl-C or SIGTERM
 continues from its checkpoint (``exploitability(..., resume=True)`` in ``--runs-dir``), so
 the same command, run again, carries on where it stopped.  ``--max-runs`` bounds one
@@ -106,7 +108,19 @@ def plan(tables: list[tuple[str, int]], runs: list[dict[str, Any]]) -> list[dict
         | {"budget": LONG}
         for t in tables
     ]
-    return keys
+    settled = {table_name(*t) for t in tables if _missed_short(runs, table_name(*t))}
+    late = [k for k in keys if k["kind"] == "exploit" and k["table"] in settled]
+    return [k for k in keys if k not in late] + late
+
+
+def _missed_short(runs: list[dict[str, Any]], table: str) -> bool:
+    """Whether a best response at :data:`SHORT` already beat the table's 2M bar: its verdict is
+    settled (a maximum only grows), so its remaining runs go after every open table's."""
+    bar = targets(int(table.split("/")[1]))["2m"]
+    return any(
+        r["kind"] == "exploit" and r["table"] == table and r["budget"] == SHORT and r["win_rate"] > bar
+        for r in runs
+    )
 
 
 def head_to_head(rules: str, n: int) -> dict[str, Any]:

@@ -70,3 +70,11 @@ def test_the_plan_covers_every_part_cheapest_first() -> None:
     assert [k["budget"] for k in plan[10:50]] == [tables.SHORT] * 40
     long = {k["table"]: k["estimator"] for k in plan[50:]}
     assert long["original/5"] == "memory" and long["standard/2"] == "strong"  # the strongest at 2M
+
+
+def test_a_table_already_missed_at_2m_goes_last() -> None:
+    missed = _exploit("standard/2", "strong", 0, tables.SHORT, 0.98)  # the 2-player bar is 0.70
+    plan = tables.plan(list(tables.TABLES), [missed])
+    assert len(plan) == 60 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10
+    rest = [k["table"] for k in plan[10:]]
+    assert rest[-5:] == ["standard/2"] * 5 and "standard/2" not in rest[:-5]
