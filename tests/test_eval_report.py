@@ -132,9 +132,10 @@ COLUMNS: dict[type, list[str]] = {
     PairStats: ["agent", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_rank"],
     CurvePoint: ["timesteps", "games", "wins", "win_rate", "ci_low", "ci_high"],
     ExploitEntry: ["target", "timesteps", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_rank",
-                   "train_seconds", "run_dir", "curve", "train_cpu_seconds"],
-    SweepEntry: ["target", "learner", "seed", "budget", "timesteps", "games", "wins", "win_rate", "ci_low",
-                 "ci_high", "train_cpu_seconds", "run_dir"],
+                   "train_seconds", "run_dir", "curve", "train_cpu_seconds", "eval_seconds", "target_hash"],
+    SweepEntry: ["target", "learner", "settings", "memory", "seed", "budget", "timesteps", "games", "wins",
+                 "win_rate", "ci_low", "ci_high", "train_cpu_seconds", "run_dir", "train_seconds", "eval_seconds",
+                 "target_hash"],
     LadderRow: ["agent", "mean_win_rate", "rating", "rating_low", "rating_high", "openskill_mu",
                 "openskill_sigma", "exploit_win_rate", "exploit_low", "exploit_high", "exploit_run_dir"],
 }  # fmt: skip
