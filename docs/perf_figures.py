@@ -313,6 +313,19 @@ def agent_costs() -> str:
     )
 
 
+def wheel_size() -> str:
+    """The wheel's size and the named agents' share of it (one sentence for the agents page)."""
+    record = load("wheel_size")
+    f = record["figures"]
+    models = sum(c for c, _ in f["models"].values())
+    policies = sum(1 for name in f["models"] if name.endswith(".npz"))
+    return (
+        f"The wheel (`{f['wheel']}`) is {f['wheel_bytes'] / 1e6:.2f} MB, of which the named agents' "
+        f"{policies} weight files, manifests and registry take {models / 1e6:.2f} MB compressed. "
+        f"{provenance('wheel_size', record)}"
+    )
+
+
 def viewer_size() -> str:
     """The replay viewer's size per round (one sentence for the play page)."""
     record, games = figure_table("viewer_size", "games")
@@ -392,4 +405,5 @@ FIGURES = {
     "render-speed": render_speed,
     "ruleset-speed": ruleset_speed,
     "viewer-size": viewer_size,
+    "wheel-size": wheel_size,
 }
