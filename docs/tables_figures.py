@@ -124,8 +124,8 @@ def tables_full() -> str:
         "| :--- | ---: | :--- | ---: | ---: | ---: | :--- |",
     ]
     for row in verdicts(data["runs"]):
-        short = "<br>".join(f"{r['estimator']}, {r['seed']}: {_ci(r)}" for r in row["short"]) or "–"
-        long = "<br>".join(f"{r['estimator']}: {_ci(r)}" for r in row["long"]) or "–"
+        short = "; ".join(f"{r['estimator']}, {r['seed']}: {_ci(r)}" for r in row["short"]) or "–"
+        long = "; ".join(f"{r['estimator']}: {_ci(r)}" for r in row["long"]) or "–"
         h2h = "–" if row["h2h"] is None else f"{_ci(row['h2h'])} ({row['h2h']['games']})"
         lines.append(
             f"| {row['table']} | {1 / row['n']:.3f} | {short} | {_rate(row['short_max'], row['bars'][0])} | "
