@@ -37,7 +37,7 @@ from typing import IO, Any
 from hoity_env.agents import SPEC_FORMS, make
 from hoity_env.agents.registry import DEFAULT_TABLE
 from hoity_env.cli_args import CHECKPOINT_WARNING, add_blas_threads, fail, parse, specs
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.serve.server import make_server
 from hoity_env.serve.settings import DEFAULT_AGENTS, MIN_IDLE_TIMEOUT_S, ServeSettings
@@ -201,7 +201,7 @@ def check_offered(spec: str) -> None:
     table it does not play gets its error in words when the game is made.  One that plays
     nowhere raises the default table's :class:`ConfigError`.
     """
-    tables = [(rules, n) for rules in ("standard", "original") for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+    tables = [(rules, n) for rules in PRESETS for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
     first: ConfigError | None = None
     for rules, n in sorted(tables, key=lambda t: t != DEFAULT_TABLE):
         try:
