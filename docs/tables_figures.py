@@ -6,7 +6,9 @@ and seed) and the maximum over them, against the 2M bar min(1.8/N, 1/N + 0.2); t
 estimator at 10M against min(2.2/N, 1/N + 0.3); ``champion`` against N−1 ``expert`` with its 95%
 interval, whose lower bound must clear 1/N; and the verdict.  A part not measured yet is said so
 in the verdict: a table is never dropped, and a verdict is "met" only when every part was
-measured and cleared its bar.
+measured and cleared its bar.  A bar cleared by best responses that all won less than the fair
+share is flagged: such a learner has not learned the game yet, and its estimate from below says
+little.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         long = [r for r in here if r["kind"] == "exploit" and r["budget"] == LONG]
         h2h = next((r for r in here if r["kind"] == "h2h"), None)
-        parts = []
+        parts: list[str] = []
+        weak: list[str] = []
         short_max = max((r["win_rate"] for r in short), default=None)
         long_max = max((r["win_rate"] for r in long), default=None)
         for name, value, bar, complete in (
@@ -65,11 +68,18 @@ def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 parts.append(
                     f"{name} met" if complete else f"{name} met so far ({len(short)} of {SHORT_RUNS} runs)"
                 )
+                if value < 1 / n:  # the learner has not even learned the game: an estimate of little weight
+                    weak.append(name)
         if h2h is None:
             parts.append("expert not measured")
         else:
             parts.append("expert met" if h2h["ci"][0] > 1 / n else "expert missed")
         met = all(p.endswith(" met") for p in parts)
+        caution = (
+            f" ({' and '.join(weak)}: every best response stayed below the fair share, a weak estimate)"
+            if weak
+            else ""
+        )
         rows.append(
             {
                 "table": table,
@@ -80,7 +90,7 @@ def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "short_max": short_max,
                 "long_max": long_max,
                 "bars": (short_bar, long_bar),
-                "verdict": "**met**" if met else "; ".join(parts),
+                "verdict": ("**met**" if met else "; ".join(parts)) + caution,
             }
         )
     return rows

@@ -78,3 +78,11 @@ def test_a_table_already_missed_at_2m_goes_last() -> None:
     assert len(plan) == 60 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10
     rest = [k["table"] for k in plan[10:]]
     assert rest[-5:] == ["standard/2"] * 5 and "standard/2" not in rest[:-5]
+
+
+def test_a_bar_cleared_below_the_fair_share_is_flagged_as_a_weak_estimate() -> None:
+    row = _row(_complete("standard/6", 0.15, 0.16, 0.4), "standard/6")  # fair share 1/6
+    weak = " (2M and 10M: every best response stayed below the fair share, a weak estimate)"
+    assert row["verdict"] == "**met**" + weak
+    row = _row(_complete("standard/6", 0.15, 0.3, 0.4), "standard/6")  # 10M bar 0.367
+    assert row["verdict"] == "**met** (2M: every best response stayed below the fair share, a weak estimate)"
