@@ -60,7 +60,6 @@ def test_missing_parts_are_said_and_no_table_is_dropped() -> None:
 @pytest.mark.parametrize("n", range(2, 7))
 def test_the_bars_are_the_issues(n: int) -> None:
     assert tables_figures.bars(n) == pytest.approx((min(1.8 / n, 1 / n + 0.2), min(2.2 / n, 1 / n + 0.3)))
-    assert tables.targets(n) == {"2m": tables_figures.bars(n)[0], "10m": tables_figures.bars(n)[1]}
 
 
 def test_the_plan_covers_every_part_cheapest_first() -> None:
