@@ -299,7 +299,9 @@ def best_response_speed() -> str:
         f"`FAST_SETTINGS`, {s['steps']:,} learner steps, seed {s['seed']}; medians of {s['repeats']} "
         "runs of each, alternating, each in a fresh process (torch and numpy's BLAS on one thread)."
         f"{ratio} Target (issue 34): at most 40 CPU-s of training: {met(after['cpu'] <= 40)} "
-        f"({after['cpu']:.1f}).\n\n{provenance('best_response', record)}"
+        f"(median {after['cpu']:.1f}; the runs took {span((r['cpu'] for r in after['runs']), '.1f')} "
+        "CPU-s: on a shared 2-core machine the spread between identical runs is as wide as the "
+        f"margin).\n\n{provenance('best_response', record)}"
     )
 
 

@@ -237,6 +237,21 @@ def test_same_settings_and_seed_give_the_same_run() -> None:
     assert not all(torch.equal(a, b) for a, b in zip(runs[0], _weights(other), strict=True))
 
 
+def test_the_foreach_optimizer_gives_the_same_weights_as_the_loop_over_tensors() -> None:
+    """Issue 34: Adam's foreach step (one kernel for every weight) is a speed-up, not a change."""
+    settings = TINY.replace(opponents=(("self", 1.0), ("random", 1.0)))
+    runs = []
+    for foreach in (True, False):
+        learner = Learner(settings)
+        assert learner.optimizer.param_groups[0]["foreach"] is True
+        learner.optimizer.param_groups[0]["foreach"] = foreach
+        learner.learn(3 * 4 * 4 * 16)
+        runs.append(_weights(learner))
+    assert all(torch.equal(a, b) for a, b in zip(*runs, strict=True))
+    resumed = Learner.from_state_dict(Learner(settings).state_dict())
+    assert resumed.optimizer.param_groups[0]["foreach"] is True
+
+
 def test_snapshots_added_by_the_caller_only_and_weights_set_between_episodes() -> None:
     with pytest.raises(ConfigError, match="snapshot_every=0"):
         TINY.replace(opponents=(("snapshot", 1.0),), snapshot_every=0)

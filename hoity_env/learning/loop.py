@@ -66,7 +66,11 @@ class Learner:
         """The policy's input rows: the tables' observations, with ``settings.memory`` rounds of history."""
         obs_dim, num_actions = self.inputs.dim, self.tables.num_actions
         self.policy = MaskedPolicy(obs_dim, num_actions, s.hidden, s.activation, init)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=s.learning_rate, eps=1e-5)
+        # foreach: one kernel per step for all the weights, the same numbers as the loop over them
+        # (tests/test_learning.py), about a third less CPU per step at these sizes (issue 34).
+        self.optimizer = torch.optim.Adam(
+            self.policy.parameters(), lr=s.learning_rate, eps=1e-5, foreach=True
+        )
         self.sampler = torch.Generator().manual_seed(s.seed + 1)
         self.shuffler = torch.Generator().manual_seed(s.seed + 2)
         self.magnet = Magnet(s, self.policy)
@@ -262,6 +266,8 @@ class Learner:
         learner = cls(LearnerSettings.from_dict(state["settings"]))
         learner.policy.load_state_dict(state["policy"])
         learner.optimizer.load_state_dict(state["optimizer"])
+        for group in learner.optimizer.param_groups:  # a state saved before foreach loads as None
+            group["foreach"] = True
         learner.sampler.set_state(state["sampler"])
         learner.shuffler.set_state(state["shuffler"])
         learner.magnet, learner._returns = state["magnet"], state["returns"]
