@@ -16,7 +16,9 @@ README render it through ``docs/tables_figures.py``):
 The runs go in :func:`plan` order, cheapest knowledge first: every table's head to head,
 then one seed of each estimator at every table, then the second seeds, then the long runs;
 a table whose 2M bar a best response has already beaten (its verdict settled) has its
-remaining runs put last.
+remaining runs put last, and a table where one has already won more than the 10M bar gets no
+10M run (the figure says "10M missed, settled at 2M": a best response within that budget has
+beaten it).
 A run already in the record is skipped, and a best response stopped by Ctrl-C or SIGTERM
 continues from its checkpoint (``exploitability(..., resume=True)`` in ``--runs-dir``), so
 the same command, run again, carries on where it stopped.  ``--max-runs`` bounds one
@@ -47,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
 
 from bench_record import add_record_option, command_of, versions
 from filelock import FileLock
-from tables_figures import LONG, SHORT, bars
+from tables_figures import LONG, SHORT, bars, settled_at_short
 from tune_best_response import add_run
 
 from hoity_env.strength.jobs import Interrupted
@@ -103,20 +105,27 @@ def plan(tables: list[tuple[str, int]], runs: list[dict[str, Any]]) -> list[dict
         {"kind": "exploit", "table": table_name(*t), "estimator": strongest(runs, table_name(*t)), "seed": 0}
         | {"budget": LONG}
         for t in tables
+        if not settled_at_short(_short_max(runs, table_name(*t)), t[1])  # the figure's rule
     ]
     settled = {table_name(*t) for t in tables if _missed_short(runs, table_name(*t))}
     late = [k for k in keys if k["kind"] == "exploit" and k["table"] in settled]
     return [k for k in keys if k not in late] + late
 
 
+def _short_max(runs: list[dict[str, Any]], table: str) -> float | None:
+    """The most a best response at :data:`SHORT` won at ``table`` (``None`` before any)."""
+    rates = [
+        r["win_rate"] for r in runs if r["kind"] == "exploit" and r["table"] == table and r["budget"] == SHORT
+    ]
+    return max(rates, default=None)
+
+
 def _missed_short(runs: list[dict[str, Any]], table: str) -> bool:
     """Whether a best response at :data:`SHORT` already beat the table's 2M bar: its verdict is
     settled (a maximum only grows), so its remaining runs go after every open table's."""
-    bar = bars(int(table.split("/")[1]))[0]  # the bars are the figure's, which judges the record
-    return any(
-        r["kind"] == "exploit" and r["table"] == table and r["budget"] == SHORT and r["win_rate"] > bar
-        for r in runs
-    )
+    short_max = _short_max(runs, table)
+    # the bars are the figure's, which judges the record
+    return short_max is not None and short_max > bars(int(table.split("/")[1]))[0]
 
 
 def head_to_head(rules: str, n: int) -> dict[str, Any]:

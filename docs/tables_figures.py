@@ -6,7 +6,10 @@ and seed) and the maximum over them, against the 2M bar min(1.8/N, 1/N + 0.2); t
 estimator at 10M against min(2.2/N, 1/N + 0.3); ``champion`` against N−1 ``expert`` with its 95%
 interval, whose lower bound must clear 1/N; and the verdict.  A part not measured yet is said so
 in the verdict: a table is never dropped, and a verdict is "met" only when every part was
-measured and cleared its bar.  A bar cleared by best responses that all won less than the fair
+measured and cleared its bar.  A 10M run is not needed where a 2M best response already won
+more than the 10M bar: a best response within the 10M budget has then beaten it (training it on
+would only be looked at for the figure), so the verdict says "10M missed, settled at 2M" and
+``benchmarks/tables.py`` leaves that run out.  A bar cleared by best responses that all won less than the fair
 share is flagged: such a learner has not learned the game yet, and its estimate from below says
 little.
 """
@@ -28,6 +31,11 @@ SHORT_RUNS = 4
 def bars(n: int) -> tuple[float, float]:
     """The 2M and 10M bars on a best response's win rate at ``n`` players."""
     return min(1.8 / n, 1 / n + 0.2), min(2.2 / n, 1 / n + 0.3)
+
+
+def settled_at_short(short_max: float | None, n: int) -> bool:
+    """Whether a 2M best response already won more than the 10M bar at ``n`` players."""
+    return short_max is not None and short_max > bars(n)[1]
 
 
 def _load() -> dict[str, Any]:
@@ -60,7 +68,9 @@ def verdicts(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ("2M", short_max, short_bar, len(short) >= SHORT_RUNS),
             ("10M", long_max, long_bar, bool(long)),
         ):
-            if value is None:
+            if value is None and name == "10M" and settled_at_short(short_max, n):
+                parts.append("10M missed, settled at 2M")
+            elif value is None:
                 parts.append(f"{name} not measured")
             elif value > bar:
                 parts.append(f"{name} missed")

@@ -74,9 +74,20 @@ def test_the_plan_covers_every_part_cheapest_first() -> None:
 def test_a_table_already_missed_at_2m_goes_last() -> None:
     missed = _exploit("standard/2", "strong", 0, tables.SHORT, 0.98)  # the 2-player bar is 0.70
     plan = tables.plan(list(tables.TABLES), [missed])
-    assert len(plan) == 60 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10
+    assert len(plan) == 59 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10  # 0.98 > 0.80: no 10M run
     rest = [k["table"] for k in plan[10:]]
-    assert rest[-5:] == ["standard/2"] * 5 and "standard/2" not in rest[:-5]
+    assert rest[-4:] == ["standard/2"] * 4 and "standard/2" not in rest[:-4]
+
+
+def test_a_2m_best_response_above_the_10m_bar_settles_10m_and_the_plan_leaves_that_run_out() -> None:
+    missed = _exploit("standard/3", "strong", 0, tables.SHORT, 0.83)  # 10M bar at 3 players: 0.633
+    near = _exploit("standard/4", "strong", 0, tables.SHORT, 0.475)  # above 0.45, under 0.55
+    row = _row([missed, near], "standard/3")
+    assert row["verdict"] == "2M missed; 10M missed, settled at 2M; expert not measured"
+    assert _row([missed, near], "standard/4")["verdict"].startswith("2M missed; 10M not measured")
+    plan = tables.plan(list(tables.TABLES), [missed, near])
+    long = [k["table"] for k in plan if k["budget"] == tables.LONG]
+    assert "standard/3" not in long and "standard/4" in long and len(long) == 9
 
 
 def test_a_bar_cleared_below_the_fair_share_is_flagged_as_a_weak_estimate() -> None:
