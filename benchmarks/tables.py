@@ -19,11 +19,13 @@ a table whose 2M bar a best response has already beaten (its verdict settled) ha
 remaining runs put last, and a table where one has already won more than the 10M bar gets no
 10M run (the figure says "10M missed, settled at 2M": a best response within that budget has
 beaten it).
-A run already in the record is skipped, and a best response stopped by Ctrl-C or SIGTERM
-continues from its checkpoint (``exploitability(..., resume=True)`` in ``--runs-dir``), so
-the same command, run again, carries on where it stopped.  ``--max-runs`` bounds one
-sitting; ``--tables`` and ``--kinds`` pick a part (two sittings on different tables may
-share the record: its writes take a file lock)::
+A run already in the record is skipped (unless it measured another agent than the one
+shipped under that name now: :func:`retire_stale` moves it to the record's ``superseded``),
+and a best response stopped by Ctrl-C or SIGTERM continues from its checkpoint
+(``exploitability(..., resume=True)`` in ``--runs-dir``), so the same command, run again,
+carries on where it stopped.  ``--max-runs`` bounds one sitting; ``--tables`` and ``--kinds``
+pick a part (two sittings on different tables may share the record: its writes take a file
+lock)::
 
     python benchmarks/tables.py --record docs/results/tables.json               # everything left
     python benchmarks/tables.py --record docs/results/tables.json --kinds h2h   # head to head only
@@ -52,6 +54,7 @@ from filelock import FileLock
 from tables_figures import LONG, SHORT, bars, settled_at_short
 from tune_best_response import add_run
 
+from hoity_env.files import write_atomically
 from hoity_env.strength.jobs import Interrupted
 
 TABLES = tuple((rules, n) for rules in ("standard", "original") for n in range(2, 7))
@@ -126,6 +129,31 @@ def _missed_short(runs: list[dict[str, Any]], table: str) -> bool:
     short_max = _short_max(runs, table)
     # the bars are the figure's, which judges the record
     return short_max is not None and short_max > bars(int(table.split("/")[1]))[0]
+
+
+def retire_stale(record: Path, tables: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """Move the best responses to an agent no longer shipped under :data:`TARGET` at ``tables`` (their
+    ``target_hash`` is not what the name plays now) from ``runs`` to ``superseded``: the figure
+    judges what we ship, the record keeps the history, and the plan measures the new agent."""
+    from hoity_env.agents.content import content_hash
+
+    if not record.exists():
+        return []
+    data = json.loads(record.read_text(encoding="utf-8"))
+    now = {table_name(*t): content_hash(TARGET, rules=t[0], num_players=t[1]) for t in tables}
+    stale = [
+        r
+        for r in data.get("runs", [])
+        if r["kind"] == "exploit" and r["table"] in now and r.get("target_hash") != now[r["table"]]
+    ]
+    if stale:
+        data["runs"] = [r for r in data["runs"] if r not in stale]
+        data["superseded"] = [*data.get("superseded", []), *stale]
+        write_atomically(record, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        for r in stale:
+            logging.info("superseded: %s %s seed %s (%s is another agent now)", r["table"], r["estimator"],
+                         r["seed"], TARGET)  # fmt: skip
+    return stale
 
 
 def head_to_head(rules: str, n: int) -> dict[str, Any]:
@@ -213,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     record, done = Path(args.record), 0
     command, measured_versions = command_of(argv), versions()
+    with FileLock(f"{record}.lock"):
+        retire_stale(record, tables)
     for key in plan(tables, _runs(record)):
         part = "h2h" if key["kind"] == "h2h" else ("2m" if key["budget"] == SHORT else "10m")
         same = KEY if part != "10m" else ("kind", "table", "budget")  # one 10M run a table

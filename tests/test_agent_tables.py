@@ -19,6 +19,7 @@ from helpers import ROOT
 
 from hoity_env.agents import NAMED_AGENTS, NAMED_POPULATIONS, make
 from hoity_env.agents.batch import act_batch, start_games
+from hoity_env.agents.manifest import read_population
 from hoity_env.agents.named import GREEDY_SUFFIX
 from hoity_env.agents.registry import REGISTRY_FORMAT, Entry, Registry, registry, resolve, table_of
 from hoity_env.engine.config import ORIGINAL, STANDARD
@@ -83,9 +84,16 @@ def test_the_champions_play_at_all_ten_tables(name: str) -> None:
 
 def test_the_registry_lists_every_shipped_file_and_nothing_else() -> None:
     reg = registry()
-    shipped = {p.name for p in (ROOT / "hoity_env" / "agents" / "models").iterdir()} - {"registry.json"}
+    models = ROOT / "hoity_env" / "agents" / "models"
+    folders = {p.name for p in models.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    shipped = {p.name for p in models.iterdir() if p.is_file()} - {"registry.json"}
+    shipped |= {f"{folder}/population.json" for folder in folders}
     assert set(reg.sources) == shipped
     assert {e.file for e in reg.entries} == shipped  # no file left unregistered
+    for folder in folders:  # a population with members of its own: exactly its npz: members beside it
+        members = read_population(models / folder / "population.json")
+        files = {p.name for p in (models / folder).iterdir()} - {"population.json"}
+        assert {m.spec.removeprefix("npz:") for m in members if m.spec.startswith("npz:")} == files
     assert {e.name for e in reg.entries if e.kind == "model"} == {
         s for s in NAMED_AGENTS if not s.endswith(GREEDY_SUFFIX)
     }

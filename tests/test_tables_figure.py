@@ -8,7 +8,9 @@ bound above 1/N.  A missing part is said, never dropped; and the plan of
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import ROOT
@@ -96,3 +98,19 @@ def test_a_bar_cleared_below_the_fair_share_is_flagged_as_a_weak_estimate() -> N
     assert row["verdict"] == "**met**" + weak
     row = _row(_complete("standard/6", 0.15, 0.3, 0.4), "standard/6")  # 10M bar 0.367
     assert row["verdict"] == "**met** (2M: every best response stayed below the fair share, a weak estimate)"
+
+
+def test_runs_that_measured_another_agent_are_superseded_and_measured_again(tmp_path: Path) -> None:
+    from hoity_env.agents.content import content_hash
+
+    now = content_hash(tables.TARGET, rules="standard", num_players=2)
+    current = {**_exploit("standard/2", "strong", 0, tables.SHORT, 0.7), "target_hash": now}
+    old = {**_exploit("standard/2", "memory", 0, tables.SHORT, 0.98), "target_hash": "sha256:old"}
+    other = {**_exploit("standard/3", "memory", 0, tables.SHORT, 0.8), "target_hash": "sha256:old"}
+    record = tmp_path / "tables.json"
+    record.write_text(json.dumps({"runs": [current, old, other, _h2h("standard/2", 0.9, 0.88)]}))
+    assert tables.retire_stale(record, [("standard", 2)]) == [old]  # standard/3 not asked about
+    data = json.loads(record.read_text())
+    assert data["runs"] == [current, other, _h2h("standard/2", 0.9, 0.88)] and data["superseded"] == [old]
+    memory = [k for k in tables.plan([("standard", 2)], data["runs"]) if k["estimator"] == "memory"]
+    assert any(k["seed"] == 0 and k["budget"] == tables.SHORT for k in memory)  # measured again

@@ -13,6 +13,9 @@
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
   memory of the game plays as a :class:`~hoity_env.agents.history_agent.HistoryAgent`;
+* ``npz:PATH``: numpy weights written by ``python -m hoity_env.agents.export`` (the format
+  of the shipped policies), played by sampling without torch; a plain ``.npz`` read without
+  pickles, so safe to load from anywhere;
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
@@ -34,6 +37,7 @@ from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.expert import ExpertAgent
 from hoity_env.agents.expert_v1 import ExpertV1Agent
 from hoity_env.agents.history_agent import HistoryAgent
+from hoity_env.agents.mlp_policy import load_policy
 from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
 from hoity_env.agents.policy import PolicyAgent
 from hoity_env.agents.population import (
@@ -56,10 +60,15 @@ if TYPE_CHECKING:
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 SPEC_FORMS = (
     f"{', '.join(AGENT_NAMES + NAMED_AGENTS + NAMED_POPULATIONS)}, "
-    "ppo:PATH, ppo-sample:PATH, rllib:PATH, population:PATH"
+    "ppo:PATH, ppo-sample:PATH, npz:PATH, rllib:PATH, population:PATH"
 )
 """Every form of agent spec, for help texts and errors."""
-_EXAMPLES = {POPULATION_PREFIX: ("manifest", "runs/league/population.json")}
+NPZ_PREFIX = "npz:"
+"""An exported policy's numpy weights (:mod:`hoity_env.agents.export`), played by sampling."""
+_EXAMPLES = {
+    POPULATION_PREFIX: ("manifest", "runs/league/population.json"),
+    NPZ_PREFIX: ("weights file", "runs/policy.npz"),
+}
 """What a ``PREFIX:PATH`` spec names, and an example, where it is not a checkpoint."""
 
 
@@ -80,7 +89,7 @@ def make(
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
-    for prefix in (*POLICY_PREFIXES, "rllib:", POPULATION_PREFIX):
+    for prefix in (*POLICY_PREFIXES, NPZ_PREFIX, "rllib:", POPULATION_PREFIX):
         if spec.startswith(prefix) and not spec[len(prefix) :].strip():
             what, example = _EXAMPLES.get(prefix, ("checkpoint", "runs/ppo/final_model.zip"))
             raise ConfigError(
@@ -97,6 +106,14 @@ def make(
                 num_actions=num_actions,
             )
             return HistoryAgent(policy) if policy.memory else policy
+    if spec.startswith(NPZ_PREFIX):
+        return NumpyPolicyAgent(
+            load_policy(spec[len(NPZ_PREFIX) :]),
+            name=spec,
+            seed=seed,
+            num_players=num_players,
+            num_actions=num_actions,
+        )
     if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
         named = spec in NAMED_POPULATIONS  # a shipped manifest, reported by its name
         return PopulationAgent(

@@ -6,7 +6,7 @@ that keeps a measurement of an agent to reuse later (the ladder's finished best
 responses, :mod:`hoity_env.strength.ladder`) keys it by :func:`content_hash` as well as by
 the spec, so a replaced file is measured again.
 
-* ``ppo:PATH``, ``ppo-sample:PATH``, ``rllib:PATH``: the SHA-256 of the file's bytes (of a
+* ``ppo:PATH``, ``ppo-sample:PATH``, ``npz:PATH``, ``rllib:PATH``: the SHA-256 of the file's bytes (of a
   folder: of every file in it, by relative path);
 * ``population:PATH`` and the named populations: the manifest's bytes and each member's
   spec and hash, members resolved as :class:`~hoity_env.agents.population.PopulationAgent`
@@ -66,11 +66,13 @@ def _path_hash(path: Path) -> str:
 
 
 def _population_hash(manifest: Path, rules: str | RulesConfig | None, num_players: int | None) -> str:
-    """The manifest's bytes, then each member's resolved spec and hash."""
+    """The manifest's bytes, then each member's spec as written and the hash of what it resolves to
+    (the spec as written, not resolved: a population hashes the same wherever it is installed)."""
     digest = hashlib.sha256(_path_hash(manifest).encode())
     for member in read_population(manifest):
         spec = resolve_spec(member.spec, manifest.parent)
-        digest.update(f"\0{spec}\0{content_hash(spec, rules=rules, num_players=num_players)}".encode())
+        played = content_hash(spec, rules=rules, num_players=num_players)
+        digest.update(f"\0{member.spec}\0{played}".encode())
     return f"sha256:{digest.hexdigest()}"
 
 

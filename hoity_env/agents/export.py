@@ -8,11 +8,17 @@ never silently wrong.  The command line::
 
     python -m hoity_env.agents.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
     python -m hoity_env.agents.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
+    python -m hoity_env.agents.export --population RUN/population.json OUT_DIR
 
 must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
 ``.npz`` of ``registry.json`` from the checkpoint listed beside it).  A padded checkpoint
 (the fast learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip)
 exports as a padded policy that plays every count it was trained on.
+
+``--population`` exports a league's ``population.json`` (:func:`export_population`): each
+``ppo-sample:`` member to an ``.npz`` in ``OUT_DIR`` and a manifest beside them whose members
+are ``npz:`` specs, so the mixture plays without torch (how a per-table ``champion-mix`` is
+shipped).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 import hashlib
 import json
 import logging
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,7 +41,7 @@ from hoity_env.agents.padded import read_zip_entry
 from hoity_env.agents.policy import check_sizes, load_checkpoint
 from hoity_env.engine.errors import ConfigError
 
-__all__ = ["export_checkpoint", "main", "policy_layers", "shipped_path"]
+__all__ = ["export_checkpoint", "export_population", "main", "policy_layers", "shipped_path"]
 
 LOG = logging.getLogger(__name__)
 
@@ -127,6 +134,52 @@ def export_checkpoint(
     return save_policy(out, weights, biases, metadata)
 
 
+def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
+    """Export the population at ``manifest`` to ``out_dir``: its manifest there, each ``ppo-sample:``
+    member an ``npz:`` file beside it; returns the new manifest's path.
+
+    A member's file is named after its path in the run folder (``members/main_1019190.zip`` →
+    ``members-main_1019190.npz``), so two members never share one.  Named and scripted members
+    are kept as they are; a greedy ``ppo:`` member is refused (``npz:`` plays by sampling, as the
+    league's members do), and so is any other file spec.  Nothing is written before every
+    member is known to export.
+    """
+    from hoity_env.agents.manifest import Member, read_population, write_population
+
+    manifest = Path(manifest)
+    members = read_population(manifest)
+    jobs: list[tuple[Path, str]] = []
+    for index, member in enumerate(members):
+        if member.spec.startswith("ppo-sample:"):
+            source = Path(member.spec[len("ppo-sample:") :])
+            stem = "-".join(source.with_suffix("").parts)
+            jobs.append((source if source.is_absolute() else manifest.parent / source, f"{stem}.npz"))
+        elif ":" in member.spec:
+            raise ConfigError(
+                f"population {manifest}: members[{index}] is {member.spec!r}; only ppo-sample: members, "
+                "named and scripted agents export (an npz: member plays by sampling)"
+            )
+    if len({name for _, name in jobs}) != len(jobs):
+        raise ConfigError(f"population {manifest}: two members export to the same file name")
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        raise ConfigError(f"{out_dir} exists; export a population to a new folder (nothing is replaced)")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    exported = iter(jobs)
+    renamed: list[Member] = []
+    with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{out_dir.name}.") as scratch:
+        for member in members:  # into a scratch folder, renamed whole: never half a population
+            if member.spec.startswith("ppo-sample:"):
+                source, name = next(exported)
+                export_checkpoint(source, Path(scratch) / name, name=name[: -len(".npz")])
+                member = Member(f"npz:{name}", member.weight, member.origin)
+            renamed.append(member)
+        write_population(Path(scratch) / "population.json", renamed)
+        Path(scratch).rename(out_dir)
+        Path(scratch).mkdir()  # for the context manager's clean-up
+    return out_dir / "population.json"
+
+
 def _training_args(checkpoint: Path) -> dict[str, Any]:
     """The training recipe's ``args.json`` beside ``checkpoint``, or a fast-learner run's
     ``settings.json`` (``policy.zip`` sits in the run folder, checkpoints one folder down); else {}."""
@@ -160,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
     p.add_argument(
+        "--population",
+        type=Path,
+        default=None,
+        metavar="MANIFEST",
+        help="export this population.json (its ppo-sample: members) to the folder OUT: npz: members",
+    )
+    p.add_argument(
         "--shipped",
         action="store_true",
         help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints (registry.json)",
@@ -171,6 +231,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.population is not None:
+        if args.shipped or args.checkpoint is None or args.out is not None:
+            parser.error("give --population MANIFEST OUT_DIR")
+        try:
+            written = export_population(args.population, args.checkpoint)
+        except (ConfigError, OSError) as exc:
+            parser.exit(2, f"{parser.prog}: error: {exc}\n")
+        from hoity_env.agents.manifest import read_population
+
+        print(f"{args.population} -> {written} ({len(read_population(written))} members)")
+        return 0
     if args.shipped == (args.checkpoint is not None):
         parser.error("give CHECKPOINT OUT, or --shipped alone")
     if not args.shipped and args.out is None:

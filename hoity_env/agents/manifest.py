@@ -8,7 +8,7 @@ The format (:func:`read_population`, :func:`write_population`)::
                  {"spec": "expert", "weight": 0.25, "origin": "zoo"}]}
 
 Member specs are any :func:`hoity_env.agents.make` spec except another population
-(no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``rllib:``)
+(no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``npz:``, ``rllib:``)
 is relative to the manifest's folder, so a saved league can be moved as a whole.
 Weights must be positive and finite; :func:`normalised` makes them probabilities
 (divided by the largest first, so ``1e308, 1e308`` is half and half, not an overflow to
@@ -67,7 +67,7 @@ POPULATION_PREFIX = "population:"
 NAMED_POPULATIONS = registry().names("population")
 """The populations shipped in the package (the registry's), each a manifest per table under
 ``hoity_env/agents/models/``."""
-PATH_PREFIXES = ("ppo:", "ppo-sample:", "rllib:")
+PATH_PREFIXES = ("ppo:", "ppo-sample:", "npz:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
 PATHS_VARIABLE = "HOITY_POPULATION_PATHS"
 """The environment variable that lets members name files outside the manifest's folder (``any``)."""

@@ -15,7 +15,9 @@ mixture.  One padded policy (it plays several counts) is registered at each of i
 
 ``files`` lists every shipped file with the checkpoint (in the repository) a ``.npz`` is
 exported from (``python -m hoity_env.agents.export --shipped`` rewrites them all);
-``agents`` maps each name's tables (``RULES/PLAYERS``) to a file.  All of a name's files
+``agents`` maps each name's tables (``RULES/PLAYERS``) to a file.  A population with members of
+its own (a league's, exported with ``python -m hoity_env.agents.export --population``) is a
+folder: ``FOLDER/population.json`` with its ``npz:`` member files beside it.  All of a name's files
 are of one kind (policies or populations).  :func:`resolve` finds a name's file for a game,
 and refuses a table the name has no file for, or rules that differ from every preset (a
 changed ``starting_money`` is another game), with one :class:`ConfigError` that lists the
@@ -61,7 +63,7 @@ class Entry:
     rules: str
     num_players: int
     file: str
-    """A file name under ``hoity_env/agents/models/``."""
+    """A file name under ``hoity_env/agents/models/`` (or ``FOLDER/population.json``)."""
 
     @property
     def kind(self) -> str:
@@ -87,6 +89,12 @@ def _table_key(key: str, where: str) -> Table:
     return rules, int(players)
 
 
+def _population_folder(folder: str, name: str) -> bool:
+    """Whether ``folder/name`` is a population shipped with its own members: ``FOLDER/population.json``
+    one level down, its ``npz:`` members beside it (``python -m hoity_env.agents.export --population``)."""
+    return name == "population.json" and "/" not in folder and folder not in ("", ".", "..")
+
+
 class Registry:
     """The registry's contents, checked (see the module docstring)."""
 
@@ -99,8 +107,13 @@ class Registry:
         self.sources: dict[str, str | None] = {}
         """Every shipped file → the checkpoint it is exported from (None for a population)."""
         for file, source in files.items():
-            if "/" in file or "." + file.rsplit(".", 1)[-1] not in KINDS:
-                raise ConfigError(f"{where}: file {file!r} is not a .npz or .json name in the models folder")
+            folder, _, name = file.rpartition("/")
+            nested = "/" in file and not _population_folder(folder, name)
+            if "." + file.rsplit(".", 1)[-1] not in KINDS or nested:
+                raise ConfigError(
+                    f"{where}: file {file!r} is not a .npz or .json name in the models folder, or a "
+                    "FOLDER/population.json there"
+                )
             if (file.endswith(".npz")) != isinstance(source, str):
                 raise ConfigError(f"{where}: file {file!r}: a .npz needs its source checkpoint, a .json none")
             self.sources[file] = source

@@ -33,13 +33,14 @@ __all__ = ["AGENTS_HELP", "COMMANDS", "add_match_args", "build_parser", "match_s
 
 COMMANDS = ("evaluate", "tournament", "h2h")
 AGENTS_HELP = (
-    f"agents: {SPEC_FORMS} (ppo: and ppo-sample: MaskablePPO checkpoints, rllib: a saved RLlib "
-    f"module, population: a population.json mixture, one member per game). {CHECKPOINT_WARNING}"
+    f"agents: {SPEC_FORMS} (ppo: and ppo-sample: MaskablePPO checkpoints, npz: numpy weights "
+    "exported by python -m hoity_env.agents.export, rllib: a saved RLlib module, population: a "
+    f"population.json mixture, one member per game). {CHECKPOINT_WARNING}"
 )
 """What every command that takes agent specs says about them."""
 SPECS_HELP = (
-    "NAME, ppo:PATH, ppo-sample:PATH, rllib:PATH or population:PATH (checkpoints are pickles: only trusted "
-    "files)"
+    "NAME, ppo:PATH, ppo-sample:PATH, npz:PATH, rllib:PATH or population:PATH (checkpoints are pickles: "
+    "only trusted files)"
 )
 
 MatchResult = EvaluationResult | TournamentResult | HeadToHeadResult
