@@ -154,4 +154,27 @@ def tables_full() -> str:
     return "\n".join(lines) + "\n\n" + _provenance(data, data["runs"])
 
 
-FIGURES = {"tables-short": tables_short, "tables-full": tables_full}
+def tables_superseded() -> str:
+    """One sentence: the best responses to agents shipped earlier under ``champion-mix`` (the
+    record's ``superseded`` runs, which ``benchmarks/tables.py`` set aside), table by table."""
+    data = _load()
+    old = data.get("superseded", [])
+    if not old:
+        return "No table's `champion-mix` has been replaced since it was first measured."
+    parts = []
+    for table in TABLES:
+        here = [r for r in old if r["table"] == table]
+        if here:
+            top = max(here, key=lambda r: r["win_rate"])
+            budget = f"{top['budget'] / 1e6:.0f}M"
+            parts.append(
+                f"{table}: {len(here)} run{'s' if len(here) > 1 else ''}, the most {_ci(top)} "
+                f"({top['estimator']}, seed {top['seed']}, {budget})"
+            )
+    return (
+        "Best responses to the `champion-mix` shipped before at a table (the record's `superseded` "
+        f"runs, `{RECORD}`): {'; '.join(parts)}."
+    )
+
+
+FIGURES = {"tables-short": tables_short, "tables-full": tables_full, "tables-superseded": tables_superseded}

@@ -71,6 +71,8 @@ def test_named_agents_are_the_shipped_models() -> None:
     assert all(name in SPEC_FORMS for name in NAMED_AGENTS)
     total = sum(shipped_path(m).stat().st_size for m in MODELS)
     assert total < 3_000_000, total
+    folder = shipped_path(next(iter(MODELS))).parent  # populations' own members included
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 8_000_000
 
 
 def test_shipped_weights_equal_a_fresh_export(
