@@ -131,6 +131,18 @@ def _missed_short(runs: list[dict[str, Any]], table: str) -> bool:
     return short_max is not None and short_max > bars(int(table.split("/")[1]))[0]
 
 
+def next_run(
+    tables: list[tuple[str, int]], kinds: set[str], runs: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The first run of :func:`plan` of a part in ``kinds`` not in ``runs`` yet (one 10M run a table)."""
+    for key in plan(tables, runs):
+        part = "h2h" if key["kind"] == "h2h" else ("2m" if key["budget"] == SHORT else "10m")
+        same = KEY if part != "10m" else ("kind", "table", "budget")
+        if part in kinds and not any(all(r.get(k) == key[k] for k in same) for r in runs):
+            return key
+    return None
+
+
 def retire_stale(record: Path, tables: list[tuple[str, int]]) -> list[dict[str, Any]]:
     """Move the best responses to an agent no longer shipped under :data:`TARGET` at ``tables`` (their
     ``target_hash`` is not what the name plays now) from ``runs`` to ``superseded``: the figure
@@ -243,13 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     command, measured_versions = command_of(argv), versions()
     with FileLock(f"{record}.lock"):
         retire_stale(record, tables)
-    for key in plan(tables, _runs(record)):
-        part = "h2h" if key["kind"] == "h2h" else ("2m" if key["budget"] == SHORT else "10m")
-        same = KEY if part != "10m" else ("kind", "table", "budget")  # one 10M run a table
-        recorded = any(all(r.get(k) == key[k] for k in same) for r in _runs(record))
-        if part not in kinds or recorded:
-            continue
-        if args.max_runs and done >= args.max_runs:
+    while key := next_run(tables, kinds, _runs(record)):  # planned again after each run (the
+        if args.max_runs and done >= args.max_runs:  # strongest estimator can change)
             break
         rules, n = key["table"].split("/")[0], int(key["table"].split("/")[1])
         start = time.process_time()

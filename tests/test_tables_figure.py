@@ -114,3 +114,15 @@ def test_runs_that_measured_another_agent_are_superseded_and_measured_again(tmp_
     assert data["runs"] == [current, other, _h2h("standard/2", 0.9, 0.88)] and data["superseded"] == [old]
     memory = [k for k in tables.plan([("standard", 2)], data["runs"]) if k["estimator"] == "memory"]
     assert any(k["seed"] == 0 and k["budget"] == tables.SHORT for k in memory)  # measured again
+
+
+def test_the_next_run_is_planned_from_the_record_as_it_is_now() -> None:
+    table = [("standard", 2)]
+    runs = [_h2h("standard/2", 0.9, 0.88)]
+    runs += [_exploit("standard/2", e, s, tables.SHORT, 0.7) for e in ("strong", "memory") for s in (0, 1)]
+    assert tables.next_run(table, {"10m"}, runs)["estimator"] == "strong"  # ties: strong
+    runs[-1]["win_rate"] = 0.75  # memory, seed 1 now the strongest
+    assert tables.next_run(table, {"10m"}, runs)["estimator"] == "memory"
+    assert tables.next_run(table, {"2m", "h2h"}, runs) is None
+    runs.append(_exploit("standard/2", "strong", 0, tables.LONG, 0.8))  # one 10M run a table, any estimator
+    assert tables.next_run(table, {"10m"}, runs) is None
