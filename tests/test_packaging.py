@@ -17,12 +17,19 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_package_data_ships_every_named_model() -> None:
+    from hoity_env.agents.manifest import read_population
     from hoity_env.agents.registry import registry
 
     globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
     package = ROOT / "hoity_env"
-    shipped = sorted(p.relative_to(package).as_posix() for p in (package / "agents" / "models").iterdir())
+    models = package / "agents" / "models"
+    shipped = sorted(p.relative_to(package).as_posix() for p in models.rglob("*") if p.is_file())
     expected = [f"agents/models/{file}" for file in [*registry().sources, "registry.json"]]
+    for file in registry().sources:  # a population folder's own members (npz: beside its manifest)
+        if "/" in file:
+            folder = file.rsplit("/", 1)[0]
+            members = read_population(models / file)
+            expected += [f"agents/models/{folder}/{m.spec[4:]}" for m in members if m.spec.startswith("npz:")]
     assert shipped == sorted(expected)
     assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in shipped), (shipped, globs)
 
