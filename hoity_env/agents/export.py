@@ -141,8 +141,8 @@ def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
     A member's file is named after its path in the run folder (``members/main_1019190.zip`` →
     ``members-main_1019190.npz``), so two members never share one.  Named and scripted members
     are kept as they are; a greedy ``ppo:`` member is refused (``npz:`` plays by sampling, as the
-    league's members do), and so is any other file spec.  Nothing is written before every
-    member is known to export.
+    league's members do), and so is any other file spec, before anything is written; the files
+    are written in a scratch folder renamed whole at the end, so a failure leaves nothing.
     """
     from hoity_env.agents.manifest import Member, read_population, write_population
 
