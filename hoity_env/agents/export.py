@@ -148,29 +148,29 @@ def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
 
     manifest = Path(manifest)
     members = read_population(manifest)
-    jobs: list[tuple[Path, str]] = []
+    jobs: dict[int, tuple[Path, str]] = {}
+    """Member index → (its checkpoint, the ``.npz`` name it exports to)."""
     for index, member in enumerate(members):
         if member.spec.startswith("ppo-sample:"):
             source = Path(member.spec[len("ppo-sample:") :])
             stem = "-".join(source.with_suffix("").parts)
-            jobs.append((source if source.is_absolute() else manifest.parent / source, f"{stem}.npz"))
+            jobs[index] = (source if source.is_absolute() else manifest.parent / source, f"{stem}.npz")
         elif ":" in member.spec:
             raise ConfigError(
                 f"population {manifest}: members[{index}] is {member.spec!r}; only ppo-sample: members, "
                 "named and scripted agents export (an npz: member plays by sampling)"
             )
-    if len({name for _, name in jobs}) != len(jobs):
+    if len({name for _, name in jobs.values()}) != len(jobs):
         raise ConfigError(f"population {manifest}: two members export to the same file name")
     out_dir = Path(out_dir)
     if out_dir.exists():
         raise ConfigError(f"{out_dir} exists; export a population to a new folder (nothing is replaced)")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    exported = iter(jobs)
     renamed: list[Member] = []
     with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{out_dir.name}.") as scratch:
-        for member in members:  # into a scratch folder, renamed whole: never half a population
-            if member.spec.startswith("ppo-sample:"):
-                source, name = next(exported)
+        for index, member in enumerate(members):  # into a scratch folder, renamed whole
+            if index in jobs:
+                source, name = jobs[index]
                 export_checkpoint(source, Path(scratch) / name, name=name[: -len(".npz")])
                 member = Member(f"npz:{name}", member.weight, member.origin)
             renamed.append(member)
