@@ -109,6 +109,7 @@ class Scratch(NamedTuple):
     two: Any
     weights2: Any
     weights_bids: Any
+    rivals: Any
 
 
 @jit  # type: ignore[misc]
@@ -120,7 +121,7 @@ def scratch(n: int, copies: Any) -> Scratch:
         np.empty(n, dtype=np.bool_), np.empty((n, n)), np.empty(n), per.copy(), np.empty((n, n)),
         np.empty((n, 3), dtype=np.bool_), per.copy(), per.copy(), np.empty(n), np.empty(n),
         np.empty(AMOUNTS, dtype=np.bool_),
-        np.empty(AMOUNTS), np.empty(2), np.empty(2), np.empty(AMOUNTS),
+        np.empty(AMOUNTS), np.empty(2), np.empty(2), np.empty(AMOUNTS), np.empty((n, 4)),
     )  # fmt: skip
 
 
@@ -222,11 +223,9 @@ def castle_setup(o: Any, n: int, own_legal: bool, s: Any) -> None:
 
 
 @jit_inline  # type: ignore[misc]
-def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
-    """``ExpertAgent.bid_values`` (with ``win_chances``, ``lot_worth``, ``rival_worth``) into ``s.bids``."""
-    win = s.bids
-    for b in range(AMOUNTS):
-        win[b] = 1.0
+def rivals_at_auction(o: Any, n: int, at_auction: Any, rivals: Any) -> None:
+    """``ExpertAgent.win_chances``'s per-rival part: each rival's money, bid centre, spread and chance
+    of being at the Auction House, into ``rivals[k]`` (``k`` from 1)."""
     for k in range(1, n):
         money = np.float64(o[player(k, MONEY)]) * STARTING_MONEY
         mean = np.float64(o[player(k, MEAN_BID)]) * STARTING_MONEY
@@ -234,16 +233,33 @@ def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
         seen = o[player(k, RATES)] > 0
         centre = (0.5 * mean + 0.5 * last if last > 0 else mean) if seen else 10.0
         centre = min(centre, money)
-        spread = 1.5 + 0.2 * centre if seen else 5.0
-        there = at_auction[k]
-        for b in range(AMOUNTS):
-            below = 1.0
-            # Skipped where the bid is not ours to make (its value is -inf) or the rival is surely
-            # elsewhere (the factor is exactly 1 whatever ``below`` is).
-            if not b > money and there != 0.0 and legal[b]:
-                below = 1.0 / (1.0 + np.exp(-1.7 * ((b - 0.5 - centre) / spread)))
-            term = 1.0 - there + there * below
-            win[b] = term if k == 1 else win[b] * term
+        rivals[k, 0] = money
+        rivals[k, 1] = centre
+        rivals[k, 2] = 1.5 + 0.2 * centre if seen else 5.0
+        rivals[k, 3] = at_auction[k]
+
+
+@jit_inline  # type: ignore[misc]
+def win_chance(n: int, rivals: Any, b: int, legal: bool) -> float:
+    """``ExpertAgent.win_chances`` of bid ``b``: the product over rivals, in their order, of the chance
+    that each is elsewhere or bids below ``b``."""
+    win = 1.0
+    for k in range(1, n):
+        money, centre, spread, there = rivals[k, 0], rivals[k, 1], rivals[k, 2], rivals[k, 3]
+        below = 1.0
+        # Skipped where the bid is not ours to make (its value is -inf) or the rival is surely
+        # elsewhere (the factor is exactly 1 whatever ``below`` is).
+        if not b > money and there != 0.0 and legal:
+            below = 1.0 / (1.0 + np.exp(-1.7 * ((b - 0.5 - centre) / spread)))
+        term = 1.0 - there + there * below
+        win = term if k == 1 else win * term
+    return win
+
+
+@jit_inline  # type: ignore[misc]
+def lot_value(o: Any, n: int, at_auction: Any, s: Any) -> tuple[float, float]:
+    """``ExpertAgent.bid_values``'s worth of the lot (``lot_worth`` and the denial of ``rival_worth``)
+    and the value of one coin, for one row."""
     age = np.float64(np.float32(0.3) * o[LOT_AGE])
     series = lot_series(o)
     denial = -np.inf
@@ -258,10 +274,36 @@ def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
     for k in range(1, n):
         lead = max(lead, o[player(k, POSITION)])
     worth = worth * (0.3 + 0.7 * (1.0 - np.float64(lead))) + DENIAL * denial
-    unit = MONEY_VALUE * (0.3 + 0.7 * np.float64(o[DECK]))
+    return worth, MONEY_VALUE * (0.3 + 0.7 * np.float64(o[DECK]))
+
+
+@jit_inline  # type: ignore[misc]
+def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
+    """``ExpertAgent.bid_values`` (with ``win_chances``, ``lot_worth``, ``rival_worth``) into ``s.bids``."""
+    rivals_at_auction(o, n, at_auction, s.rivals)
+    worth, unit = lot_value(o, n, at_auction, s)
     for b in range(AMOUNTS):
-        value = 0.0 if b == 0 else win[b] * (worth - unit * b)
-        win[b] = value if legal[b] else -np.inf
+        value = 0.0 if b == 0 else win_chance(n, s.rivals, b, legal[b]) * (worth - unit * b)
+        s.bids[b] = value if legal[b] else -np.inf
+
+
+@jit_inline  # type: ignore[misc]
+def best_bid_value(o: Any, n: int, at_auction: Any, cap: float, s: Any) -> float:
+    """The largest of ``bid_values`` over the bids ``0 … cap``: what the location step needs.
+
+    Exact without valuing every bid: a bid's value is its win chance (at most 1) times
+    ``worth - unit·b``, which falls as ``b`` grows, so once that bound is no more than
+    the best value so far (the free bid's 0 to start with), no larger bid can beat it.
+    """
+    rivals_at_auction(o, n, at_auction, s.rivals)
+    worth, unit = lot_value(o, n, at_auction, s)
+    best = 0.0
+    for b in range(1, AMOUNTS):
+        bound = worth - unit * b
+        if not b <= cap or bound <= best:
+            break
+        best = max(best, win_chance(n, s.rivals, b, True) * bound)
+    return best
 
 
 @jit_inline  # type: ignore[misc]
@@ -346,14 +388,8 @@ def decide_lanes(
         for k in range(n):
             s.at_auction[k] = auction[lane, k]
         cap = np.rint(o[player(0, MONEY)] * np.float32(STARTING_MONEY))
-        for b in range(AMOUNTS):
-            s.legal_bids[b] = b <= cap
-        bid_values(o, n, s.at_auction, s.legal_bids, s)
-        best = s.bids[0]
-        for b in range(1, AMOUNTS):
-            best = max(best, s.bids[b])
         s.two[0] = castle
-        s.two[1] = best + away if may_bid(o, m) else -np.inf
+        s.two[1] = best_bid_value(o, n, s.at_auction, cap, s) + away if may_bid(o, m) else -np.inf
         choice = (CASTLE, AUCTION)[softmax_pick(s.two, 2, LOCATION_TEMPERATURE, u[1], s.weights2)]
         out[r] = legal_or_first(choice, m)
 
