@@ -40,6 +40,7 @@ __all__ = [
     "cards_of_series",
     "events_of",
     "make_state",
+    "npz_members",
     "oldest_of_series",
     "play_round",
     "public_modules",
@@ -84,6 +85,13 @@ def public_modules() -> set[str]:
             elif isinstance(node, ast.Import):
                 public |= {a.name for a in node.names} & names
     return public
+
+
+def npz_members(manifest: Path) -> set[str]:
+    """The file names of a population manifest's own ``npz:`` members (they lie beside it)."""
+    from hoity_env.agents.manifest import read_population
+
+    return {m.spec.removeprefix("npz:") for m in read_population(manifest) if m.spec.startswith("npz:")}
 
 
 def bid(amount: int) -> int:

@@ -15,11 +15,10 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import ROOT
+from helpers import ROOT, npz_members
 
 from hoity_env.agents import NAMED_AGENTS, NAMED_POPULATIONS, make
 from hoity_env.agents.batch import act_batch, start_games
-from hoity_env.agents.manifest import read_population
 from hoity_env.agents.named import GREEDY_SUFFIX
 from hoity_env.agents.registry import REGISTRY_FORMAT, Entry, Registry, registry, resolve, table_of
 from hoity_env.engine.config import ORIGINAL, STANDARD
@@ -91,9 +90,8 @@ def test_the_registry_lists_every_shipped_file_and_nothing_else() -> None:
     assert set(reg.sources) == shipped
     assert {e.file for e in reg.entries} == shipped  # no file left unregistered
     for folder in folders:  # a population with members of its own: exactly its npz: members beside it
-        members = read_population(models / folder / "population.json")
         files = {p.name for p in (models / folder).iterdir()} - {"population.json"}
-        assert {m.spec.removeprefix("npz:") for m in members if m.spec.startswith("npz:")} == files
+        assert npz_members(models / folder / "population.json") == files
     assert {e.name for e in reg.entries if e.kind == "model"} == {
         s for s in NAMED_AGENTS if not s.endswith(GREEDY_SUFFIX)
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, npz_members
 
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 
@@ -17,7 +17,6 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_package_data_ships_every_named_model() -> None:
-    from hoity_env.agents.manifest import read_population
     from hoity_env.agents.registry import registry
 
     globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
@@ -28,8 +27,7 @@ def test_package_data_ships_every_named_model() -> None:
     for file in registry().sources:  # a population folder's own members (npz: beside its manifest)
         if "/" in file:
             folder = file.rsplit("/", 1)[0]
-            members = read_population(models / file)
-            expected += [f"agents/models/{folder}/{m.spec[4:]}" for m in members if m.spec.startswith("npz:")]
+            expected += [f"agents/models/{folder}/{name}" for name in npz_members(models / file)]
     assert shipped == sorted(expected)
     assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in shipped), (shipped, globs)
 
