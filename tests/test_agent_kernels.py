@@ -121,6 +121,30 @@ def test_the_lanes_solve_each_role_game_as_numpy_does(
     assert solved > 300
 
 
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_the_location_steps_best_bid_is_the_largest_bid_value(n: int, game_rows: Rows) -> None:
+    # The location step values bids only while one could still beat the best so far
+    # (numba_expert.best_bid_value): its answer is the maximum of every bid's value, exactly,
+    # for any chance of each rival being at the Auction House (0 and 1 included) and any cap.
+    from hoity_env.agents import numba_expert as kernel
+    from hoity_env.agents.numba_styles import _COPIES, _COPIES_SIX
+
+    obs, _ = game_rows["standard", n]
+    rng = np.random.default_rng(n)
+    s = kernel.scratch(n, _COPIES_SIX if n >= 6 else _COPIES)
+    pruned = 0
+    for r, o in enumerate(obs):
+        at_auction = rng.choice([0.0, 1.0, rng.random()], size=n)
+        cap = float(rng.integers(0, kernel.AMOUNTS + 2)) if r % 3 else float(kernel.AMOUNTS - 1)
+        legal = np.arange(kernel.AMOUNTS) <= cap
+        kernel.bid_values(o, n, at_auction, legal, s)
+        full = float(s.bids.max())
+        assert kernel.best_bid_value(o, n, at_auction, cap, s) == full, r
+        worth, unit = kernel.lot_value(o, n, at_auction, s)
+        pruned += bool(worth - unit * min(cap, kernel.AMOUNTS - 1) <= full)  # the bound cut the loop
+    assert pruned > len(obs) // 4  # the pruning was exercised, not only the full walk
+
+
 def test_a_subclass_that_changes_a_rule_keeps_its_rule(game_rows: Rows) -> None:
     class Shy(CollectorAgent):
         name = "shy"

@@ -11,9 +11,12 @@ are grouped by step, location steps first), each value
 computed with the same operations in numpy's order (products and sums left to
 right as ``cumprod``/``prod``/short ``sum`` do, the rivals' weighted gains in
 two interleaved partial sums as ``np.einsum`` adds them, float32 where numpy
-computes in float32), so it chooses the same actions from the same observation,
-mask and uniforms.  ``tests/test_agent_kernels.py`` holds it to the numpy rule on
-observations of real games; the numpy rule stays the reference.
+computes in float32; ``exp`` is the C library's, which can round differently from
+numpy's vectorized one in the last bit), so it chooses the same actions from the same
+observation, mask and uniforms.  A location step needs only the best bid's value, so
+:func:`best_bid_value` stops valuing bids once none could beat it (exact: same maximum).
+``tests/test_agent_kernels.py`` holds it to the numpy rule on observations of real
+games; the numpy rule stays the reference.
 
 A numba kernel file, and why it passes the house's 350 lines: numba compiles a
 call graph (a jitted function calls only jitted functions it can see when it is
