@@ -79,7 +79,7 @@ def registered_agents_play() -> None:
     """Every named agent in the wheel's registry plays a legal first move at each of its tables."""
     import hoity_env
     from hoity_env.agents import make
-    from hoity_env.agents.registry import registry
+    from hoity_env.agents.policies.registry import registry
 
     entries = registry().entries
     for e in entries:
@@ -93,7 +93,7 @@ def registered_agents_play() -> None:
 
 def serve_smoke() -> None:
     """``hoity-serve`` from the wheel: it serves the page and a new game, then stops on Ctrl-C."""
-    from hoity_env.serve.cli import wait_until_serving
+    from hoity_env.cli.serve import wait_until_serving
 
     def default_sigint() -> None:  # Ctrl-C as from a shell, even when this script runs in the background
         signal.signal(signal.SIGINT, signal.SIG_DFL)

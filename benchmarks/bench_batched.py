@@ -74,7 +74,7 @@ def batched_env_bench(batch: int, accelerator: str = "numpy") -> Bench:
     """``BatchedHoityEnv`` with ``batch`` games."""
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
-        from hoity_env.environment.batched_env import BatchedHoityEnv
+        from hoity_env.environment.batched import BatchedHoityEnv
 
         env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS, accelerator=accelerator)
         rng = np.random.default_rng(seed)
@@ -98,8 +98,8 @@ def batched_engine_bench(batch: int, accelerator: str = "numpy", rules: str = "s
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
         from hoity_env.engine.batched import BatchedGame
-        from hoity_env.environment.batched_observation import BatchObserver
-        from hoity_env.environment.batched_observation_original import OriginalBatchObserver
+        from hoity_env.engine.standard.batch_observation import BatchObserver
+        from hoity_env.engine.original.batch_observation import OriginalBatchObserver
 
         game = BatchedGame(rules, PLAYERS, accelerator=accelerator)
         observer = OriginalBatchObserver(game) if rules == "original" else BatchObserver(game)  # type: ignore[arg-type]
@@ -190,7 +190,7 @@ def _accelerators(wanted: list[str], notes: list[str]) -> list[str]:
     """The requested engine implementations that can run here; numba is compiled (or loaded
     from its cache) before any timing starts, so no row pays for the compiler."""
     from hoity_env.engine.batched import BatchedGame
-    from hoity_env.engine.batched.numba_kernels import HAVE_NUMBA
+    from hoity_env.engine.standard.kernels import HAVE_NUMBA
 
     out = []
     for acc in wanted:

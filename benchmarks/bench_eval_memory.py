@@ -1,6 +1,6 @@
 """hoity-eval's memory against the number of games: the peak RSS of one evaluation per game count.
 
-Each count runs in a fresh subprocess (``python -m hoity_env.eval_cli``, so the
+Each count runs in a fresh subprocess (``python -m hoity_env.cli.eval``, so the
 command line itself is measured, with nothing cached from an earlier count) and
 reports its own peak resident set size (``ru_maxrss``).  The harness sums the games
 as they stream in, so the peak should stay flat however many games are played;
@@ -17,11 +17,11 @@ import argparse
 import subprocess
 import sys
 
-from hoity_env.cli_args import specs
+from hoity_env.cli.args import specs
 
 _CHILD = """
 import resource, sys
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 status = main(sys.argv[1:])
 peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
 print(f"PEAK_KIB {peak_kib}", file=sys.stderr)

@@ -9,7 +9,7 @@ the scripted zoo; ≥ 20× the one-game engine under the original rules, issue 2
 The one-game engine plays fewer games (``--one-game-games``) because it is that
 much slower; rates are per game, so they compare.  ``--rules original`` times
 the original ruleset (RULES O-*), where the styles decide through
-:mod:`hoity_env.agents.original_batch`.
+:mod:`hoity_env.agents.bots.styles_original`.
 
 numpy's BLAS threads (issue 34, :mod:`hoity_env.threads`): every figure plays under
 one BLAS thread (``MatchSettings.blas_threads=1``, what ``hoity-eval`` runs), and the

@@ -45,7 +45,7 @@ from flop_bound import bound
 from profile_training import ZOO, timed
 
 import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.learning.settings import parse_counts
 

@@ -32,9 +32,9 @@ from hoity_env.engine.config import RulesConfig
 from hoity_env.replays import RecordingEnv
 
 PROBES = {
-    "hoity-replay --quiet": "from hoity_env.replays.cli import main; main([PATH, '--quiet'])",
+    "hoity-replay --quiet": "from hoity_env.cli.replay import main; main([PATH, '--quiet'])",
     "read_replay": "from hoity_env.replays import read_replay; read_replay(PATH)",
-    "import only": "import hoity_env.replays.cli",
+    "import only": "import hoity_env.cli.replay",
 }
 
 

@@ -1,6 +1,6 @@
 """What makes a league agent hard to exploit: plain league, + exploiters, + magnet, + both.
 
-Each arm trains a main agent with ``hoity-league``'s library (:mod:`hoity_env.strength.league`)
+Each arm trains a main agent with ``hoity-league``'s library (:mod:`hoity_env.league.run`)
 for the same CPU budget (``--cpu-budget`` CPU-seconds, exploiters and PFSP scoring
 included), from the same starting pool and seed; only the league's flags differ:
 
@@ -41,8 +41,8 @@ from hoity_env.files import write_atomically  # noqa: E402
 from hoity_env.learning import LearnerSettings  # noqa: E402
 from hoity_env.learning.settings import parse_pool  # noqa: E402
 from hoity_env.strength import exploitability  # noqa: E402
-from hoity_env.strength.league import League  # noqa: E402
-from hoity_env.strength.league_members import LeagueSettings  # noqa: E402
+from hoity_env.league.run import League  # noqa: E402
+from hoity_env.league.members import LeagueSettings  # noqa: E402
 
 POOL = "self@2,expert@2,expert-v1,collector,thief,detective,random,champion-v1@2"
 MAIN = {"num_games": 512, "rollout_steps": 32, "minibatch_size": 1024, "epochs": 1, "hidden": (128, 128)}

@@ -30,8 +30,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import hoity_env.wrappers.batched_vs_bots as batched_vs_bots
 from hoity_env.agents import make
-from hoity_env.environment.batched_env import BatchedHoityEnv
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.batched import BatchedHoityEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.sb3_vec_env import HoityVsBotsSB3VecEnv
 

@@ -147,7 +147,7 @@ def retire_stale(record: Path, tables: list[tuple[str, int]]) -> list[dict[str, 
     """Move the best responses to an agent no longer shipped under :data:`TARGET` at ``tables`` (their
     ``target_hash`` is not what the name plays now) from ``runs`` to ``superseded``: the figure
     judges what we ship, the record keeps the history, and the plan measures the new agent."""
-    from hoity_env.agents.content import content_hash
+    from hoity_env.agents.policies.content import content_hash
 
     if not record.exists():
         return []

@@ -4,7 +4,7 @@
 page without editing anything.  Why not autosummary's recursive summary, which the site
 used before: it finds a package's modules through the package's attributes, so where a
 package exports a function named like one of its modules (``hoity_env.evaluation.tournament``,
-``hoity_env.strength.ladder``, ``hoity_env.environment.parallel_env``) it documented the
+``hoity_env.strength.ladder``, ``hoity_env.environment.parallel``) it documented the
 function in the module's place, and the module, its docstring and every other name it
 defines vanished from the site.  Here each page is an ``automodule`` of the module's full
 path (the public API, ``from hoity_env.strength import ladder``, is untouched), a package's
@@ -15,7 +15,7 @@ package's page instead: furo draws the whole navigation tree into every page, an
 module pages in it that took half of the build's CPU time.
 
 One clash is left to settle: a package that *defines* a function named like one of its
-modules (``hoity_env.environment.parallel_env``) would give two objects one name; the
+modules (``hoity_env.environment.parallel``) would give two objects one name; the
 module keeps the name (its page is the reference), and the package page shows the
 function with ``:no-index:``.
 """

@@ -21,7 +21,7 @@ import numpy as np
 
 import hoity_env
 from hoity_env.engine import PRESETS
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 
 EXHIBITION = [0, 2, 8, 16]
 """Cards of series 1, 1, 2 and 3 (RULES.md's numbering): one exhibition of four."""

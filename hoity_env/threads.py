@@ -1,7 +1,7 @@
 """BLAS threads: one per process wherever hoity_env plays numpy policies on a machine's cores.
 
 Why: numpy's matrix products (the forward passes of the named agents and of the
-populations' members, :mod:`hoity_env.agents.mlp_policy`) run on OpenBLAS, which
+populations' members, :mod:`hoity_env.agents.policies.mlp`) run on OpenBLAS, which
 starts one thread per core.  Our batches are a few thousand rows of a 128-wide
 network: a second thread gains little, and on a machine whose other cores are
 busy (evaluation workers, a learner, other jobs) it spin-waits for a core it does

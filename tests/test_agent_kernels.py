@@ -17,7 +17,7 @@ from test_batched_agents import collect_rows
 from hoity_env.agents import AGENT_NAMES, SCRIPTED, CollectorAgent
 from hoity_env.agents.base import BID0, THIEF
 from hoity_env.agents.view import BatchObservationView
-from hoity_env.engine.batched import numba_kernels
+from hoity_env.engine.standard import kernels as numba_kernels
 from hoity_env.engine.errors import ConfigError
 
 pytest.importorskip("numba")
@@ -85,12 +85,11 @@ def test_twin_decides_a_mixed_batch_row_by_row(name: str, game_rows: Rows) -> No
 def test_the_lanes_solve_each_role_game_as_numpy_does(
     n: int, game_rows: Rows, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The expert's compiled role game (hoity_env/agents/numba_role_game.py) solves up to LANES rows
+    # The expert's compiled role game (hoity_env/agents/bots/role_game.py) solves up to LANES rows
     # together; fed numpy's own inputs, every lane's average mix and option values are numpy's,
     # bit for bit, whichever lane a row lands in and however full the lanes are.
-    from hoity_env.agents import expert as expert_module
-    from hoity_env.agents import numba_role_game as lanes
-
+    from hoity_env.agents.bots import expert as expert_module
+    from hoity_env.agents.bots import role_game as lanes
     calls: list[tuple[tuple[np.ndarray, ...], int, tuple[np.ndarray, np.ndarray]]] = []
     solve = expert_module.solve_role_game
 
@@ -126,8 +125,8 @@ def test_the_location_steps_best_bid_is_the_largest_bid_value(n: int, game_rows:
     # The location step values bids only while one could still beat the best so far
     # (numba_expert.best_bid_value): its answer is the maximum of every bid's value, exactly,
     # for any chance of each rival being at the Auction House (0 and 1 included) and any cap.
-    from hoity_env.agents import numba_expert as kernel
-    from hoity_env.agents.numba_styles import _COPIES, _COPIES_SIX
+    from hoity_env.agents.bots import expert_kernel as kernel
+    from hoity_env.agents.bots.styles_kernels import _COPIES, _COPIES_SIX
 
     obs, _ = game_rows["standard", n]
     rng = np.random.default_rng(n)

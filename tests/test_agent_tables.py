@@ -19,12 +19,12 @@ from helpers import ROOT, npz_members
 
 from hoity_env.agents import NAMED_AGENTS, NAMED_POPULATIONS, make
 from hoity_env.agents.batch import act_batch, start_games
-from hoity_env.agents.named import GREEDY_SUFFIX
-from hoity_env.agents.registry import REGISTRY_FORMAT, Entry, Registry, registry, resolve, table_of
+from hoity_env.agents.policies.named import GREEDY_SUFFIX
+from hoity_env.agents.policies.registry import REGISTRY_FORMAT, Entry, Registry, registry, resolve, table_of
 from hoity_env.engine.config import ORIGINAL, STANDARD
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.batched_env import BatchedHoityEnv
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.batched import BatchedHoityEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 
 ENTRIES = registry().entries
 SPECS = [
@@ -144,7 +144,7 @@ def test_the_harness_refuses_a_table_without_an_agent_before_playing() -> None:
         [
             sys.executable,
             "-m",
-            "hoity_env.eval_cli",
+            "hoity_env.cli.eval",
             "--players",
             "3",
             "--agents",

@@ -11,7 +11,7 @@ from helpers import RULESETS
 
 import hoity_env
 from hoity_env.agents import AGENT_NAMES, Agent, BatchObservationView, ObservationView, make
-from hoity_env.agents.scripted import best_run, lot_gain, series_counts
+from hoity_env.agents.bots.styles import best_run, lot_gain, series_counts
 
 Trace = list[tuple[np.ndarray, np.ndarray]]
 
@@ -179,7 +179,7 @@ def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
 
 
 def test_original_view_reads_the_public_checks_and_thieves() -> None:  # O-2, O-7
-    from hoity_env.agents.original import OriginalView
+    from hoity_env.agents.bots.original_rows import OriginalView
 
     env = hoity_env.parallel_env(num_players=4, rules="original")
     obs, _ = env.reset(seed=3)

@@ -24,7 +24,6 @@ PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 RANKS: dict[str, int] = {
     "engine": 0,
     "files": 0,
-    "cli_args": 1,  # the shared flags; above threads, whose default it prints
     "threads": 0,  # the command lines' BLAS-thread limit; imports nothing of ours
     "environment": 1,
     "registration": 2,
@@ -34,11 +33,12 @@ RANKS: dict[str, int] = {
     "integrations": 3,
     "evaluation": 4,
     "learning": 5,
-    "strength": 6,
+    "strength": 6,  # trains best responses to measure agents
+    "league": 7,  # trains a main agent against exploiters, which are best responses
     "play": 7,
-    "eval_cli": 7,
     "serve": 8,  # the web app reuses hoity-play's choice labels
-    "": 9,  # the package's own __init__
+    "cli": 9,  # one thin module per console script, over everything
+    "": 10,  # the package's own __init__
 }
 
 # Inside the engine: the parts both rulesets share import no ruleset; the standard rules know
@@ -95,7 +95,7 @@ GRAPH: dict[str, set[str]] = {
 
 
 def part_of(module: str) -> str:
-    """``hoity_env.engine.batched.game`` -> ``engine``; the package itself -> ``""``."""
+    """``hoity_env.engine.standard.batched`` -> ``engine``; the package itself -> ``""``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 
@@ -179,8 +179,8 @@ def test_no_import_circle() -> None:
 def test_checks_see_what_they_must_forbid() -> None:
     # Guards the tests above: the graph reads lazy imports and submodule imports, and the
     # circle finder finds a circle.
-    assert imports_of("def f():\n    from hoity_env.engine.batched import numba_kernels\n") == {
-        "hoity_env.engine.batched.numba_kernels"
+    assert imports_of("def f():\n    from hoity_env.engine.standard import kernels\n") == {
+        "hoity_env.engine.standard.kernels"
     }
     assert imports_of("from hoity_env.engine.errors import ConfigError") == {"hoity_env.engine.errors"}
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

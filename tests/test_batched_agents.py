@@ -241,7 +241,7 @@ def original_rows() -> Rows:
 
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_original_rules_batch_equals_rows_and_one_game_act(name: str, original_rows: Rows) -> None:
-    # The original ruleset's decision rules (hoity_env.agents.original) keep the same contract.
+    # The original ruleset's decision rules (hoity_env.agents.bots.original_rows) keep the same contract.
     agent = make(name, seed=0)
     assert isinstance(agent, SeededAgent)
     for n, (obs, masks) in original_rows.items():

@@ -35,14 +35,14 @@ from hoity_env.engine.actions import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState, refresh_derived
 from hoity_env.engine.errors import ConfigError, StateError
-from hoity_env.environment.batched_observation import BatchObserver
-from hoity_env.environment.observation import StandardObserver
+from hoity_env.engine.standard.batch_observation import BatchObserver
+from hoity_env.engine.standard.observation import StandardObserver
 
 A, C = AUCTION, CASTLE
 E, T, D = EXHIBIT, THIEF, DETECTIVE
 
 ACCELERATORS = ["numpy", "numba"]
-"""Both implementations of the batched round (hoity_env/engine/batched/numba_kernels.py) face the
+"""Both implementations of the batched round (hoity_env/engine/standard/kernels.py) face the
 one-game engine in every side-by-side test; numba is in the dev extra, so neither is skipped."""
 
 GAMES_PER_CONFIG = 16
@@ -421,7 +421,7 @@ def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.M
 def test_accelerator_is_checked_and_auto_follows_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     """``accelerator``: unknown names and numba without numba raise ConfigError; ``auto`` picks numba
     when it imports and numpy otherwise (a plain ``pip install`` has no numba)."""
-    import hoity_env.engine.batched.numba_kernels as batched_numba
+    import hoity_env.engine.standard.kernels as batched_numba
 
     with pytest.raises(ConfigError, match="accelerator must be one of"):
         BatchedGame(STANDARD, 4, accelerator="cuda")
@@ -707,8 +707,8 @@ def test_copy_and_select_are_independent() -> None:
 
 @pytest.mark.parametrize("what", ["BatchedGame", "BatchedHoityEnv"])
 def test_original_rules_build_the_original_batched_engine(what: str) -> None:  # O-*
-    from hoity_env.engine.batched.original_game import OriginalBatchedGame
-    from hoity_env.environment.batched_env import BatchedHoityEnv
+    from hoity_env.engine.original.batched import OriginalBatchedGame
+    from hoity_env.environment.batched import BatchedHoityEnv
 
     built = (
         BatchedGame("original", 4) if what == "BatchedGame" else BatchedHoityEnv(2, rules="original").batched

@@ -27,8 +27,8 @@ import hoity_env
 from hoity_env.engine import IllegalActionError, RulesConfig
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.batched_env import BatchedHoityEnv
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.batched import BatchedHoityEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 
 IGNORE_FALLBACK_WARNING = pytest.mark.filterwarnings("ignore:.*masked-out action.*:UserWarning")
 

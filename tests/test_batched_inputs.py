@@ -25,7 +25,7 @@ import hoity_env
 from hoity_env.engine import BatchedGame
 from hoity_env.engine.errors import ConfigError, HoityError, IllegalActionError
 from hoity_env.engine.inputs import MAX_BATCH
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 

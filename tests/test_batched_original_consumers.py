@@ -19,8 +19,8 @@ import pytest
 from hoity_env.agents import make
 from hoity_env.engine import Game
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.environment.batched_observation import make_batch_observer
-from hoity_env.environment.observation_original import OriginalObserver
+from hoity_env.engine.standard.batch_observation import make_batch_observer
+from hoity_env.engine.original.observation import OriginalObserver
 from hoity_env.evaluation.harness import play_tables, rules_batchable
 
 SCRIPTED = ["random", "collector", "thief", "detective", "expert"]
@@ -93,7 +93,7 @@ def test_deterministic_agents_give_identical_records_on_both_engines(tmp_path: P
 
 @pytest.mark.filterwarnings("ignore:.*masked-out action.*:UserWarning")
 def test_vector_envs_accept_original_rules() -> None:
-    from hoity_env.environment.observation_original import original_obs_dim
+    from hoity_env.engine.original.observation import original_obs_dim
     from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv, HoityVsBotsSB3VecEnv
     from hoity_env.wrappers.vector_env import HoityVsBotsVectorEnv
 

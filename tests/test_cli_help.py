@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT
 
 from hoity_env.environment.rewards import REWARD_MODES
-from hoity_env.eval_cli import COMMANDS, build_parser
+from hoity_env.cli.eval import COMMANDS, build_parser
 
 SCRIPTS = [
     "training/train_ppo.py",
@@ -113,9 +113,9 @@ def test_the_check_sees_a_bare_flag() -> None:
 
 
 def test_every_hoity_play_hoity_replay_and_hoity_serve_flag_has_a_help_text() -> None:
-    from hoity_env.play.cli import build_parser as play_parser
-    from hoity_env.replays.cli import build_parser as replay_parser
-    from hoity_env.serve.cli import build_parser as serve_parser
+    from hoity_env.cli.play import build_parser as play_parser
+    from hoity_env.cli.replay import build_parser as replay_parser
+    from hoity_env.cli.serve import build_parser as serve_parser
 
     play = _flags(play_parser())
     _assert_every_flag_helped(play_parser())

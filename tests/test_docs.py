@@ -14,7 +14,7 @@ import pytest
 from helpers import ROOT, api_pages, public_modules
 
 import hoity_env
-from hoity_env.environment.observation import layout_markdown
+from hoity_env.engine.standard.observation import layout_markdown
 from hoity_env.environment.padding import padded_layout_markdown
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -277,7 +277,7 @@ def test_readme_says_where_the_cpu_build_of_torch_comes_from() -> None:
 
 
 def test_docs_original_ruleset_tables_match_the_code() -> None:  # RULES O-4, docs/rulesets.md's tables
-    from hoity_env.environment.observation_original import original_layout_markdown
+    from hoity_env.engine.original.observation import original_layout_markdown
 
     assert original_layout_markdown() in RULESETS_PAGE
     five = r",\s+".join([r"(\d+)"] * 5)
@@ -296,7 +296,7 @@ def test_every_public_module_has_its_own_api_page(tmp_path: Path) -> None:
     """Issue 35: ``hoity_env.evaluation.tournament`` and ``hoity_env.strength.ladder`` were documented
     as the functions of the same names (autosummary resolves a name through the package first)."""
     public = public_modules()
-    assert {"hoity_env.evaluation.tournament", "hoity_env.strength.ladder", "hoity_env.eval_cli"} <= public
+    assert {"hoity_env.evaluation.tournament", "hoity_env.strength.ladder", "hoity_env.cli.eval"} <= public
     written = api_pages().write_pages(tmp_path)
     assert public <= set(written), sorted(public - set(written))
     for name in written:  # each page documents the module itself, by its full path

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from hoity_env import ConfigError
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.ray_backend import check_reachable
 from hoity_env.evaluation.tournament import head_to_head

@@ -12,7 +12,7 @@ from helpers import ROOT
 
 import hoity_env
 from hoity_env import ConfigError
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation import EvaluationResult, HeadToHeadResult, TournamentResult, evaluate
 
 FILES = ("result.json", "result.csv", "result.md", "result.png")
@@ -20,7 +20,7 @@ FILES = ("result.json", "result.csv", "result.md", "result.png")
 
 def test_evaluate_end_to_end_in_a_subprocess(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    cmd = [sys.executable, "-m", "hoity_env.eval_cli", "--players", "4"]
+    cmd = [sys.executable, "-m", "hoity_env.cli.eval", "--players", "4"]
     cmd += ["--agents", "expert,random,random,random", "--games", "8", "--seed", "0"]
     cmd += ["--workers", "2", "--out", str(out)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation import chunks
 from hoity_env.evaluation.harness import evaluate, play_tables
 from hoity_env.evaluation.reports import output
@@ -123,7 +123,7 @@ def test_hoity_eval_reports_a_dead_worker_with_a_nonzero_status(
     def dying(*args: Any, **kwargs: Any) -> Any:
         raise WorkerDied("evaluation worker 1 (pid 42) was killed by signal 9 while playing task 3")
 
-    monkeypatch.setattr("hoity_env.evaluation.cli.evaluate", dying)
+    monkeypatch.setattr("hoity_env.cli.evaluate.evaluate", dying)
     assert main(["--agents", "random,random", "--games", "2", "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert (
@@ -161,8 +161,8 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("games were played before --out was checked")
 
-    monkeypatch.setattr("hoity_env.evaluation.cli.run", refuse)
-    monkeypatch.setattr("hoity_env.strength.cli.run", refuse)
+    monkeypatch.setattr("hoity_env.cli.evaluate.run", refuse)
+    monkeypatch.setattr("hoity_env.cli.strength.run", refuse)
 
 
 def test_out_that_is_a_file_is_refused_before_playing(

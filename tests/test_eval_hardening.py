@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import hoity_env
-from hoity_env.eval_cli import build_parser, main
+from hoity_env.cli.eval import build_parser, main
 from hoity_env.evaluation import chunks, evaluate
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.reports.output import LOCK_FILE, claim
@@ -107,7 +107,7 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("games were played although --out was taken")
 
-    monkeypatch.setattr("hoity_env.evaluation.cli.run", refuse)
+    monkeypatch.setattr("hoity_env.cli.evaluate.run", refuse)
 
 
 def test_a_second_run_with_the_same_out_is_refused_before_playing(

@@ -168,7 +168,7 @@ def test_progress_bar_only_when_asked_and_on_a_terminal(monkeypatch: pytest.Monk
 def test_nothing_with_carriage_returns_reaches_a_redirected_stderr(tmp_path: Path) -> None:
     # hoity-eval with stderr redirected to a file, as `2> log` or a CI log does.
     log = tmp_path / "stderr.txt"
-    cmd = [sys.executable, "-m", "hoity_env.eval_cli", "--agents", "random,random", "--games", "8"]
+    cmd = [sys.executable, "-m", "hoity_env.cli.eval", "--agents", "random,random", "--games", "8"]
     with log.open("w") as fh:
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=fh, timeout=120, cwd=ROOT)
     text = log.read_text(encoding="utf-8")

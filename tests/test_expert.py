@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import AGENT_NAMES, AgentInputError, ExpertAgent, ExpertV1Agent, make
-from hoity_env.agents.expert import CARD_VALUE, NUM_ACTIONS, role_game_values, solve_role_game
+from hoity_env.agents.bots.expert import CARD_VALUE, NUM_ACTIONS, role_game_values, solve_role_game
 from hoity_env.evaluation import evaluate
 
 EXHIBIT, THIEF, DETECTIVE, AWAY = range(4)

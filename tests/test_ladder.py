@@ -18,9 +18,9 @@ from helpers import tiny_training
 
 from hoity_env.engine import STANDARD
 from hoity_env.engine.errors import ConfigError
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation.match import GameRecord
-from hoity_env.strength.cli import _sweep_of, build_parser
+from hoity_env.cli.strength import _sweep_of, build_parser
 from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
 from hoity_env.strength.response import FAST_SETTINGS, learner_settings
 from hoity_env.strength.sweep import Sweep
@@ -163,7 +163,7 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     # size), the ladder reads them back (the ruleset is part of what must match) and plays its
     # head-to-head games under the same rules.  One training per agent keeps the test cheap.
     from hoity_env.agents import PolicyAgent
-    from hoity_env.environment.observation_original import original_obs_dim
+    from hoity_env.engine.original.observation import original_obs_dim
     from hoity_env.strength import exploitability
 
     common = {"budget": 1, "curve_points": 0, **tiny_training(tmp_path)}

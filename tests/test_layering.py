@@ -203,14 +203,14 @@ def test_the_match_part_imports_nothing_from_strength_or_training(path: Path) ->
     upward = [
         m
         for m in _hoity_imports(path)
-        if _under(m, "hoity_env.strength", "hoity_env.eval_cli", "training", "common")
+        if _under(m, "hoity_env.strength", "hoity_env.cli.eval", "training", "common")
     ]
     assert upward == [], path
 
 
 @pytest.mark.parametrize("path", _package_files("strength"), ids=lambda p: p.name)
 def test_strength_imports_nothing_from_training_or_the_cli_above_it(path: Path) -> None:
-    upward = [m for m in _hoity_imports(path) if _under(m, "training", "common", "hoity_env.eval_cli")]
+    upward = [m for m in _hoity_imports(path) if _under(m, "training", "common", "hoity_env.cli.eval")]
     assert upward == [], path
 
 

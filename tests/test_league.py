@@ -13,9 +13,9 @@ import torch
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings
-from hoity_env.strength.league import League
-from hoity_env.strength.league_cli import main
-from hoity_env.strength.league_members import LeagueSettings, pfsp_factor
+from hoity_env.league.run import League
+from hoity_env.cli.league import main
+from hoity_env.league.members import LeagueSettings, pfsp_factor
 
 MAIN = LearnerSettings(
     num_games=8,
@@ -168,7 +168,7 @@ def test_sigterm_saves_a_checkpoint_exits_143_and_the_run_resumes_from_it(tmp_pa
     flags = ["--pool", "self,random", "--steps", "100000000", "--games", "8", "--rollout-steps", "16"]
     flags += ["--minibatch", "256", "--hidden", "8x8", "--checkpoint-every", "1", "--out", str(run)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "hoity_env.strength.league_cli", *flags], stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "hoity_env.cli.league", *flags], stderr=subprocess.PIPE, text=True
     )
     try:
         deadline = time.monotonic() + 120

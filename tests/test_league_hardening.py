@@ -24,8 +24,8 @@ from test_learn_hardening import (
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning import LearnerSettings, load_policy
-from hoity_env.strength.league_cli import main
-from hoity_env.strength.league_members import LeagueSettings
+from hoity_env.cli.league import main
+from hoity_env.league.members import LeagueSettings
 
 
 def finished_league(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> Path:

@@ -22,9 +22,9 @@ import torch
 from hoity_env.agents import make
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning import Learner, LearnerSettings, load_policy
-from hoity_env.learning.cli import main
-from hoity_env.learning.folder import RunFolder
-from hoity_env.learning.runs import new_run
+from hoity_env.cli.learn import main
+from hoity_env.learning.runs.folder import RunFolder
+from hoity_env.learning.runs.session import new_run
 
 COMMANDS = ["learn", "league"]
 """Where both commands share a code path (signals, folders, disks), each test runs for both."""
@@ -46,7 +46,7 @@ ITERATION = 8 * 4 * 4  # learner steps per iteration (self-play: every seat is t
 
 def command_main(command: str) -> Any:
     """The ``main`` of ``hoity-learn`` or ``hoity-league``."""
-    from hoity_env.strength.league_cli import main as league_main
+    from hoity_env.cli.league import main as league_main
 
     return main if command == "learn" else league_main
 
@@ -221,7 +221,7 @@ def test_a_checkpoint_with_non_finite_weights_is_refused_before_any_game(
 ) -> None:
     from sb3_contrib import MaskablePPO
 
-    from hoity_env.eval_cli import main as eval_main
+    from hoity_env.cli.eval import main as eval_main
 
     learner = Learner(LearnerSettings(num_games=4, rollout_steps=4, minibatch_size=16, hidden=(8, 8)))
     model = MaskablePPO.load(str(learner.save_policy(tmp_path / "fine.zip")), device="cpu")
@@ -299,9 +299,9 @@ def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
 def test_each_command_refuses_the_others_run_folders_by_their_kind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hoity_env.strength.league import League
-    from hoity_env.strength.league_cli import main as league_main
-    from hoity_env.strength.league_members import LeagueSettings
+    from hoity_env.league.run import League
+    from hoity_env.cli.league import main as league_main
+    from hoity_env.league.members import LeagueSettings
 
     settings = LearnerSettings(num_games=4, rollout_steps=4, minibatch_size=16, hidden=(8, 8))
     learn, _ = new_run(settings, tmp_path / "learn")

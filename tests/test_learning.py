@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.learning.gae import gae
 from hoity_env.learning.loss import kl_to_magnet, ppo_loss, uniform_log_probs

@@ -22,14 +22,14 @@ import torch
 from helpers import ROOT
 
 from hoity_env.agents import AgentInputError, PolicyAgent, make
-from hoity_env.agents.export import export_checkpoint
-from hoity_env.agents.mlp_policy import PADDED_FORMAT, load_policy
+from hoity_env.agents.policies.export import export_checkpoint
+from hoity_env.agents.policies.mlp import PADDED_FORMAT, load_policy
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.padding import padder
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, resume, train
-from hoity_env.learning.cli import main
+from hoity_env.cli.learn import main
 from hoity_env.learning.settings import parse_counts
 
 TINY = LearnerSettings(

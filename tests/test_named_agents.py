@@ -26,10 +26,10 @@ from test_docs import _machine_paths
 
 import hoity_env
 from hoity_env.agents import NAMED_AGENTS, SPEC_FORMS, NumpyPolicyAgent, PolicyAgent, make
-from hoity_env.agents.export import export_checkpoint, main, shipped_path
-from hoity_env.agents.mlp_policy import FORMAT, load_policy, save_policy
-from hoity_env.agents.named import MODELS, named_policy
-from hoity_env.agents.registry import registry
+from hoity_env.agents.policies.export import export_checkpoint, main, shipped_path
+from hoity_env.agents.policies.mlp import FORMAT, load_policy, save_policy
+from hoity_env.agents.policies.named import MODELS, named_policy
+from hoity_env.agents.policies.registry import registry
 from hoity_env.engine.errors import ConfigError
 
 ROWS = 3000
@@ -154,7 +154,7 @@ _NO_TORCH = """
 import sys
 import hoity_env
 from hoity_env.agents import make
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 env = hoity_env.parallel_env(num_players=4, illegal_action="raise")
 agents = [make(s, seed=i, num_players=4) for i, s in enumerate(
     ["champion", "reference", "champion-greedy", "reference-greedy"])]

@@ -1,8 +1,8 @@
 """The styles' batched original-ruleset rules decide exactly as their row-by-row reference (RULES O-*).
 
 A differential test: on observations of real seeded original games, 2–6 players,
-:func:`hoity_env.agents.original_batch.decide_original` (numpy across rows, what
-the agents use) and :func:`hoity_env.agents.original.decide_original_rows` (one
+:func:`hoity_env.agents.bots.styles_original.decide_original` (numpy across rows, what
+the agents use) and :func:`hoity_env.agents.bots.original_rows.decide_original_rows` (one
 row at a time, the readable reference) get the same observations, masks and
 uniforms: several random draw sets plus the extreme draws 0 and just below 1
 (every branch's boundary), on the real masks and on masks with random legal
@@ -18,8 +18,8 @@ import pytest
 from test_batched_agents import collect_rows
 
 from hoity_env.agents import make
-from hoity_env.agents.original import ORIGINAL_STYLES, OriginalView, decide_original_rows
-from hoity_env.agents.original_batch import BATCH_STYLES, decide_original
+from hoity_env.agents.bots.original_rows import ORIGINAL_STYLES, OriginalView, decide_original_rows
+from hoity_env.agents.bots.styles_original import BATCH_STYLES, decide_original
 from hoity_env.agents.view import AgentInputError
 from hoity_env.engine.actions import O_AUCTION_THIEF
 

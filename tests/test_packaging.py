@@ -17,7 +17,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def test_package_data_ships_every_named_model() -> None:
-    from hoity_env.agents.registry import registry
+    from hoity_env.agents.policies.registry import registry
 
     globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
     package = ROOT / "hoity_env"

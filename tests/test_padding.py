@@ -16,7 +16,7 @@ import pytest
 
 from hoity_env.engine.config import RULESET_NAMES
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.environment.padding import (
     MAX_SEATS,
     PLAYER_COUNTS,
@@ -26,7 +26,7 @@ from hoity_env.environment.padding import (
     padder,
     unpadded_dim,
 )
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 
 TABLES = [(rules, n) for rules in RULESET_NAMES for n in PLAYER_COUNTS]
 

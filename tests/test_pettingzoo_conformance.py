@@ -39,7 +39,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 import hoity_env
 from hoity_env import HoityParallelEnv
-from hoity_env.environment.board_image import FRAME_SHAPE
+from hoity_env.environment.render.standard import FRAME_SHAPE
 
 PLAYER_COUNTS = (2, 4, 6)
 ROOT_PYPROJECT = __import__("pathlib").Path(__file__).resolve().parent.parent / "pyproject.toml"

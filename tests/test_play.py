@@ -20,7 +20,7 @@ from hoity_env.agents import make
 from hoity_env.engine.state import card_text
 from hoity_env.play import play
 from hoity_env.play.choices import menu
-from hoity_env.play.cli import main
+from hoity_env.cli.play import main
 from hoity_env.replays import RecordingEnv, read_replay, rounds
 
 
@@ -28,7 +28,7 @@ def _drive(args: list[str], answer: Callable[[int], str], timeout: float = 120) 
     """Run ``hoity-play args`` on a pseudo-terminal; reply ``answer(k)`` to the k-th prompt."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hoity_env.play.cli", *args],
+        [sys.executable, "-m", "hoity_env.cli.play", *args],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -115,7 +115,7 @@ def test_quit_saves_the_game_so_far(tmp_path: Path) -> None:
     assert replay.end is not None and replay.end["reason"] == "quit"
     assert len(replay.steps) == 3 and replay.num_players == 5
     out2 = subprocess.run(
-        [sys.executable, "-m", "hoity_env.replays.cli", str(save)], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "hoity_env.cli.replay", str(save)], capture_output=True, text=True, cwd=ROOT
     )
     assert out2.returncode == 0, out2.stderr
     assert "round 1" in out2.stdout and "end: quit" in out2.stderr

@@ -18,8 +18,8 @@ import pytest
 from helpers import ROOT
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.agents.named import MODELS
-from hoity_env.agents.population import (
+from hoity_env.agents.policies.named import MODELS
+from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     PATHS_VARIABLE,
     POPULATION_FORMAT,
@@ -30,7 +30,7 @@ from hoity_env.agents.population import (
     write_population,
 )
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation import evaluate
 from hoity_env.evaluation.harness import play_tables
 from hoity_env.evaluation.match import agent_seeds, play_game

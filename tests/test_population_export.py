@@ -1,4 +1,4 @@
-"""``npz:PATH`` agents and ``python -m hoity_env.agents.export --population`` (issue 36).
+"""``npz:PATH`` agents and ``python -m hoity_env.agents.policies.export --population`` (issue 36).
 
 A league's population is a mixture of ``ppo-sample:`` checkpoints, which need torch.  To
 ship one as a table's ``champion-mix`` it is exported member by member to numpy weights
@@ -17,9 +17,9 @@ from test_batched_agents import collect_rows
 from test_policy_agent import save_tiny_model
 
 from hoity_env.agents import make
-from hoity_env.agents.export import export_population, main
-from hoity_env.agents.manifest import read_population, write_population
-from hoity_env.agents.registry import Registry
+from hoity_env.agents.policies.export import export_population, main
+from hoity_env.agents.policies.manifest import read_population, write_population
+from hoity_env.agents.policies.registry import Registry
 from hoity_env.engine.errors import ConfigError
 
 
@@ -78,7 +78,7 @@ def test_an_exported_population_plays_the_same_games_as_its_league(tmp_path: Pat
 def test_a_population_hashes_the_same_wherever_it_lies_and_not_once_a_member_changes(tmp_path: Path) -> None:
     import shutil
 
-    from hoity_env.agents.content import content_hash
+    from hoity_env.agents.policies.content import content_hash
 
     out = export_population(_league(tmp_path), tmp_path / "shipped")
     moved = Path(shutil.copytree(out.parent, tmp_path / "elsewhere" / "shipped")) / "population.json"

@@ -18,7 +18,7 @@ from hoity_env.engine.config import ORIGINAL, STANDARD
 from hoity_env.engine.errors import ConfigError
 from hoity_env.engine.original import OriginalState
 from hoity_env.engine.state import GameState
-from hoity_env.environment.board_image import DRAWN_RULESETS, FRAME_SHAPE, board_image, check_drawable
+from hoity_env.environment.render.standard import DRAWN_RULESETS, FRAME_SHAPE, board_image, check_drawable
 from hoity_env.wrappers import SingleAgentEnv
 from hoity_env.wrappers.frames import FrameRecorder
 

@@ -29,9 +29,9 @@ import torch
 from test_learn_hardening import ITERATION, TINY, one_error_line
 
 from hoity_env.learning import load_policy
-from hoity_env.learning.cli import main as learn_main
-from hoity_env.learning.folder import RunFolder
-from hoity_env.strength.league_cli import main as league_main
+from hoity_env.cli.learn import main as learn_main
+from hoity_env.learning.runs.folder import RunFolder
+from hoity_env.cli.league import main as league_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 8  # iterations of each run
@@ -57,9 +57,9 @@ def held_mid_write(path, write, *, binary=False):
 
 files.write_atomic = held_mid_write
 if command == "learn":
-    from hoity_env.learning.cli import main
+    from hoity_env.cli.learn import main
 else:
-    from hoity_env.strength.league_cli import main
+    from hoity_env.cli.league import main
 sys.exit(main(argv))
 '''
 

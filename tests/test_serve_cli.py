@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hoity_env.replays import read_replay
-from hoity_env.serve import cli
+from hoity_env.cli import serve as cli
 from hoity_env.serve.server import make_server
 
 
@@ -28,7 +28,7 @@ def _default_sigint() -> None:
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_stop_signal_saves_the_open_games_and_exits_0(tmp_path: Path, stop: str) -> None:
     replays = tmp_path / "r"
-    command = [sys.executable, "-m", "hoity_env.serve.cli", "--port", "0", "--replays", str(replays)]
+    command = [sys.executable, "-m", "hoity_env.cli.serve", "--port", "0", "--replays", str(replays)]
     # The child gets Ctrl-C as a shell's command would: SIGINT at its default and unblocked,
     # whatever this test process inherited or was left with.
     proc = subprocess.Popen(
@@ -85,7 +85,7 @@ def test_another_address_is_served_with_a_warning_and_open_games_are_saved_on_st
         return server
 
     monkeypatch.setattr(cli, "make_server", on_loopback)
-    with caplog.at_level(logging.WARNING, logger="hoity_env.serve.cli"):
+    with caplog.at_level(logging.WARNING, logger="hoity_env.cli.serve"):
         assert cli.main(["--host", "0.0.0.0", "--replays", str(tmp_path / "r")]) == 0
     assert asked == ["0.0.0.0"]
     assert any("not only here" in r.getMessage() for r in caplog.records)

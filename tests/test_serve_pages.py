@@ -18,7 +18,7 @@ from helpers import ROOT
 from serve_client import ok, request, serving
 
 from hoity_env.agents import make
-from hoity_env.agents.population import named_population, read_population
+from hoity_env.agents.policies.population import named_population, read_population
 from hoity_env.serve import ServeSettings
 from hoity_env.serve.page import CARD_CODES
 

@@ -26,10 +26,10 @@ from typing import Any
 import pytest
 from helpers import FAST_TINY, ROOT, tiny_training
 
-from hoity_env.agents.content import content_hash
-from hoity_env.agents.population import Member, write_population
+from hoity_env.agents.policies.content import content_hash
+from hoity_env.agents.policies.population import Member, write_population
 from hoity_env.engine.errors import ConfigError
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation.reports.output import LOCK_FILE
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.strength import ExploitResult, Sweep, SweepResult, exploitability, exploitability_sweep, ladder
@@ -247,7 +247,7 @@ def test_sigterm_during_any_command_removes_the_lock(
         os.kill(os.getpid(), signal.SIGTERM)
         raise AssertionError("SIGTERM did not stop the command")
 
-    monkeypatch.setattr("hoity_env.evaluation.cli.run", terminated)
+    monkeypatch.setattr("hoity_env.cli.evaluate.run", terminated)
     assert main(["--agents", "random,random", "--games", "4", "--out", str(out)]) == 143
     assert "terminated" in capsys.readouterr().err and list(out.iterdir()) == []
 

@@ -101,7 +101,7 @@ def test_a_bar_cleared_below_the_fair_share_is_flagged_as_a_weak_estimate() -> N
 
 
 def test_runs_that_measured_another_agent_are_superseded_and_measured_again(tmp_path: Path) -> None:
-    from hoity_env.agents.content import content_hash
+    from hoity_env.agents.policies.content import content_hash
 
     now = content_hash(tables.TARGET, rules="standard", num_players=2)
     current = {**_exploit("standard/2", "strong", 0, tables.SHORT, 0.7), "target_hash": now}

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from threadpoolctl import threadpool_limits
 
-from hoity_env import eval_cli
+from hoity_env.cli import eval as eval_cli
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import MatchSettings, chunks
-from hoity_env.evaluation import cli as match_cli
+from hoity_env.cli import evaluate as match_cli
 from hoity_env.evaluation.workers import run_in_order
-from hoity_env.learning import cli as learn_cli
+from hoity_env.cli import learn as learn_cli
 from hoity_env.threads import blas_threads, limit_blas
 
 
@@ -48,7 +48,7 @@ def test_importing_the_library_leaves_numpys_threads_alone() -> None:
         "from threadpoolctl import threadpool_limits, threadpool_info\n"
         "import numpy\n"
         "threadpool_limits(limits=2, user_api='blas')\n"
-        "import hoity_env, hoity_env.agents, hoity_env.evaluation, hoity_env.cli_args, hoity_env.eval_cli\n"
+        "import hoity_env, hoity_env.agents, hoity_env.evaluation, hoity_env.cli.args, hoity_env.cli.eval\n"
         "hoity_env.agents.make('champion').act_batch\n"
         "print(sorted({lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'}))\n"
     )
@@ -133,8 +133,7 @@ def test_hoity_learn_trains_under_its_flag(
 
 
 def test_hoity_play_plays_under_its_flag(two_threads: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hoity_env.play import cli as play_cli
-
+    from hoity_env.cli import play as play_cli
     seen: list[list[int]] = []
     monkeypatch.setattr(play_cli, "play", lambda *args, **kwargs: seen.append(sorted(set(blas_threads()))))
     assert play_cli.main(["--opponents", "random"]) == 0
@@ -145,8 +144,7 @@ def test_hoity_play_plays_under_its_flag(two_threads: None, monkeypatch: pytest.
 def test_hoity_serve_serves_under_its_flag(
     two_threads: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    from hoity_env.serve import cli as serve_cli
-
+    from hoity_env.cli import serve as serve_cli
     seen: list[list[int]] = []
 
     class Server:

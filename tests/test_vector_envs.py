@@ -16,7 +16,7 @@ import pytest
 import hoity_env
 from hoity_env.agents import make
 from hoity_env.engine.errors import ConfigError, IllegalActionError
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 from hoity_env.wrappers.vector_env import HoityVsBotsVectorEnv
 

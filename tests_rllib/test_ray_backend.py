@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 import ray
 
-from hoity_env.eval_cli import main
+from hoity_env.cli.eval import main
 from hoity_env.evaluation.harness import evaluate, play_tables
 from hoity_env.evaluation.ray_backend import ray_session, run_on_ray
 from hoity_env.evaluation.tournament import tournament

@@ -1,6 +1,6 @@
 """RLlib: the env adapter, the masked module, a 2-iteration run and its saved module as an agent spec.
 
-Needs the ``rllib`` extra (``hoity_env.integrations.rllib``, ``training/rllib_ppo.py``).
+Needs the ``rllib`` extra (``hoity_env.integrations.rllib.env``, ``training/rllib_ppo.py``).
 Not in ``tests/``: ray[rllib] 2.60 pins gymnasium 1.2.2 and weighs ~1.8 GB, so it lives in
 a virtual environment of its own and ``training/rllib_check.sh`` runs these tests there.
 """
@@ -19,9 +19,9 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from hoity_env import ConfigError
 from hoity_env.agents import make
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.evaluation.harness import evaluate
-from hoity_env.integrations.rllib import HoityRLlibEnv, MaskedPPOModule, RLlibAgent
+from hoity_env.integrations.rllib.env import HoityRLlibEnv, MaskedPPOModule, RLlibAgent
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,8 +26,8 @@ from ray.rllib.core.columns import Columns
 
 from hoity_env import ConfigError
 from hoity_env.agents import make
-from hoity_env.integrations.rllib import MAIN, HoityRLlibEnv, RLlibAgent
-from hoity_env.integrations.rllib_league import LeagueMapping, ScriptedBotModule, WinRateGate
+from hoity_env.integrations.rllib.env import MAIN, HoityRLlibEnv, RLlibAgent
+from hoity_env.integrations.rllib.league import LeagueMapping, ScriptedBotModule, WinRateGate
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "training" / "rllib_ppo.py"

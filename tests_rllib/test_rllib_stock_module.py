@@ -17,7 +17,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from hoity_env.integrations.rllib import HoityRLlibEnv
+from hoity_env.integrations.rllib.env import HoityRLlibEnv
 
 
 def _module(env: HoityRLlibEnv) -> ActionMaskingTorchRLModule:

@@ -49,7 +49,7 @@ from hoity_env.evaluation import AgentStats
 from hoity_env.files import write_atomically
 from hoity_env.learning import Learner, LearnerSettings, load_policy
 from hoity_env.learning.checkpoint import policy_bytes
-from hoity_env.learning.runs import load_learner, stop_on_signals
+from hoity_env.learning.runs.session import load_learner, stop_on_signals
 
 RECIPE_TO_LEARNER = {
     "n_steps": "rollout_steps",

@@ -24,6 +24,6 @@ for runners in 0 2; do
         --env-runners "$runners" --gate-every 1 --gate-threshold 0 --league-dir "$league/$runners"
 done
 eval_args=(--agents expert,collector,random,random --games 400 --seed 1 --no-progress)
-"$VENV/bin/python" -m hoity_env.eval_cli "${eval_args[@]}" >"$league/local.md"
-"$VENV/bin/python" -m hoity_env.eval_cli "${eval_args[@]}" --backend ray >"$league/ray.md"
+"$VENV/bin/python" -m hoity_env.cli.eval "${eval_args[@]}" >"$league/local.md"
+"$VENV/bin/python" -m hoity_env.cli.eval "${eval_args[@]}" --backend ray >"$league/ray.md"
 cmp "$league/local.md" "$league/ray.md" && echo "hoity-eval --backend ray: the same table as local, 400 games"

@@ -18,9 +18,9 @@ Modes:
   copy of ``main`` joins the league (RLlib ``add_module``, never trained: only
   ``main`` is in ``policies_to_train``) and is saved as ``LEAGUE_DIR/main_vN``, a
   ``rllib:PATH`` agent spec like any other.  ``LEAGUE_DIR/league.json`` lists the
-  league and every gate's scores.  How and why: :mod:`hoity_env.integrations.rllib_league`.
+  league and every gate's scores.  How and why: :mod:`hoity_env.integrations.rllib.league`.
 
-Our pieces are in :mod:`hoity_env.integrations.rllib`: ``HoityRLlibEnv`` (a thin
+Our pieces are in :mod:`hoity_env.integrations.rllib.env`: ``HoityRLlibEnv`` (a thin
 ``MultiAgentEnv``, ``illegal_action="raise"``: one illegal action stops the run) and
 ``MaskedPPOModule`` (RLlib's PPO module reading our observation dict, mask applied to
 the logits).  A saved run plays in the harness as ``rllib:PATH`` without starting Ray.
@@ -52,8 +52,8 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate_tables
 from hoity_env.evaluation.ray_backend import BACKENDS, check_reachable
 from hoity_env.files import fresh_folder, write_atomically
-from hoity_env.integrations.rllib import MAIN, SHARED, HoityRLlibEnv, MaskedPPOModule
-from hoity_env.integrations.rllib_league import (
+from hoity_env.integrations.rllib.env import MAIN, SHARED, HoityRLlibEnv, MaskedPPOModule
+from hoity_env.integrations.rllib.league import (
     DEFAULT_BOTS,
     LeagueMapping,
     ScriptedBotModule,

@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.evaluation.stats import wilson_interval
 
 

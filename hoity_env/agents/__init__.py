@@ -9,17 +9,17 @@
   our trained policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
   and played without torch, by sampling
   (greedily with ``-greedy``), each at the tables (rules, player count) it is registered at;
-  see :mod:`hoity_env.agents.named` and :mod:`hoity_env.agents.registry`;
+  see :mod:`hoity_env.agents.policies.named` and :mod:`hoity_env.agents.policies.registry`;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
-  memory of the game plays as a :class:`~hoity_env.agents.history_agent.HistoryAgent`;
-* ``npz:PATH``: numpy weights written by ``python -m hoity_env.agents.export`` (the format
+  memory of the game plays as a :class:`~hoity_env.agents.policies.history_agent.HistoryAgent`;
+* ``npz:PATH``: numpy weights written by ``python -m hoity_env.agents.policies.export`` (the format
   of the shipped policies), played by sampling without torch; a plain ``.npz`` read without
   pickles, so safe to load from anywhere;
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
-  manifest, one member drawn per game (:mod:`hoity_env.agents.population`);
+  manifest, one member drawn per game (:mod:`hoity_env.agents.policies.population`);
   ``champion-mix`` is such a mixture shipped in the package (``champion``, ``champion-v1``
   and ``champion-v3``, equal weights), played by sampling, without torch.
 
@@ -30,33 +30,36 @@ masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from hoity_env.agents.base import Agent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
-from hoity_env.agents.expert import ExpertAgent
-from hoity_env.agents.expert_v1 import ExpertV1Agent
-from hoity_env.agents.history_agent import HistoryAgent
-from hoity_env.agents.mlp_policy import load_policy
-from hoity_env.agents.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
-from hoity_env.agents.policy import PolicyAgent
-from hoity_env.agents.population import (
+from hoity_env.agents.bots.expert import ExpertAgent
+from hoity_env.agents.bots.expert_v1 import ExpertV1Agent
+from hoity_env.agents.policies.history_agent import HistoryAgent
+from hoity_env.agents.policies.mlp import load_policy
+from hoity_env.agents.policies.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
+from hoity_env.agents.policies.sb3 import PolicyAgent
+from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     POPULATION_PREFIX,
     PopulationAgent,
     named_population,
     write_population,
 )
-from hoity_env.agents.random_agent import RandomAgent
-from hoity_env.agents.scripted import CollectorAgent, DetectiveAgent, ThiefAgent
+from hoity_env.agents.bots.random import RandomAgent
+from hoity_env.agents.bots.styles import CollectorAgent, DetectiveAgent, ThiefAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
-from hoity_env.agents.zoo import AGENT_NAMES, SCRIPTED
+from hoity_env.agents.bots.zoo import AGENT_NAMES, SCRIPTED
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hoity_env.agents.rllib import RLlibAgent
+    from hoity_env.integrations.rllib.agent import RLlibAgent
 
+RLLIB_AGENT_MODULE = "hoity_env.integrations.rllib.agent"
+"""Where ``rllib:PATH`` agents come from, imported only when one is asked for."""
 POLICY_PREFIXES = ("ppo:", "ppo-sample:")
 SPEC_FORMS = (
     f"{', '.join(AGENT_NAMES + NAMED_AGENTS + NAMED_POPULATIONS)}, "
@@ -64,7 +67,7 @@ SPEC_FORMS = (
 )
 """Every form of agent spec, for help texts and errors."""
 NPZ_PREFIX = "npz:"
-"""An exported policy's numpy weights (:mod:`hoity_env.agents.export`), played by sampling."""
+"""An exported policy's numpy weights (:mod:`hoity_env.agents.policies.export`), played by sampling."""
 _EXAMPLES = {
     POPULATION_PREFIX: ("manifest", "runs/league/population.json"),
     NPZ_PREFIX: ("weights file", "runs/policy.npz"),
@@ -136,13 +139,14 @@ def make(
 
 def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actions: int | None) -> RLlibAgent:
     """A module saved by ``training/rllib_ppo.py --save``; needs the ``rllib`` extra, not a running Ray."""
-    try:
-        from hoity_env.agents.rllib import RLlibAgent
+    try:  # by import path: the RLlib adapter sits above the agents (docs/design.md, the layout)
+        agent_class = importlib.import_module(RLLIB_AGENT_MODULE).RLlibAgent
     except ImportError as exc:
         raise ConfigError(
             "rllib:PATH agents need the rllib extra: pip install torch==2.13.0 && pip install -e '.[rllib]'"
         ) from exc
-    return RLlibAgent(path, seed=seed, num_players=num_players, num_actions=num_actions)
+    agent: RLlibAgent = agent_class(path, seed=seed, num_players=num_players, num_actions=num_actions)
+    return agent
 
 
 __all__ = [

@@ -19,7 +19,7 @@ import numpy as np
 from hoity_env.agents.batch import BatchAgent, GeneratorAgent, check_batch
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, num_players_of
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.batched.numba_kernels import resolve_accelerator
+from hoity_env.engine.standard.kernels import resolve_accelerator
 
 __all__ = [
     "AUCTION",
@@ -61,7 +61,7 @@ class SeededAgent(GeneratorAgent):
     checks the input and draws the uniforms, ``act`` is ``act_batch`` at ``B = 1``.
 
     ``accelerator`` (``"auto"``, ``"numpy"``, ``"numba"``) says whether a built-in
-    style decides through its compiled twin (:mod:`hoity_env.agents.numba_styles`,
+    style decides through its compiled twin (:mod:`hoity_env.agents.bots.styles_kernels`,
     the ``fast`` extra; ``"auto"``: when numba is installed).  Both choose the same
     actions from the same draws; the numpy rule is the reference.
     """

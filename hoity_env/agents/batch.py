@@ -13,7 +13,7 @@ numbers as ``B`` successive ``(1, K)`` calls, an agent deciding rows one by one
 and a twin deciding them as one batch (same seed) choose the same actions.
 
 **Game hooks** (optional): an agent whose play depends on which game a row is
-from (a population, :mod:`hoity_env.agents.population`, draws one member per
+from (a population, :mod:`hoity_env.agents.policies.population`, draws one member per
 game) also has ``start_games(games, seeds=None)`` and ``act_games(games,
 observations, masks, checked=False)``.  Loops that batch the rows of many games
 (the batched harness, the batched vs-bots env, the fast learner's seats) call
@@ -67,7 +67,7 @@ class GeneratorAgent(ABC):
     """What every built-in agent shares: a generator of its own, and ``act`` as ``act_batch`` at B = 1.
 
     Scripted styles (:class:`~hoity_env.agents.base.SeededAgent`) and saved policies
-    (:class:`~hoity_env.agents.policy.DistributionAgent`) decide batches; deciding one
+    (:class:`~hoity_env.agents.policies.sb3.DistributionAgent`) decide batches; deciding one
     seat through the same batched rule keeps the two paths' actions identical.
     """
 

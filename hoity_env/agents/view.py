@@ -2,7 +2,7 @@
 
 Scripted agents decide from the observation only (docs/design.md §3), so every
 field they use is decoded here, from the layout in
-:mod:`hoity_env.environment.observation`.  :class:`BatchObservationView` reads a
+:mod:`hoity_env.engine.standard.observation`.  :class:`BatchObservationView` reads a
 ``(B, D)`` batch (rows may come from different games and phases; one player
 count per batch, since ``D`` depends on it) and returns arrays with a leading
 batch axis; :class:`ObservationView` is the same decoder at ``B = 1`` returning
@@ -19,8 +19,8 @@ import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import HoityError
-from hoity_env.environment.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
-from hoity_env.environment.observation_original import original_obs_dim
+from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
+from hoity_env.engine.original.observation import original_obs_dim
 
 __all__ = [
     "AgentInputError",
@@ -78,7 +78,7 @@ class SeatFields(ABC):
     A view says where its fields are (:meth:`glob`, :meth:`players`); the phase,
     the track positions and the revealed locations are read the same way from the
     standard observation (:class:`BatchObservationView`) and the original one
-    (:class:`~hoity_env.agents.original.OriginalView`).
+    (:class:`~hoity_env.agents.bots.original_rows.OriginalView`).
     """
 
     __slots__ = ()

@@ -8,7 +8,7 @@ from pettingzoo.utils.env import AECEnv
 
 from hoity_env.environment import aec
 from hoity_env.environment.codec import ActionCodec
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 
 
 def parallel_env(**kwargs: Any) -> HoityParallelEnv:

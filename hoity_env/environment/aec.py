@@ -19,7 +19,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from hoity_env.engine.errors import IllegalActionError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 
 
 def _before_reset(call: str) -> IllegalActionError:

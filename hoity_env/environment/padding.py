@@ -3,7 +3,7 @@
 Why: an observation's length depends on the player count (``21 + 24 n`` standard,
 ``33 + 27 n + 4 n²`` original), so a network trained on one count cannot read another's.
 The padded layout holds every value of the env's observation of an ``n``-player game
-(:mod:`~hoity_env.environment.observation`, :mod:`~hoity_env.environment.observation_original`)
+(:mod:`~hoity_env.engine.standard.observation`, :mod:`~hoity_env.engine.original.observation`)
 at a place that does not depend on ``n``, so one network plays 2 to 6 players:
 
 * the same global fields and the observer's own fields, where the env puts them;
@@ -31,8 +31,8 @@ import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
-from hoity_env.environment.observation_original import original_field_widths
+from hoity_env.engine.standard.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
+from hoity_env.engine.original.observation import original_field_widths
 
 __all__ = [
     "MAX_SEATS",

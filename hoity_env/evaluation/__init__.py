@@ -9,7 +9,7 @@
 * how the games are played is one :class:`MatchSettings` (players, games, seed, rules,
   workers, engine, backend, address, progress, records), or its fields as keywords;
 * results are dataclasses with JSON, CSV, Markdown and PNG forms (:mod:`hoity_env.evaluation.reports`);
-* ``hoity-eval`` (:mod:`hoity_env.eval_cli`) is the command line over it all.
+* ``hoity-eval`` (:mod:`hoity_env.cli.eval`) is the command line over it all.
 
 This package only plays games.  Measuring strength by training best responses
 (exploitability, the ladder) is :mod:`hoity_env.strength`, one layer up: nothing

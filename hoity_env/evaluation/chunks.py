@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from hoity_env.agents import Agent, make
 from hoity_env.engine.config import RulesConfig
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation.batched_match import BATCH_GAMES, play_deals_batched
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed, play_game
 from hoity_env.evaluation.progress import progress_bar

@@ -29,7 +29,7 @@ from hoity_env.agents.batch import can_act_in_batches
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.config import resolve_rules
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation.chunks import agents_for, cap_workers, clear_agents, env_for, play_chunks
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ray_backend import ray_session

@@ -24,7 +24,7 @@ import numpy as np
 from hoity_env.agents.base import Agent
 from hoity_env.engine.errors import ConfigError
 from hoity_env.engine.events import plain_fields
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation.stats import competition_ranks
 
 __all__ = ["GameRecord", "agent_seeds", "check_seed", "deal_seed", "play_game"]

@@ -21,7 +21,7 @@ One call each::
 
 Each takes ``settings=`` (a :class:`LearnerSettings` whose other fields are kept) and
 ``run_dir=`` (a run folder with checkpoints, progress and resume, see
-:mod:`hoity_env.learning.runs`; without it nothing is written).  The parts, one
+:mod:`hoity_env.learning.runs.session`; without it nothing is written).  The parts, one
 module each: :mod:`.settings`, :mod:`.policy` (masked categorical), :mod:`.buffer`,
 :mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`, :mod:`.update`,
 :mod:`.seats` (who plays which seat), :mod:`.loop` (the learner), :mod:`.checkpoint`,
@@ -38,7 +38,7 @@ from pathlib import Path
 from hoity_env.learning.checkpoint import load_policy, save_policy
 from hoity_env.learning.loop import Learner
 from hoity_env.learning.policy import MaskedPolicy
-from hoity_env.learning.runs import RunFolder, resume, train_in_folder
+from hoity_env.learning.runs.session import RunFolder, resume, train_in_folder
 from hoity_env.learning.settings import LearnerSettings
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from hoity_env.learning.cli import main
+from hoity_env.cli.learn import main
 
 if __name__ == "__main__":  # documentation tools import this module
     sys.exit(main())

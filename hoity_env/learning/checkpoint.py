@@ -15,9 +15,9 @@ on the env's spaces; the learner's settings go into the model's hyperparameters
 (``n_steps``, ``batch_size``, ``gamma`` …) so fine-tuning it with SB3 starts from
 comparable values.  A policy that reads padded observations (``settings.padded``) gets a
 ``hoity_env.json`` entry in the zip naming its rules and player counts
-(:mod:`hoity_env.agents.padded`), which every ``ppo:`` agent reads to pad the env's
+(:mod:`hoity_env.agents.policies.padded`), which every ``ppo:`` agent reads to pad the env's
 observations.  The learner's own resumable state (optimizer, generators,
-games in progress) is a separate file; see :mod:`hoity_env.learning.runs`.
+games in progress) is a separate file; see :mod:`hoity_env.learning.runs.session`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from hoity_env.agents.history import CHECKPOINT_KEY
-from hoity_env.agents.padded import ZIP_ENTRY, PaddedInputs
+from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.agents.policies.padded import ZIP_ENTRY, PaddedInputs
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
 from hoity_env.learning.memory import checkpoint_history
@@ -133,7 +133,7 @@ def save_policy(
 
 def load_policy(path: str | Path) -> MaskedPolicy:
     """A :class:`MaskedPolicy` from a ``MaskablePPO`` zip with an ``MlpPolicy`` (ours or SB3's)."""
-    from hoity_env.agents.policy import PolicyAgent
+    from hoity_env.agents.policies.sb3 import PolicyAgent
 
     model = PolicyAgent(path).model  # the loader every ppo: spec uses, with its clear errors
     arch = model.policy.net_arch

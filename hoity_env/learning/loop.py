@@ -2,7 +2,7 @@
 
 One :class:`Learner` owns everything a run changes: the policy and its optimizer,
 the :class:`~hoity_env.learning.tables.Tables` (per player count, a
-:class:`~hoity_env.environment.batched_env.BatchedHoityEnv` and the seating of who
+:class:`~hoity_env.environment.batched.BatchedHoityEnv` and the seating of who
 plays the other seats: one of each for a single count), the magnet, the rollout buffer
 and the generators (each seating's numpy one, the sampler's and the shuffler's torch
 ones), all seeded from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.learning.buffer import RolloutBuffer
 from hoity_env.learning.checkpoint import save_policy
 from hoity_env.learning.gae import gae

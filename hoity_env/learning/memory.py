@@ -1,7 +1,7 @@
 """The fast learner's policy input with memory: observations followed by the public history.
 
 With ``LearnerSettings.memory = K`` the policy reads, per seat, the observation and the
-seats' reveals in the ``K`` rounds before last (:class:`~hoity_env.agents.history.History`).
+seats' reveals in the ``K`` rounds before last (:class:`~hoity_env.environment.history.History`).
 :class:`PolicyInputs` tracks every row of the learner's games (one table: one player count,
 unpadded, so row ``b · n + i`` is seat ``i`` of game ``b``, the rollout buffer's layout):
 after every env step the rows of the games that ended are cleared before the next game's
@@ -9,7 +9,7 @@ first observation is taken (the batched env resets a finished game in the same s
 Without memory the inputs are the tables' rows themselves, untouched.
 
 A saved memory policy records ``K`` and the observation's length in its checkpoint
-(:data:`~hoity_env.agents.history.CHECKPOINT_KEY`, :func:`checkpoint_history`), so the
+(:data:`~hoity_env.environment.history.CHECKPOINT_KEY`, :func:`checkpoint_history`), so the
 ``ppo:``/``ppo-sample:`` agent that plays it builds the same tracker for its own games.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from hoity_env.agents.history import History, observation_layout
+from hoity_env.environment.history import History, observation_layout
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.tables import Tables
 

@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hoity_env.agents.history import MAX_MEMORY
-from hoity_env.engine.batched.numba_kernels import resolve_accelerator
+from hoity_env.environment.history import MAX_MEMORY
+from hoity_env.engine.standard.kernels import resolve_accelerator
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.rewards import REWARD_MODES
@@ -118,7 +118,7 @@ class LearnerSettings:
     """``relu`` (the default: tanh costs ~4 ns per element on CPU, a quarter of an update) or
     ``tanh`` (SB3's default, for the same network as an SB3 run)."""
     memory: int = 0
-    """Rounds of public history in the policy's input (:mod:`hoity_env.agents.history`): each
+    """Rounds of public history in the policy's input (:mod:`hoity_env.environment.history`): each
     observation followed by every seat's reveals in the ``memory`` rounds before last; 0: the
     observation alone.  Saved with the policy, so its ``ppo:`` agent tracks the same history.
     One player count, unpadded (a history's width depends on the count)."""
@@ -146,7 +146,7 @@ class LearnerSettings:
     keep_checkpoints: int = 5
     """Checkpoints a run folder keeps: after each one, all but the newest ``keep_checkpoints``
     are deleted (0: keep all).  The latest is always kept, and with it the run's end; more
-    than one leaves a fall-back when the newest is damaged (:mod:`hoity_env.learning.runs`)."""
+    than one leaves a fall-back when the newest is damaged (:mod:`hoity_env.learning.runs.session`)."""
 
     def __post_init__(self) -> None:
         _check_counts(self)

@@ -1,7 +1,7 @@
 """The learner's games: one batched env and one seating per player count, seen as one set of rows.
 
 A run at one player count (``num_players=4``) has one :class:`Table`: its
-:class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, the
+:class:`~hoity_env.environment.batched.BatchedHoityEnv`, the
 :class:`~hoity_env.learning.seats.Seating` of its seats, and its current observations and masks.
 A run at several (``num_players=(2, 3, 4, 5, 6)``) has one table per count, ``num_games`` games
 each, and :class:`Tables` lays their seats end to end as the rows of one forward pass: table ``k``
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 import numpy as np
 
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.environment.padding import Padder, padded_dim, padder, ruleset_name
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating

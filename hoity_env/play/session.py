@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from hoity_env.agents import Agent, ExpertAgent
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.state import card_text
-from hoity_env.environment.render import describe_event, render_text
+from hoity_env.environment.render.text import describe_event, render_text
 from hoity_env.play.choices import menu
 from hoity_env.replays.recorder import RecordingEnv
 

@@ -1,7 +1,7 @@
 """The HTML replay viewer: one self-contained file that steps through a game round by round.
 
 Each round's board is the same picture as ``render_mode="rgb_array"``
-(:mod:`hoity_env.environment.board_image`), embedded as a PNG data URI, with the
+(:mod:`hoity_env.environment.render.standard`), embedded as a PNG data URI, with the
 round's reveals and events in words beside it.  The page loads nothing from the
 network (no scripts, fonts or images from elsewhere) and works from a file://
 address; the arrow keys, Home/End and four buttons move between rounds.
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from hoity_env.environment.board_image import board_image
-from hoity_env.environment.render import describe_event
+from hoity_env.environment.render.standard import board_image
+from hoity_env.environment.render.text import describe_event
 from hoity_env.files import write_atomically
 from hoity_env.replays.format import Replay
 from hoity_env.replays.simulate import RoundView, rounds

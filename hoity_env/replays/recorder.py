@@ -17,7 +17,7 @@ import numpy as np
 
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.errors import IllegalActionError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.replays.format import Replay, StepRecord
 
 __all__ = ["RecordingEnv"]

@@ -9,7 +9,7 @@
 * :mod:`~hoity_env.serve.page` / :mod:`~hoity_env.serve.page_script`: the play page and the rules
   page, and the play page's script;
 * :mod:`~hoity_env.serve.server`: the HTTP side;
-* :mod:`~hoity_env.serve.cli`: the command.
+* :mod:`~hoity_env.cli.serve`: the command.
 """
 
 from __future__ import annotations

@@ -26,12 +26,12 @@ import numpy as np
 from PIL import Image
 
 from hoity_env.agents import Agent
-from hoity_env.agents.policy import DistributionAgent
-from hoity_env.agents.population import PopulationAgent
+from hoity_env.agents.policies.sb3 import DistributionAgent
+from hoity_env.agents.policies.population import PopulationAgent
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.state import card_text
-from hoity_env.environment.board_image import board_image
-from hoity_env.environment.render import describe_event, render_text
+from hoity_env.environment.render.standard import board_image
+from hoity_env.environment.render.text import describe_event, render_text
 from hoity_env.play.choices import menu
 from hoity_env.replays.recorder import RecordingEnv
 

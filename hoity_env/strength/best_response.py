@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hoity_env.agents.content import content_hash
+from hoity_env.agents.policies.content import content_hash
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.reports.rows import AgentStats
@@ -33,7 +33,7 @@ from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult
 from hoity_env.strength.training import train
 
 if TYPE_CHECKING:  # torch only when something is trained
-    from hoity_env.learning.runs import Stop
+    from hoity_env.learning.runs.session import Stop
 
 __all__ = ["IDENTITY", "STOPPED", "ResponseStopped", "exploitability_of", "identity"]
 

@@ -8,7 +8,7 @@ then ``base_2`` … when taken).  :func:`run_jobs` first **places** every job, i
 this process:
 
 * with ``reuse`` (the ladder always; ``exploit --resume``): a finished best response of the
-  same target *with the same content hash* (:func:`~hoity_env.agents.content.content_hash`:
+  same target *with the same content hash* (:func:`~hoity_env.agents.policies.content.content_hash`:
   a replaced checkpoint is a new target), budget, seed, players, rules, games and learner
   settings is read back (:func:`find_exploit`); an unfinished one (stopped, or killed) with
   the same ``response.json`` is continued in its own folder;
@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hoity_env.agents.content import content_hash
+from hoity_env.agents.policies.content import content_hash
 from hoity_env.evaluation.chunks import cap_workers
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.workers import run_in_order
@@ -176,7 +176,7 @@ def _place(job: Job, reuse: bool, taken: set[Path]) -> ExploitEntry | Path:
 
 def run_jobs(jobs: Sequence[Job], *, reuse: bool, workers: int) -> list[ExploitEntry]:
     """Each job's finished best response, in job order (see the module docstring)."""
-    from hoity_env.learning.runs import stop_on_signals
+    from hoity_env.learning.runs.session import stop_on_signals
 
     taken: set[Path] = set()
     placed = [_place(job, reuse, taken) for job in jobs]
@@ -225,7 +225,7 @@ def _in_worker(match: MatchSettings) -> MatchSettings:
 
 def _train_in_worker(task: _Task) -> ExploitEntry | _Stopped:
     """One job in a worker process; SIGTERM (forwarded by the parent) stops it with a checkpoint."""
-    from hoity_env.learning.runs import stop_on_signals
+    from hoity_env.learning.runs.session import stop_on_signals
 
     job, folder = task.job, task.folder
     with stop_on_signals(signals=(signal.SIGTERM,)) as stop:

@@ -8,7 +8,7 @@ learner of the reference recipes).  The fast learner's settings start from a nam
 **preset**: :data:`STRONG_SETTINGS` (``"strong"``, the default: chosen for strength at
 2M learner steps) or :data:`FAST_SETTINGS` (``"fast"``: chosen for speed, what the
 league's exploiters use); its ``memory`` setting adds rounds of public history to the
-policy's input (:mod:`hoity_env.agents.history`).  A best response's **estimator** is
+policy's input (:mod:`hoity_env.environment.history`).  A best response's **estimator** is
 its learner, settings and memory: reports name all three beside the seed and budget.
 :class:`BestResponse` holds everything about that training which is not how the
 evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hoity_env.agents.policy import TRAIN_EXTRA
+from hoity_env.agents.policies.sb3 import TRAIN_EXTRA
 from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs

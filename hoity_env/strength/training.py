@@ -2,7 +2,7 @@
 
 :func:`train` runs the learner a :class:`~hoity_env.strength.response.BestResponse` names
 for its budget (rounded up to whole rollouts), calling ``point`` at each learning-curve
-mark, and looks at ``stop`` (a :class:`~hoity_env.learning.runs.Stop`, set by a signal)
+mark, and looks at ``stop`` (a :class:`~hoity_env.learning.runs.session.Stop`, set by a signal)
 as it goes:
 
 * the **fast learner** stops after the iteration in progress and saves everything it
@@ -34,7 +34,7 @@ from hoity_env.files import write_atomic, write_atomically
 from hoity_env.strength.response import BestResponse, fast_learner_settings, maskable_ppo
 
 if TYPE_CHECKING:  # torch only when something is trained
-    from hoity_env.learning.runs import Stop
+    from hoity_env.learning.runs.session import Stop
 
 __all__ = ["Point", "Trained", "rollout_of", "train"]
 
@@ -104,7 +104,7 @@ def _train_fast(plan: _Plan, point: Point, stop: Stop | None, resume: Path | Non
     import torch
 
     from hoity_env.learning import Learner
-    from hoity_env.learning.runs import load_learner
+    from hoity_env.learning.runs.session import load_learner
 
     ppo, settings, total = plan.response.ppo, plan.settings, plan.total
     assert ppo is not None

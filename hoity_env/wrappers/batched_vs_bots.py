@@ -1,7 +1,7 @@
 """One learner seat per game against batched bots, for N games at once (docs/design.md §4).
 
 :class:`BatchedVsBots` is the batched twin of :class:`~hoity_env.wrappers.SingleAgentEnv`:
-N games of :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, in each a learner
+N games of :class:`~hoity_env.environment.batched.BatchedHoityEnv`, in each a learner
 seat (fixed, or drawn every episode) and opponents (fixed agents, or drawn from a
 pool every episode).  Every opponent decides for all the seats it plays in all N
 games with one ``act_batch`` call, so a step costs a handful of array operations
@@ -27,7 +27,7 @@ from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.inputs import check_action_array, check_open, check_seed
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
     AgentLike,
@@ -49,7 +49,7 @@ class BatchedVsBots:
         opponent_pool: specs/agents to draw opponents from when ``opponents`` is None.
         learner_seat: a fixed seat, or ``None`` to draw the seat every episode.
         accelerator: the batched engine's implementation (``"auto"``, ``"numpy"``, ``"numba"``;
-            see :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`).
+            see :class:`~hoity_env.environment.batched.BatchedHoityEnv`).
     """
 
     def __init__(

@@ -17,7 +17,7 @@ import numpy as np
 from PIL import Image
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.files import write_atomically
 
 __all__ = ["FrameRecorder"]

@@ -31,7 +31,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.environment.batched_env import BatchedHoityEnv
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 
 
@@ -132,7 +132,7 @@ class HoityVsBotsSB3VecEnv(_BatchedSB3Base):
 
 class HoitySharedSB3VecEnv(_BatchedSB3Base):
     """Parameter sharing: env ``g * n + i`` is seat ``i`` of game ``g`` (arguments of
-    :class:`~hoity_env.environment.batched_env.BatchedHoityEnv`, with ``num_games``)."""
+    :class:`~hoity_env.environment.batched.BatchedHoityEnv`, with ``num_games``)."""
 
     def __init__(self, num_games: int = 16, **kwargs: Any) -> None:
         self.env = BatchedHoityEnv(num_envs=num_games, **kwargs)

@@ -21,7 +21,7 @@ from hoity_env.agents import Agent
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import IllegalActionError
 from hoity_env.engine.inputs import check_seed
-from hoity_env.environment.parallel_env import HoityParallelEnv
+from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.wrappers.opponents import (
     DEFAULT_POOL,
     AgentLike,

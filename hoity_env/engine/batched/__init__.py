@@ -17,8 +17,8 @@ Both paths are held equal to the one-game engines by differential tests
 
 from __future__ import annotations
 
-from hoity_env.engine.batched.game import BATCHED_RULESETS, BatchedGame
-from hoity_env.engine.batched.original_game import OriginalBatchedGame
+from hoity_env.engine.standard.batched import BATCHED_RULESETS, BatchedGame
+from hoity_env.engine.original.batched import OriginalBatchedGame
 from hoity_env.engine.batched.state import BatchState
 
 __all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame", "OriginalBatchedGame"]

@@ -1,0 +1,1 @@
+"""The scripted players: random, the styles, the experts (docs/agents.md)."""

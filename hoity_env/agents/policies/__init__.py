@@ -1,0 +1,1 @@
+"""Saved policies as agents: numpy and SB3 weights, named agents, populations (docs/agents.md)."""

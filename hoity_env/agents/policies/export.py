@@ -1,0 +1,264 @@
+"""Export a ``MaskablePPO`` checkpoint's policy to the plain-numpy ``.npz`` format (needs the train extra).
+
+Only what acting needs is kept: the actor MLP and the action head of SB3's
+``MlpPolicy`` (the value network, optimizer state and ``ortho_init`` play no
+part in choosing actions).  A checkpoint whose policy is anything else (a
+custom features extractor, an unknown activation) is refused, so an export is
+never silently wrong.  The command line::
+
+    python -m hoity_env.agents.policies.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
+    python -m hoity_env.agents.policies.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
+    python -m hoity_env.agents.policies.export --population RUN/population.json OUT_DIR
+
+must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
+``.npz`` of ``registry.json`` from the checkpoint listed beside it).  A padded checkpoint
+(the fast learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip)
+exports as a padded policy that plays every count it was trained on.
+
+``--population`` exports a league's ``population.json`` (:func:`export_population`): each
+``ppo-sample:`` member to an ``.npz`` in ``OUT_DIR`` and a manifest beside them whose members
+are ``npz:`` specs, so the mixture plays without torch (how a per-table ``champion-mix`` is
+shipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.agents.policies.mlp import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
+from hoity_env.agents.policies.named import MODELS
+from hoity_env.agents.policies.padded import read_zip_entry
+from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint
+from hoity_env.engine.errors import ConfigError
+
+__all__ = ["export_checkpoint", "export_population", "main", "policy_layers", "shipped_path"]
+
+LOG = logging.getLogger(__name__)
+
+_ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu"}
+
+
+def shipped_path(model: str) -> Path:
+    """Where the package keeps the shipped model ``model`` (in this checkout)."""
+    return Path(__file__).parent / "models" / f"{model}.npz"
+
+
+def policy_layers(model: Any) -> tuple[list[np.ndarray], list[np.ndarray], str]:
+    """The actor's ``(weights, biases, activation)`` of a loaded ``MaskablePPO`` model, float32."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = model.policy
+    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+        raise ConfigError(f"only a flat features extractor exports, not {type(policy.features_extractor)}")
+    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    linear = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    others = {type(m).__name__ for m in modules if not isinstance(m, torch.nn.Linear)}
+    kinds = [isinstance(m, torch.nn.Linear) for m in modules]
+    alternating = kinds == [True, False] * (len(linear) - 1) + [True]
+    if not alternating or len(others) > 1 or not others <= set(_ACTIVATION_NAMES):
+        raise ConfigError(
+            f"the policy net must alternate Linear and one of {', '.join(_ACTIVATION_NAMES)}, "
+            f"got {[type(m).__name__ for m in modules]}"
+        )
+    activation = _ACTIVATION_NAMES[others.pop()] if others else next(iter(ACTIVATIONS))
+    weights = [m.weight.detach().cpu().numpy().astype(np.float32) for m in linear]
+    biases = [m.bias.detach().cpu().numpy().astype(np.float32) for m in linear]
+    return weights, biases, activation
+
+
+def export_checkpoint(
+    checkpoint: str | Path,
+    out: str | Path,
+    *,
+    name: str | None = None,
+    rules: str | None = None,
+    training_args: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``checkpoint``'s policy to ``out`` (atomically); returns ``out``.
+
+    ``training_args`` default to the ``args.json`` beside the checkpoint (the
+    training recipes write one), or the fast learner's ``settings.json`` of its run folder,
+    and ``rules`` to their ``rules`` (else ``standard``, the only preset before there were
+    two).  A padded checkpoint (the fast learner's ``--players 2,3,…`` or ``--padded``)
+    exports as a padded policy (``hoity_env.mlp_policy/2``) with its own rules and counts.
+    The metadata records the checkpoint's path as given (never an absolute path: it names
+    the machine) and its sha256.
+    """
+    checkpoint = Path(checkpoint)
+    model = load_checkpoint(checkpoint)
+    if getattr(model, CHECKPOINT_KEY, None):
+        raise ConfigError(
+            f"checkpoint {checkpoint} reads rounds of history; a numpy export reads the observation alone"
+        )
+    padded = read_zip_entry(checkpoint)
+    weights, biases, activation = policy_layers(model)
+    if training_args is None:
+        training_args = _training_args(checkpoint)
+    obs_dim, num_actions = int(weights[0].shape[1]), int(weights[-1].shape[0])
+    players = check_sizes(checkpoint, obs_dim, num_actions, None, None, padded)
+    if padded is not None:  # its own record decides: the padded layout of its rules, its counts
+        if rules is not None and rules != padded.rules:
+            raise ConfigError(f"{checkpoint} was trained for the {padded.rules} rules, not {rules!r}")
+        sizes: dict[str, Any] = {"format": PADDED_FORMAT, **padded.to_dict()}
+    else:
+        sizes = {
+            "format": FORMAT,
+            "num_players": players,
+            "rules": rules or training_args.get("rules", "standard"),
+        }
+    metadata = {
+        **sizes,
+        "name": name or checkpoint.stem,
+        "obs_dim": obs_dim,
+        "num_actions": num_actions,
+        "activation": activation,
+        "hidden": [int(w.shape[0]) for w in weights[:-1]],
+        "source": {
+            "checkpoint": checkpoint.as_posix() if not checkpoint.is_absolute() else checkpoint.name,
+            "sha256": hashlib.sha256(checkpoint.read_bytes()).hexdigest(),
+            "algorithm": "sb3_contrib.MaskablePPO",
+        },
+        "training_args": training_args,
+    }
+    return save_policy(out, weights, biases, metadata)
+
+
+def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
+    """Export the population at ``manifest`` to ``out_dir``: its manifest there, each ``ppo-sample:``
+    member an ``npz:`` file beside it; returns the new manifest's path.
+
+    A member's file is named after its path in the run folder (``members/main_1019190.zip`` →
+    ``members-main_1019190.npz``), so two members never share one.  Named and scripted members
+    are kept as they are; a greedy ``ppo:`` member is refused (``npz:`` plays by sampling, as the
+    league's members do), and so is any other file spec, before anything is written; the files
+    are written in a scratch folder renamed whole at the end, so a failure leaves nothing.
+    """
+    from hoity_env.agents.policies.manifest import Member, read_population, write_population
+
+    manifest = Path(manifest)
+    members = read_population(manifest)
+    jobs: dict[int, tuple[Path, str]] = {}
+    """Member index → (its checkpoint, the ``.npz`` name it exports to)."""
+    for index, member in enumerate(members):
+        if member.spec.startswith("ppo-sample:"):
+            source = Path(member.spec[len("ppo-sample:") :])
+            stem = "-".join(source.with_suffix("").parts)
+            jobs[index] = (source if source.is_absolute() else manifest.parent / source, f"{stem}.npz")
+        elif ":" in member.spec:
+            raise ConfigError(
+                f"population {manifest}: members[{index}] is {member.spec!r}; only ppo-sample: members, "
+                "named and scripted agents export (an npz: member plays by sampling)"
+            )
+    if len({name for _, name in jobs.values()}) != len(jobs):
+        raise ConfigError(f"population {manifest}: two members export to the same file name")
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        raise ConfigError(f"{out_dir} exists; export a population to a new folder (nothing is replaced)")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    renamed: list[Member] = []
+    with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{out_dir.name}.") as scratch:
+        for index, member in enumerate(members):  # into a scratch folder, renamed whole
+            if index in jobs:
+                source, name = jobs[index]
+                export_checkpoint(source, Path(scratch) / name, name=name[: -len(".npz")])
+                member = Member(f"npz:{name}", member.weight, member.origin)
+            renamed.append(member)
+        write_population(Path(scratch) / "population.json", renamed)
+        Path(scratch).rename(out_dir)
+        Path(scratch).mkdir()  # for the context manager's clean-up
+    return out_dir / "population.json"
+
+
+def _training_args(checkpoint: Path) -> dict[str, Any]:
+    """The training recipe's ``args.json`` beside ``checkpoint``, or a fast-learner run's
+    ``settings.json`` (``policy.zip`` sits in the run folder, checkpoints one folder down); else {}."""
+    run = "settings.json"  # hoity_env.learning.runs.session.SETTINGS (the learning layer sits above this one)
+    for beside in (checkpoint.parent / "args.json", checkpoint.parent / run, checkpoint.parent.parent / run):
+        if beside.is_file():
+            data = json.loads(beside.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def _shipped_name(model: str) -> str:
+    """The name a shipped file already records (its agent's), else the file's stem."""
+    try:
+        return str(load_policy(shipped_path(model)).metadata.get("name", model))
+    except ConfigError:  # missing or unreadable: it is being written afresh
+        return model
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
+    p = argparse.ArgumentParser(
+        prog="python -m hoity_env.agents.policies.export",
+        description="Export a MaskablePPO checkpoint's policy to numpy weights (.npz), which play "
+        "without torch.",
+    )
+    p.add_argument("checkpoint", nargs="?", type=Path, help="the MaskablePPO .zip to export")
+    p.add_argument("out", nargs="?", type=Path, help="the .npz to write (replaced atomically)")
+    p.add_argument(
+        "--name", default=None, help="the policy's name in the metadata (default: the file's stem)"
+    )
+    p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
+    p.add_argument(
+        "--population",
+        type=Path,
+        default=None,
+        metavar="MANIFEST",
+        help="export this population.json (its ppo-sample: members) to the folder OUT: npz: members",
+    )
+    p.add_argument(
+        "--shipped",
+        action="store_true",
+        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints (registry.json)",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.population is not None:
+        if args.shipped or args.checkpoint is None or args.out is not None:
+            parser.error("give --population MANIFEST OUT_DIR")
+        try:
+            written = export_population(args.population, args.checkpoint)
+        except (ConfigError, OSError) as exc:
+            parser.exit(2, f"{parser.prog}: error: {exc}\n")
+        from hoity_env.agents.policies.manifest import read_population
+
+        print(f"{args.population} -> {written} ({len(read_population(written))} members)")
+        return 0
+    if args.shipped == (args.checkpoint is not None):
+        parser.error("give CHECKPOINT OUT, or --shipped alone")
+    if not args.shipped and args.out is None:
+        parser.error("OUT is required with CHECKPOINT")
+    jobs = (
+        [(Path(src), shipped_path(model), _shipped_name(model)) for model, src in MODELS.items()]
+        if args.shipped
+        else [(args.checkpoint, args.out, args.name)]
+    )
+    try:
+        for checkpoint, out, name in jobs:
+            export_checkpoint(checkpoint, out, name=name, rules=args.rules)
+            print(f"{checkpoint} -> {out} ({out.stat().st_size} bytes)")
+    except (ConfigError, OSError) as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

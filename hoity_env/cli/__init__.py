@@ -1,0 +1,1 @@
+"""The console scripts, one thin module each: argument parsing and printing only (docs/cli.md)."""

@@ -1,0 +1,330 @@
+"""``BatchedHoityEnv``: B games stepped together, every seat of every game acting (self-play).
+
+The multi-agent batched environment over the batched engine (docs/design.md §1,
+§2).  It is what the one-game parallel env is, for ``num_envs`` games at once,
+with arrays instead of dicts:
+
+==========================  =====================================================
+call                        returns
+==========================  =====================================================
+``reset(seed=None)``        ``observations [B, n, D]`` float32, ``masks [B, n, A]``
+                            int8, ``infos`` (dict of arrays)
+``step(actions [B, n])``    ``observations, masks, rewards [B, n]`` float32,
+                            ``terminated [B]``, ``truncated [B]`` bool, ``infos``
+==========================  =====================================================
+
+Row ``[b, i]`` is seat ``i`` of game ``b`` (seat-relative observation, as
+``player_i`` of the parallel env).  Games that end in a step are reset in the
+same step (*same-step autoreset*): the returned row is the first observation of
+the next game, and the last observation of the finished game is in
+``infos["final_observation"]`` (with ``final_action_mask`` and ``final_reward``),
+valid where ``infos["_final"]`` is true; the returned ``rewards``,
+``terminated`` and ``truncated`` are the finished game's.
+
+**Seeding.** ``reset(seed=s)`` seeds game slot ``k`` with ``s + k`` (as
+Gymnasium's vector envs do), and slot ``k`` then plays exactly the games that
+``parallel_env().reset(seed=s + k)`` followed by plain ``reset()`` calls plays:
+the same deals, and, for the same actions, the same observations, masks and
+rewards (the differential tests check this).  So game ``k``'s deal does not
+depend on B.
+
+**Positions.** ``reset(options={"position": ...})`` starts the games from positions
+set up by hand, as the parallel env does (:mod:`hoity_env.environment.positions`).
+
+**Limits.** ``num_envs`` is at most :data:`~hoity_env.engine.inputs.MAX_BATCH`
+(a million games); ``illegal_penalty`` must be finite; ``close()`` ends the env.
+
+**Illegal actions** follow ``illegal_action`` as in the parallel env
+(``fallback``: lowest legal index, flagged in ``infos["illegal_action"]``, one
+warning per env; ``penalize``: the same plus ``illegal_penalty``; ``raise``:
+:class:`IllegalActionError`).  Malformed input (wrong shape, non-integer dtype,
+out of range) always raises :class:`IllegalActionError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+
+from hoity_env.engine.actions import Phase
+from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine.batched.state import BatchState
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.inputs import (
+    check_action_array,
+    check_batch_size,
+    check_finite,
+    check_open,
+    check_seed,
+)
+from hoity_env.engine.standard.batch_observation import make_batch_observer
+from hoity_env.environment.joint_action import ILLEGAL_ACTION_MODES
+from hoity_env.environment.positions import played_steps, position_option, read_positions
+from hoity_env.environment.rewards import (
+    REWARD_MODES,
+    progress_shaping_batch,
+    rank_rewards_batch,
+    win_loss_batch,
+)
+
+_ACTION = int(Phase.ACTION)
+MAX_SEED = 2**63 - 1
+"""Game seeds are drawn as the parallel env draws them: ``integers(0, MAX_SEED)``."""
+
+
+class BatchedHoityEnv:
+    """``num_envs`` games of one configuration, every seat acting; see the module docstring.
+
+    Args:
+        num_envs: number of games B (>= 1).
+        num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for
+            :class:`~hoity_env.environment.parallel.HoityParallelEnv` (``max_cycles``
+            counts each game's own steps).
+        accelerator: ``"auto"`` (numba when the ``fast`` extra is installed, else numpy),
+            ``"numpy"`` or ``"numba"``: which implementation of the batched engine steps the
+            rounds.  Both give identical games (differential tests); numba is faster at small B.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        num_players: int = 4,
+        rules: str | RulesConfig = "standard",
+        reward: str = "win_loss",
+        illegal_action: str = "fallback",
+        illegal_penalty: float = -1.0,
+        max_cycles: int | None = None,
+        accelerator: str = "auto",
+    ) -> None:
+        num_envs = check_batch_size(num_envs)
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        illegal_penalty = check_finite(illegal_penalty, "illegal_penalty")
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {max_cycles!r}")
+        self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
+        self._table = self.batched.rules.ruleset == "standard"
+        """Masks are rows of the engine's mask table (standard); else whole masks are kept (original)."""
+        self.observer = make_batch_observer(self.batched)
+        self.num_envs = num_envs
+        self.num_players = self.batched.num_players
+        self.rules = self.batched.rules
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = illegal_penalty
+        self.max_cycles = max_cycles
+        self.num_actions = self.batched.num_actions
+        self.obs_dim = self.observer.obs_dim
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.obs_dim,), np.float32)
+        self.single_action_space = spaces.Discrete(self.num_actions)
+        self.state_space = spaces.Box(0.0, 1.0, (self.observer.state_dim,), np.float32)
+        self._state: BatchState | None = None
+        self._rngs: list[np.random.Generator] = []
+        self._cycles = np.zeros(num_envs, dtype=np.int64)
+        self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
+        self._masks: np.ndarray = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
+        self._warned_illegal = False
+        self._closed = False
+
+    # ---------------------------------------------------------------- layout
+    def obs_layout(self) -> dict[str, slice]:
+        """Name → slice of an observation row (the parallel env's layout)."""
+        return self.observer.obs_layout()
+
+    @property
+    def game_state(self) -> BatchState:
+        """The batch's engine state (read it; change it only through the engine)."""
+        if self._state is None:
+            raise IllegalActionError("call reset() first")
+        return self._state
+
+    # ----------------------------------------------------------------- reset
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring).
+
+        ``options={"position": p}`` starts every game from a position set up by hand
+        instead (:mod:`hoity_env.environment.positions`): ``p`` is one state dict for all
+        games, or a list of ``num_envs``, one per game.  As in the parallel env, a position
+        draws nothing from its slot's generator, and the games that follow it in a slot
+        are dealt as usual.  A bad seed, option or position raises and changes nothing.
+        """
+        check_open(self._closed)
+        if seed is not None:
+            seed = check_seed(seed)
+        position = position_option(options)
+        starts = None
+        if position is not None:
+            starts = read_positions(self.batched.game, position, self.num_envs, self.max_cycles)
+        if seed is not None or not self._rngs:
+            seeds = [None if seed is None else seed + k for k in range(self.num_envs)]
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        if starts is None:
+            self._state = self.batched.deal(self._game_seeds(range(self.num_envs)))
+            self._cycles[:] = 0
+        else:
+            self._state = self.batched.from_states(starts)
+            self._cycles[:] = [played_steps(s) for s in starts]
+        obs, masks = self._outputs(self._state)
+        infos = {"phase": self._state.phase.copy(), "illegal_action": np.zeros(masks.shape[:2], dtype=bool)}
+        return obs, masks, infos
+
+    def _game_seeds(self, slots: Any) -> list[int]:
+        return [int(self._rngs[k].integers(0, MAX_SEED)) for k in slots]
+
+    # ------------------------------------------------------------------ step
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One step of every game (see the module docstring for the outputs)."""
+        check_open(self._closed)
+        state = self._state
+        if state is None:
+            raise IllegalActionError("call reset() before step()")
+        joint, illegal = self._decode(actions)
+        before = state.positions.copy() if self.reward_mode == "progress" else None
+        acting = state.phase == _ACTION
+        self.batched.step(state, joint, validate=False)
+        self._cycles += 1
+        cut = np.zeros(self.num_envs, dtype=bool)
+        if self.max_cycles is not None:
+            cut = self._cycles >= self.max_cycles
+        terminated = state.terminated.copy()
+        truncated = (state.truncated | cut) & ~terminated
+        done = terminated | truncated
+        rewards = np.zeros(joint.shape, dtype=np.float64)
+        if done.any():
+            rewards[done] = self._final_rewards(state, done)
+        if before is not None and acting.any():
+            rewards[acting] += progress_shaping_batch(
+                before[acting], state.positions[acting], self.rules.finish
+            )
+        if self.illegal_action == "penalize":
+            rewards += np.where(illegal, self.illegal_penalty, 0.0)
+        rewards32 = rewards.astype(np.float32)
+        infos: dict[str, Any] = {"illegal_action": illegal}
+        # After a location step that ended no game only the phase and locations changed.
+        obs, masks = self._outputs(state, final=done, reuse=not acting.any() and not done.any())
+        if done.any():
+            ended = np.flatnonzero(done)
+            infos["_final"] = done
+            infos["final_observation"] = _rows_of(obs, ended)
+            infos["final_action_mask"] = _rows_of(masks, ended)
+            infos["final_reward"] = _rows_of(rewards32, ended)
+            self.batched.reset_games(state, ended, self._game_seeds(ended.tolist()))
+            self._cycles[ended] = 0
+            fresh = state.select(ended, with_rngs=False)
+            obs[ended] = self.observer.replace_games(ended, fresh)
+            if self._table:
+                rows = self.batched.mask_rows(fresh)
+                self._rows[ended] = rows
+                masks[ended] = self.batched.mask_table[rows]
+            else:
+                masks[ended] = self.batched.action_masks(fresh)
+                self._masks[ended] = masks[ended]
+        infos["phase"] = state.phase.copy()
+        return obs, masks, rewards32, terminated, truncated, infos
+
+    def _decode(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Check the joint actions; apply the illegal-action policy; never mutate the games."""
+        arr = check_action_array(actions, (self.num_envs, self.num_players))
+        out_of_range = (arr < 0) | (arr >= self.num_actions)
+        if out_of_range.any():
+            g, p = (int(v) for v in np.argwhere(out_of_range)[0])
+            raise IllegalActionError(
+                f"action {int(arr[g, p])} for player_{p} of game {g} is out of range [0, {self.num_actions})"
+            )
+        if self._table:
+            joint, illegal = self.batched.fallback(self._rows, arr)
+        else:
+            joint, illegal = self.batched.fallback_masks(self._masks, arr)
+        if illegal.any():
+            g, p = (int(v) for v in np.argwhere(illegal)[0])
+            if self.illegal_action == "raise":
+                allowed = np.flatnonzero(self._current_masks()[g, p]).tolist()
+                raise IllegalActionError(
+                    f"action {int(arr[g, p])} is illegal for player_{p} of game {g}; "
+                    f"legal actions: {allowed} ({int(illegal.sum())} illegal actions in this step)"
+                )
+            if not self._warned_illegal:
+                self._warned_illegal = True
+                warnings.warn(
+                    f"player_{p} of game {g} sent masked-out action {int(arr[g, p])}; playing the lowest "
+                    f"legal action instead (illegal_action={self.illegal_action!r}; "
+                    "infos['illegal_action'] flags each case; this warning is shown once)",
+                    stacklevel=3,
+                )
+        return joint, illegal
+
+    def _final_rewards(self, state: BatchState, done: np.ndarray) -> np.ndarray:
+        """Rewards of the step that ends each game in ``done`` (as ``final_rewards``)."""
+        if self.reward_mode == "rank":
+            return rank_rewards_batch(self.batched.rank_keys(state)[done])
+        decided = state.terminated[done]
+        return win_loss_batch(state.winners[done] & decided[:, None])
+
+    def _outputs(
+        self, state: BatchState, final: np.ndarray | None = None, *, reuse: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Observations and masks of every game; ``final`` games get location-step masks."""
+        obs = self.observer.observations(state, reuse=reuse)
+        if not self._table:
+            self._masks = self.batched.action_masks(state, location=final)
+            return obs, self._masks.copy()
+        self._rows = self.batched.mask_rows(state, location=final)
+        return obs, self.batched.mask_table[self._rows]
+
+    def _current_masks(self) -> np.ndarray:
+        """``[B, n, A]`` masks of the current step (a fresh array)."""
+        if not self._table:
+            return self._masks.copy()  # type: ignore[no-any-return]
+        return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
+
+    # --------------------------------------------------------------- extras
+    def state(self) -> np.ndarray:
+        """``[B, S]`` global states (all hands included), as the parallel env's ``state()``."""
+        return self.observer.global_states(self.game_state)
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """``[B, n]`` uniformly random legal actions for the current step (a random policy)."""
+        self.game_state  # noqa: B018  # raises before reset
+        if not self._table:
+            return self.batched.random_from_masks(self._masks, rng)
+        return self.batched.random_actions(self._rows, rng)
+
+    def action_masks(self) -> np.ndarray:
+        """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""
+        self.game_state  # noqa: B018  # raises before reset
+        return self._current_masks()
+
+    def close(self) -> None:
+        """End the env: later ``reset``/``step`` calls raise (there is nothing else to release)."""
+        self._closed = True
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedHoityEnv(num_envs={self.num_envs}, num_players={self.num_players}, "
+            f"rules={self.rules.name!r}, reward={self.reward_mode!r}, "
+            f"illegal_action={self.illegal_action!r}, accelerator={self.batched.accelerator!r})"
+        )
+
+
+def _rows_of(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A zero array shaped like ``values`` holding only its ``rows``."""
+    out = np.zeros(values.shape, dtype=values.dtype)  # calloc: untouched rows cost nothing
+    out[rows] = values[rows]
+    return out
+
+
+__all__ = ["BatchedHoityEnv"]

@@ -1,0 +1,1 @@
+"""What a spectator sees: the text render and the board pictures (Pillow)."""

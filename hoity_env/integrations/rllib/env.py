@@ -1,0 +1,62 @@
+"""RLlib (new API stack): a ``MultiAgentEnv`` adapter for training with RLlib.
+
+Needs the ``rllib`` extra (ray[rllib] 2.60, its own virtual environment: it pins
+gymnasium 1.2.2).  The classes live in the package, not in the training script,
+because RLlib pickles a module's class by its import path: a module trained by
+``training/rllib_ppo.py`` loads anywhere ``hoity_env`` is installed.
+
+* :class:`HoityRLlibEnv`: RLlib wants ``"__all__"`` in the done dicts; every seat ends
+  at once here.  Built with ``illegal_action="raise"`` unless told otherwise, so one
+  illegal action anywhere stops training: the masking is checked on every step.
+  ``{"observation_keys": "rllib"}`` in ``config`` names the observation dict's keys as RLlib's
+  own ``ActionMaskingTorchRLModule`` reads them (``observations``, ``action_mask``).
+* The masked PPO module (:class:`MaskedPPOModule`) and the saved module as an agent
+  (:class:`RLlibAgent`, spec ``rllib:PATH``) live in :mod:`hoity_env.integrations.rllib.agent`
+  and are re-exported here, where RLlib checkpoints of earlier versions find them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from hoity_env.integrations.rllib.agent import MAIN, SHARED, MaskedPPOModule, RLlibAgent, module_folder
+from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.parallel import HoityParallelEnv
+
+
+class HoityRLlibEnv(MultiAgentEnv):  # type: ignore[misc]
+    """The parallel env as RLlib's ``MultiAgentEnv``; ``config`` holds the env's keyword arguments."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        kwargs = {"illegal_action": "raise", **dict(config or {})}
+        self.env = HoityParallelEnv(**kwargs)
+        if not self.env.output_format.mask_in_observation:
+            raise ConfigError(
+                "HoityRLlibEnv needs the mask in the observation dict (action_mask='observation')"
+            )
+        self.possible_agents = list(self.env.possible_agents)
+        self.agents: list[str] = []
+        self.observation_spaces = {a: self.env.observation_space(a) for a in self.possible_agents}
+        self.action_spaces = {a: self.env.action_space(a) for a in self.possible_agents}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A new game (see :meth:`HoityParallelEnv.reset`)."""
+        obs, infos = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.env.agents)
+        return obs, infos
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
+        """One joint step; ``"__all__"`` is every seat's flag (they end together)."""
+        obs, rewards, terms, truncs, infos = self.env.step(action_dict)
+        self.agents = list(self.env.agents)
+        terms["__all__"] = all(terms.values())
+        truncs["__all__"] = all(truncs.values())
+        return obs, rewards, terms, truncs, infos
+
+
+__all__ = ["MAIN", "SHARED", "HoityRLlibEnv", "MaskedPPOModule", "RLlibAgent", "module_folder"]
