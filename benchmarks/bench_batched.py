@@ -98,8 +98,8 @@ def batched_engine_bench(batch: int, accelerator: str = "numpy", rules: str = "s
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
         from hoity_env.engine.batched import BatchedGame
-        from hoity_env.engine.standard.batch_observation import BatchObserver
         from hoity_env.engine.original.batch_observation import OriginalBatchObserver
+        from hoity_env.engine.standard.batch_observation import BatchObserver
 
         game = BatchedGame(rules, PLAYERS, accelerator=accelerator)
         observer = OriginalBatchObserver(game) if rules == "original" else BatchObserver(game)  # type: ignore[arg-type]

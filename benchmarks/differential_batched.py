@@ -45,13 +45,13 @@ import numpy as np
 
 from hoity_env.engine import Game, GameState, RulesConfig
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.original.batched_state import NO_CHECK, REGISTER
 from hoity_env.engine.config import ORIGINAL
+from hoity_env.engine.original.batch_observation import OriginalBatchObserver
+from hoity_env.engine.original.batched_state import NO_CHECK, REGISTER
+from hoity_env.engine.original.observation import OriginalObserver
 from hoity_env.engine.original.state import OriginalState
 from hoity_env.engine.standard.batch_observation import BatchObserver
-from hoity_env.engine.original.batch_observation import OriginalBatchObserver
 from hoity_env.engine.standard.observation import StandardObserver
-from hoity_env.engine.original.observation import OriginalObserver
 
 
 @dataclass

@@ -38,11 +38,11 @@ sys.path.insert(0, str(ROOT))
 
 from hoity_env.evaluation import evaluate  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
+from hoity_env.league.members import LeagueSettings  # noqa: E402
+from hoity_env.league.run import League  # noqa: E402
 from hoity_env.learning import LearnerSettings  # noqa: E402
 from hoity_env.learning.settings import parse_pool  # noqa: E402
 from hoity_env.strength import exploitability  # noqa: E402
-from hoity_env.league.run import League  # noqa: E402
-from hoity_env.league.members import LeagueSettings  # noqa: E402
 
 POOL = "self@2,expert@2,expert-v1,collector,thief,detective,random,champion-v1@2"
 MAIN = {"num_games": 512, "rollout_steps": 32, "minibatch_size": 1024, "epochs": 1, "hidden": (128, 128)}

@@ -17,8 +17,8 @@ from test_batched_agents import collect_rows
 from hoity_env.agents import AGENT_NAMES, SCRIPTED, CollectorAgent
 from hoity_env.agents.base import BID0, THIEF
 from hoity_env.agents.view import BatchObservationView
-from hoity_env.engine.standard import kernels as numba_kernels
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.standard import kernels as numba_kernels
 
 pytest.importorskip("numba")
 
@@ -90,6 +90,7 @@ def test_the_lanes_solve_each_role_game_as_numpy_does(
     # bit for bit, whichever lane a row lands in and however full the lanes are.
     from hoity_env.agents.bots import expert as expert_module
     from hoity_env.agents.bots import role_game as lanes
+
     calls: list[tuple[tuple[np.ndarray, ...], int, tuple[np.ndarray, np.ndarray]]] = []
     solve = expert_module.solve_role_game
 

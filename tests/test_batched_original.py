@@ -30,13 +30,13 @@ from test_batched_engine import arrays_of, assert_same_arrays, mid_game_states
 
 from hoity_env.engine import Game, IllegalActionError
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.original.batched import OriginalBatchedGame
-from hoity_env.engine.original.batched_state import OriginalBatchState
 from hoity_env.engine.config import ORIGINAL
 from hoity_env.engine.errors import ConfigError, StateError
-from hoity_env.engine.original.state import OriginalState
 from hoity_env.engine.original.batch_observation import OriginalBatchObserver
+from hoity_env.engine.original.batched import OriginalBatchedGame
+from hoity_env.engine.original.batched_state import OriginalBatchState
 from hoity_env.engine.original.observation import OriginalObserver
+from hoity_env.engine.original.state import OriginalState
 
 ACCELERATORS = ["numpy", "numba"]
 GAMES_PER_CONFIG = 40

@@ -19,8 +19,8 @@ import pytest
 from hoity_env.agents import make
 from hoity_env.engine import Game
 from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.standard.batch_observation import make_batch_observer
 from hoity_env.engine.original.observation import OriginalObserver
+from hoity_env.engine.standard.batch_observation import make_batch_observer
 from hoity_env.evaluation.harness import play_tables, rules_batchable
 
 SCRIPTED = ["random", "collector", "thief", "detective", "expert"]

@@ -17,8 +17,8 @@ import pytest
 import hoity_env
 from hoity_env.engine.original import OriginalState
 from hoity_env.environment.render.draw import reveal_texts
-from hoity_env.environment.render.standard import FRAME_SHAPE, board_image
 from hoity_env.environment.render.original import original_board_image
+from hoity_env.environment.render.standard import FRAME_SHAPE, board_image
 
 
 def _mid_game(num_players: int = 4, seed: int = 2, steps: int = 18) -> tuple[OriginalState, list[Any]]:

@@ -12,8 +12,8 @@ from types import ModuleType
 import pytest
 from helpers import ROOT
 
-from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.cli.eval import COMMANDS, build_parser
+from hoity_env.environment.rewards import REWARD_MODES
 
 SCRIPTS = [
     "training/train_ppo.py",

@@ -23,8 +23,8 @@ from test_rules_standard import CASTLE_CASES, END_CASES, castle_position
 import hoity_env
 from hoity_env.engine import Game, GameState, StateError
 from hoity_env.engine.actions import CASTLE, DETECTIVE, THIEF
-from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.engine.observers import make_observer
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.replays.recorder import RecordingEnv
 
 ACCELERATORS = ("numpy", "numba")

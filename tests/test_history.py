@@ -19,8 +19,8 @@ from helpers import RULESETS
 
 import hoity_env
 from hoity_env.agents import HistoryAgent, PolicyAgent, make
-from hoity_env.environment.history import REVEALED, History, history_width, observation_layout
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.history import REVEALED, History, history_width, observation_layout
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings
 

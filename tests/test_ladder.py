@@ -16,11 +16,11 @@ import pytest
 from helpers import FAST_TINY as TINY
 from helpers import tiny_training
 
+from hoity_env.cli.eval import main
+from hoity_env.cli.strength import _sweep_of, build_parser
 from hoity_env.engine import STANDARD
 from hoity_env.engine.errors import ConfigError
-from hoity_env.cli.eval import main
 from hoity_env.evaluation.match import GameRecord
-from hoity_env.cli.strength import _sweep_of, build_parser
 from hoity_env.strength.ladder import LadderResult, find_exploit, ladder, openskill_ratings
 from hoity_env.strength.response import FAST_SETTINGS, learner_settings
 from hoity_env.strength.sweep import Sweep

@@ -215,7 +215,7 @@ def test_strength_imports_nothing_from_training_or_the_cli_above_it(path: Path) 
 
 
 def test_the_hoity_eval_entry_point_sits_above_both() -> None:
-    imports = _hoity_imports(PACKAGE_DIR / "eval_cli.py")
+    imports = _hoity_imports(PACKAGE_DIR / "cli" / "eval.py")
     assert any(_under(m, "hoity_env.strength") for m in imports)
     assert any(_under(m, "hoity_env.evaluation") for m in imports)
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
+from hoity_env.cli.league import main
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.evaluation import evaluate
-from hoity_env.learning import Learner, LearnerSettings
-from hoity_env.league.run import League
-from hoity_env.cli.league import main
 from hoity_env.league.members import LeagueSettings, pfsp_factor
+from hoity_env.league.run import League
+from hoity_env.learning import Learner, LearnerSettings
 
 MAIN = LearnerSettings(
     num_games=8,

@@ -22,10 +22,10 @@ from test_learn_hardening import (
     one_error_line,
 )
 
-from hoity_env.engine.errors import ConfigError
-from hoity_env.learning import LearnerSettings, load_policy
 from hoity_env.cli.league import main
+from hoity_env.engine.errors import ConfigError
 from hoity_env.league.members import LeagueSettings
+from hoity_env.learning import LearnerSettings, load_policy
 
 
 def finished_league(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> Path:

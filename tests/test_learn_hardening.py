@@ -20,9 +20,9 @@ import pytest
 import torch
 
 from hoity_env.agents import make
+from hoity_env.cli.learn import main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.learning import Learner, LearnerSettings, load_policy
-from hoity_env.cli.learn import main
 from hoity_env.learning.runs.folder import RunFolder
 from hoity_env.learning.runs.session import new_run
 
@@ -299,9 +299,9 @@ def test_a_full_disk_is_one_error_line_and_leaves_nothing_half_written(
 def test_each_command_refuses_the_others_run_folders_by_their_kind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hoity_env.league.run import League
     from hoity_env.cli.league import main as league_main
     from hoity_env.league.members import LeagueSettings
+    from hoity_env.league.run import League
 
     settings = LearnerSettings(num_games=4, rollout_steps=4, minibatch_size=16, hidden=(8, 8))
     learn, _ = new_run(settings, tmp_path / "learn")

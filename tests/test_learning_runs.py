@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from hoity_env.agents import PolicyAgent, make
+from hoity_env.cli.learn import build_parser, main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, best_response, load_policy, resume, train
-from hoity_env.cli.learn import build_parser, main
 
 TINY = LearnerSettings(
     num_games=4,

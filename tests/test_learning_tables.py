@@ -24,12 +24,12 @@ from helpers import ROOT
 from hoity_env.agents import AgentInputError, PolicyAgent, make
 from hoity_env.agents.policies.export import export_checkpoint
 from hoity_env.agents.policies.mlp import PADDED_FORMAT, load_policy
+from hoity_env.cli.learn import main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.padding import padder
 from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, resume, train
-from hoity_env.cli.learn import main
 from hoity_env.learning.settings import parse_counts
 
 TINY = LearnerSettings(
@@ -199,7 +199,7 @@ def test_a_padded_policy_exports_to_numpy_with_the_same_logits(
 
 def test_cli_trains_several_counts_and_refuses_bad_ones(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "hoity_env.learning", "--players", "2,x", "--out", str(tmp_path / "bad")],
+        [sys.executable, "-m", "hoity_env.cli.learn", "--players", "2,x", "--out", str(tmp_path / "bad")],
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,10 +17,10 @@ import pytest
 from helpers import ROOT
 
 from hoity_env.agents import make
+from hoity_env.cli.play import main
 from hoity_env.engine.state import card_text
 from hoity_env.play import play
 from hoity_env.play.choices import menu
-from hoity_env.cli.play import main
 from hoity_env.replays import RecordingEnv, read_replay, rounds
 
 

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from hoity_env.cli.eval import main as eval_main
+from hoity_env.cli.replay import main as replay_main
 from hoity_env.engine.config import RulesConfig
 from hoity_env.environment.render.standard import board_image
-from hoity_env.cli.eval import main as eval_main
 from hoity_env.replays import (
     VERSION,
     RecordingEnv,
@@ -29,7 +30,6 @@ from hoity_env.replays import (
     resimulate,
     rounds,
 )
-from hoity_env.cli.replay import main as replay_main
 
 
 def _record(num_players: int = 3, seed: int = 0, **kwargs: Any) -> RecordingEnv:

@@ -28,10 +28,10 @@ import pytest
 import torch
 from test_learn_hardening import ITERATION, TINY, one_error_line
 
-from hoity_env.learning import load_policy
-from hoity_env.cli.learn import main as learn_main
-from hoity_env.learning.runs.folder import RunFolder
 from hoity_env.cli.league import main as league_main
+from hoity_env.cli.learn import main as learn_main
+from hoity_env.learning import load_policy
+from hoity_env.learning.runs.folder import RunFolder
 
 ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 8  # iterations of each run

@@ -22,8 +22,8 @@ from test_no_leak import face_down, hidden_cards, swap_cards
 
 from hoity_env.agents import NumpyPolicyAgent, PolicyAgent
 from hoity_env.agents.policies.sb3 import DistributionAgent
-from hoity_env.replays import read_replay
 from hoity_env.cli.replay import main as replay_main
+from hoity_env.replays import read_replay
 from hoity_env.serve import ServeSettings
 from hoity_env.serve.games import GameTable
 

@@ -18,9 +18,9 @@ from helpers import RULESETS
 from serve_client import serving
 
 from hoity_env.agents import make
+from hoity_env.cli.replay import main as replay_main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.replays import RecordingEnv, read_replay
-from hoity_env.cli.replay import main as replay_main
 from hoity_env.serve import ServeSettings
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from hoity_env.replays import read_replay
 from hoity_env.cli import serve as cli
+from hoity_env.replays import read_replay
 from hoity_env.serve.server import make_server
 
 

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from serve_client import ok, request, serving
 
+from hoity_env.cli import serve as cli
 from hoity_env.replays import read_replay
 from hoity_env.serve import ServeSettings, games
-from hoity_env.cli import serve as cli
 from hoity_env.serve import server as serve_server
 from hoity_env.serve.games import GameTable
 from hoity_env.serve.settings import TooManyGames

@@ -19,10 +19,10 @@ import pytest
 import torch
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.league.members import LeagueSettings
+from hoity_env.league.run import League
 from hoity_env.learning import LearnerSettings
 from hoity_env.learning.runs.session import new_run
-from hoity_env.league.run import League
-from hoity_env.league.members import LeagueSettings
 
 NAN, INF = math.nan, math.inf
 INTS = [NAN, INF, -INF, -1, 0, 1, 10**30, "3", None, True, 2.5]

@@ -28,8 +28,8 @@ from helpers import FAST_TINY, ROOT, tiny_training
 
 from hoity_env.agents.policies.content import content_hash
 from hoity_env.agents.policies.population import Member, write_population
-from hoity_env.engine.errors import ConfigError
 from hoity_env.cli.eval import main
+from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.reports.output import LOCK_FILE
 from hoity_env.learning import Learner, LearnerSettings
 from hoity_env.strength import ExploitResult, Sweep, SweepResult, exploitability, exploitability_sweep, ladder

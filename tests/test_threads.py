@@ -17,11 +17,11 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from hoity_env.cli import eval as eval_cli
+from hoity_env.cli import evaluate as match_cli
+from hoity_env.cli import learn as learn_cli
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import MatchSettings, chunks
-from hoity_env.cli import evaluate as match_cli
 from hoity_env.evaluation.workers import run_in_order
-from hoity_env.cli import learn as learn_cli
 from hoity_env.threads import blas_threads, limit_blas
 
 
@@ -134,6 +134,7 @@ def test_hoity_learn_trains_under_its_flag(
 
 def test_hoity_play_plays_under_its_flag(two_threads: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from hoity_env.cli import play as play_cli
+
     seen: list[list[int]] = []
     monkeypatch.setattr(play_cli, "play", lambda *args, **kwargs: seen.append(sorted(set(blas_threads()))))
     assert play_cli.main(["--opponents", "random"]) == 0
@@ -145,6 +146,7 @@ def test_hoity_serve_serves_under_its_flag(
     two_threads: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
     from hoity_env.cli import serve as serve_cli
+
     seen: list[list[int]] = []
 
     class Server:

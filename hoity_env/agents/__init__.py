@@ -31,16 +31,17 @@ masks, rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
-from hoity_env.agents.base import Agent, SeededAgent, legal_actions
+from hoity_env.agents.base import Agent, PlayingAgent, SeededAgent, legal_actions
 from hoity_env.agents.batch import BatchAgent, check_batch
 from hoity_env.agents.bots.expert import ExpertAgent
 from hoity_env.agents.bots.expert_v1 import ExpertV1Agent
+from hoity_env.agents.bots.random import RandomAgent
+from hoity_env.agents.bots.styles import CollectorAgent, DetectiveAgent, ThiefAgent
+from hoity_env.agents.bots.zoo import AGENT_NAMES, SCRIPTED
 from hoity_env.agents.policies.history_agent import HistoryAgent
 from hoity_env.agents.policies.mlp import load_policy
 from hoity_env.agents.policies.named import NAMED_AGENTS, NumpyPolicyAgent, make_named
-from hoity_env.agents.policies.sb3 import PolicyAgent
 from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     POPULATION_PREFIX,
@@ -48,15 +49,10 @@ from hoity_env.agents.policies.population import (
     named_population,
     write_population,
 )
-from hoity_env.agents.bots.random import RandomAgent
-from hoity_env.agents.bots.styles import CollectorAgent, DetectiveAgent, ThiefAgent
+from hoity_env.agents.policies.sb3 import PolicyAgent
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView
-from hoity_env.agents.bots.zoo import AGENT_NAMES, SCRIPTED
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
-
-if TYPE_CHECKING:
-    from hoity_env.integrations.rllib.agent import RLlibAgent
 
 RLLIB_AGENT_MODULE = "hoity_env.integrations.rllib.agent"
 """Where ``rllib:PATH`` agents come from, imported only when one is asked for."""
@@ -82,7 +78,7 @@ def make(
     num_players: int | None = None,
     rules: str | RulesConfig | None = None,
     num_actions: int | None = None,
-) -> SeededAgent | PolicyAgent | HistoryAgent | NumpyPolicyAgent | RLlibAgent | PopulationAgent:
+) -> PlayingAgent:
     """Build an agent from a spec string (see the module docstring); it has ``act`` and ``act_batch``.
 
     ``num_players``/``rules``/``num_actions`` describe the game (pass them all: every caller
@@ -137,7 +133,9 @@ def make(
     return SCRIPTED[spec](seed)
 
 
-def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actions: int | None) -> RLlibAgent:
+def _rllib_agent(
+    path: str, seed: int | None, num_players: int | None, num_actions: int | None
+) -> PlayingAgent:
     """A module saved by ``training/rllib_ppo.py --save``; needs the ``rllib`` extra, not a running Ray."""
     try:  # by import path: the RLlib adapter sits above the agents (docs/design.md, the layout)
         agent_class = importlib.import_module(RLLIB_AGENT_MODULE).RLlibAgent
@@ -145,7 +143,7 @@ def _rllib_agent(path: str, seed: int | None, num_players: int | None, num_actio
         raise ConfigError(
             "rllib:PATH agents need the rllib extra: pip install torch==2.13.0 && pip install -e '.[rllib]'"
         ) from exc
-    agent: RLlibAgent = agent_class(path, seed=seed, num_players=num_players, num_actions=num_actions)
+    agent: PlayingAgent = agent_class(path, seed=seed, num_players=num_players, num_actions=num_actions)
     return agent
 
 
@@ -166,6 +164,7 @@ __all__ = [
     "HistoryAgent",
     "NumpyPolicyAgent",
     "ObservationView",
+    "PlayingAgent",
     "PolicyAgent",
     "PopulationAgent",
     "RandomAgent",

@@ -54,6 +54,11 @@ class Agent(Protocol):
         ...
 
 
+@runtime_checkable
+class PlayingAgent(Agent, BatchAgent, Protocol):
+    """What :func:`hoity_env.agents.make` builds: an agent for one seat and for a batch of seats."""
+
+
 class SeededAgent(GeneratorAgent):
     """Base of the scripted agents: one generator of its own and ``DRAWS`` uniforms per decision.
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from hoity_env.engine.errors import HoityError
-from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 from hoity_env.engine.original.observation import original_obs_dim
+from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 
 __all__ = [
     "AgentInputError",

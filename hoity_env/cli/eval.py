@@ -40,14 +40,14 @@ import time
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
+from hoity_env.cli import evaluate as match_cli
+from hoity_env.cli import strength as strength_cli
 from hoity_env.cli.args import add_blas_threads, fail, parse
 from hoity_env.engine.errors import ConfigError
-from hoity_env.cli import evaluate as match_cli
 from hoity_env.evaluation.replays import save_replays
 from hoity_env.evaluation.reports.output import claim, write_results
 from hoity_env.evaluation.reports.results import EvaluationResult
 from hoity_env.evaluation.workers import WorkerDied
-from hoity_env.cli import strength as strength_cli
 from hoity_env.strength.jobs import Interrupted
 from hoity_env.threads import limit_blas
 

@@ -29,15 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.cli.args import add_settings_flags, given_dests
-from hoity_env.engine.errors import ConfigError
-from hoity_env.evaluation.harness import check_specs
 from hoity_env.cli.learn import build_parser as learner_parser
 from hoity_env.cli.learn import changes as learner_changes
 from hoity_env.cli.learn import print_evaluations
 from hoity_env.cli.learn import settings_from as learner_settings
 from hoity_env.cli.runs import announce, check_out, command, refuse_changes, session_of, stopped
-from hoity_env.learning.settings import LearnerSettings
+from hoity_env.engine.errors import ConfigError
+from hoity_env.evaluation.harness import check_specs
 from hoity_env.league.members import PFSP, LeagueSettings
+from hoity_env.learning.settings import LearnerSettings
 
 DEFAULTS = LeagueSettings(main=learner_settings(learner_parser().parse_args([])))
 

@@ -1,4 +1,4 @@
-"""``hoity-learn`` (also ``python -m hoity_env.learning``): the fast learner from the command line.
+"""``hoity-learn`` (also ``python -m hoity_env.cli.learn``): the fast learner from the command line.
 
 Three modes, by who sits in the other seats::
 
@@ -24,13 +24,13 @@ stdout, progress to stderr.  The run plays under ``--blas-threads`` numpy thread
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hoity_env.cli.args import add_blas_threads, add_settings_flags, given_dests, non_negative
-from hoity_env.engine.errors import ConfigError
 from hoity_env.cli.runs import (
     add_session_flags,
     announce,
@@ -40,6 +40,7 @@ from hoity_env.cli.runs import (
     session_of,
     stopped,
 )
+from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.runs.folder import LATEST, SETTINGS
 from hoity_env.learning.runs.session import finished, new_run, open_run, run
 from hoity_env.learning.settings import SELF, LearnerSettings, parse_counts, parse_pool
@@ -223,3 +224,7 @@ def print_evaluations(
 
 
 __all__ = ["FLAGS", "build_parser", "changes", "main", "pool_text", "print_evaluations", "settings_from"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,9 +8,9 @@ from typing import Protocol
 import numpy as np
 
 from hoity_env.engine.game import Game
-from hoity_env.engine.state import GameState
-from hoity_env.engine.standard.observation import StandardObserver
 from hoity_env.engine.original.observation import OriginalObserver
+from hoity_env.engine.standard.observation import StandardObserver
+from hoity_env.engine.state import GameState
 
 
 class Observer(Protocol):

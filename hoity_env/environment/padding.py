@@ -31,8 +31,8 @@ import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError
-from hoity_env.engine.standard.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
 from hoity_env.engine.original.observation import original_field_widths
+from hoity_env.engine.standard.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
 
 __all__ = [
     "MAX_SEATS",

@@ -38,8 +38,8 @@ from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.inputs import check_finite, check_open, check_seed
+from hoity_env.engine.observers import make_observer
 from hoity_env.engine.state import GameState
-from hoity_env.environment.render.standard import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.joint_action import (
     ILLEGAL_ACTION_MODES,
@@ -48,9 +48,9 @@ from hoity_env.environment.joint_action import (
     illegal_action_error,
     joint_of,
 )
-from hoity_env.engine.observers import make_observer
 from hoity_env.environment.outputs import OutputFormat
 from hoity_env.environment.positions import played_steps, position_option, read_position
+from hoity_env.environment.render.standard import FRAME_SHAPE, board_image, check_drawable
 from hoity_env.environment.render.text import render_text
 from hoity_env.environment.rewards import REWARD_MODES, final_rewards, progress_shaping
 from hoity_env.environment.snapshot import Snapshot, read_snapshot

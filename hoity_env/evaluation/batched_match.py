@@ -39,8 +39,8 @@ from hoity_env.agents.base import Agent
 from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.config import RulesConfig
-from hoity_env.environment.batched import MAX_SEED
 from hoity_env.engine.standard.batch_observation import make_batch_observer
+from hoity_env.environment.batched import MAX_SEED
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed
 from hoity_env.evaluation.stats import competition_ranks
 

@@ -3,7 +3,7 @@
 What joins the pool and how members are weighed is :mod:`.league_members`.  A run
 folder holds::
 
-    settings.json, progress.jsonl, checkpoints/, policy.zip   the main agent's run (hoity_env.learning.runs.session)
+    settings.json, progress.jsonl, checkpoints/, policy.zip   the main agent's run (learning.runs.session)
     league_settings.json        the LeagueSettings (resume reads them back)
     league.json                 every member: spec, origin, kind, weights, win rates; the events
     population.json             the learned members as a population agent (``population:PATH``)
@@ -33,9 +33,18 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.files import fresh_folder, write_atomically
+from hoity_env.league.members import (
+    EXPLOITER_SEED_STEP,
+    LeagueSettings,
+    Member,
+    check_record,
+    pfsp_factor,
+    read_league_settings,
+    starting_members,
+)
+from hoity_env.learning.loop import Learner
 from hoity_env.learning.runs.folder import LEAGUE, RunFolder, read_json
 from hoity_env.learning.runs.folder import SETTINGS as LEARNER_SETTINGS
-from hoity_env.learning.loop import Learner
 from hoity_env.learning.runs.session import (
     Resumed,
     Stop,
@@ -48,15 +57,6 @@ from hoity_env.learning.runs.session import (
 )
 from hoity_env.learning.update import DivergenceError
 from hoity_env.strength.exploit import exploitability_of
-from hoity_env.league.members import (
-    EXPLOITER_SEED_STEP,
-    LeagueSettings,
-    Member,
-    check_record,
-    pfsp_factor,
-    read_league_settings,
-    starting_members,
-)
 from hoity_env.strength.response import BestResponse
 
 logger = logging.getLogger(__name__)

@@ -33,9 +33,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from hoity_env.environment.history import CHECKPOINT_KEY
 from hoity_env.agents.policies.padded import ZIP_ENTRY, PaddedInputs
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.history import CHECKPOINT_KEY
 from hoity_env.files import write_atomically
 from hoity_env.learning.memory import checkpoint_history
 from hoity_env.learning.policy import MaskedPolicy

@@ -26,8 +26,8 @@ import numpy as np
 from PIL import Image
 
 from hoity_env.agents import Agent
-from hoity_env.agents.policies.sb3 import DistributionAgent
 from hoity_env.agents.policies.population import PopulationAgent
+from hoity_env.agents.policies.sb3 import DistributionAgent
 from hoity_env.engine.actions import Phase
 from hoity_env.engine.state import card_text
 from hoity_env.environment.render.standard import board_image

@@ -77,9 +77,10 @@ class ExploitEntry(WinTally):
     eval_seconds: float = 0.0
     """Wall seconds of the final evaluation's games (0.0 in results written before it was recorded)."""
     target_hash: str = ""
-    """What the target played, ``sha256:...`` of its files (:func:`hoity_env.agents.policies.content.content_hash`;
-    ``""`` for a scripted agent, and in results written before it was recorded): a ladder reuses
-    this best response only for a target with the same hash."""
+    """What the target played, ``sha256:...`` of its files
+    (:func:`hoity_env.agents.policies.content.content_hash`; ``""`` for a scripted agent, and in
+    results written before it was recorded): a ladder reuses this best response only for a target
+    with the same hash."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -46,9 +46,9 @@ import functools
 
 import numpy as np
 
-from hoity_env.agents.bots import expert_kernel  # noqa: F401  (registers the expert's compiled twin)
 from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.agents.batch import Bids, sample_index
+from hoity_env.agents.bots import expert_kernel  # noqa: F401  (registers the expert's compiled twin)
 from hoity_env.agents.bots.features import best_run, copies_of, lot_gain, near_run, series_counts
 from hoity_env.agents.bots.styles import Draws, ScriptedAgent, may_bid
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of

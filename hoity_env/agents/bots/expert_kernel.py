@@ -65,8 +65,8 @@ from hoity_env.agents.bots.styles_kernels import (
     step_of,
 )
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.standard.kernels import jit, jit_inline
 from hoity_env.engine.config import STANDARD
+from hoity_env.engine.standard.kernels import jit, jit_inline
 
 __all__ = ["expert_kernel"]
 

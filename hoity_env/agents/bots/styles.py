@@ -77,10 +77,12 @@ class ScriptedAgent(SeededAgent):
     DRAWS = 4
 
     original_style: ClassVar[str] = ""
-    """The style's rule under the original ruleset (:data:`hoity_env.agents.bots.original_rows.ORIGINAL_STYLES`)."""
+    """The style's rule under the original ruleset
+    (:data:`hoity_env.agents.bots.original_rows.ORIGINAL_STYLES`)."""
     KERNEL: ClassVar[str] = ""
-    """The compiled twin of this class's standard rules (:data:`hoity_env.agents.bots.styles_kernels.KERNELS`);
-    read only from the class that sets it, so a subclass that changes a rule never inherits a twin."""
+    """The compiled twin of this class's standard rules
+    (:data:`hoity_env.agents.bots.styles_kernels.KERNELS`); read only from the class that sets it,
+    so a subclass that changes a rule never inherits a twin."""
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
         """Decode the observations, then choose a location, a bid or a role for each row.

@@ -31,7 +31,8 @@ _LOT = np.vstack([np.eye(6, dtype=np.int64), np.zeros((1, 6), dtype=np.int64)])
 
 
 class BatchFacts:
-    """What the rules read for every row of a batch: the batched :class:`~hoity_env.agents.bots.original_rows.Row`."""
+    """What the rules read for every row of a batch: the batched
+    :class:`~hoity_env.agents.bots.original_rows.Row`."""
 
     def __init__(self, view: OriginalView, masks: np.ndarray) -> None:
         self.mask = masks
@@ -229,7 +230,8 @@ BATCH_STYLES: dict[str, Callable[[BatchFacts, np.ndarray, int], np.ndarray]] = {
     "detective": detective,
     "expert": expert,
 }
-"""The batched twin of each rule in :data:`hoity_env.agents.bots.original_rows.ORIGINAL_STYLES` (same keys)."""
+"""The batched twin of each rule in :data:`hoity_env.agents.bots.original_rows.ORIGINAL_STYLES`
+(same keys)."""
 
 
 def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:

@@ -7,7 +7,8 @@ custom features extractor, an unknown activation) is refused, so an export is
 never silently wrong.  The command line::
 
     python -m hoity_env.agents.policies.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
-    python -m hoity_env.agents.policies.export --shipped     # rewrite hoity_env/agents/models/ from docs/reference/
+    # rewrite hoity_env/agents/models/ from docs/reference/:
+    python -m hoity_env.agents.policies.export --shipped
     python -m hoity_env.agents.policies.export --population RUN/population.json OUT_DIR
 
 must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
@@ -34,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.environment.history import CHECKPOINT_KEY
 from hoity_env.agents.policies.mlp import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS
 from hoity_env.agents.policies.padded import read_zip_entry
 from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.history import CHECKPOINT_KEY
 
 __all__ = ["export_checkpoint", "export_population", "main", "policy_layers", "shipped_path"]
 
@@ -50,7 +51,7 @@ _ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu"}
 
 def shipped_path(model: str) -> Path:
     """Where the package keeps the shipped model ``model`` (in this checkout)."""
-    return Path(__file__).parent / "models" / f"{model}.npz"
+    return Path(__file__).parent.parent / "models" / f"{model}.npz"
 
 
 def policy_layers(model: Any) -> tuple[list[np.ndarray], list[np.ndarray], str]:

@@ -34,10 +34,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from hoity_env.agents.batch import check_batch, one_row
-from hoity_env.environment.history import History, observation_layout
 from hoity_env.agents.policies.sb3 import PolicyAgent
 from hoity_env.agents.view import ruleset_of
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.history import History, observation_layout
 
 __all__ = ["HistoryAgent"]
 

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from hoity_env.agents.bots.zoo import SCRIPTED
 from hoity_env.agents.policies.named import NAMED_AGENTS
 from hoity_env.agents.policies.registry import registry, resolve
-from hoity_env.agents.bots.zoo import SCRIPTED
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically

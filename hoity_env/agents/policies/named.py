@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from hoity_env.agents.policies.mlp import MlpPolicy, load_policy, masked_softmax
-from hoity_env.agents.policies.sb3 import DistributionAgent, check_sizes, renormalized
 from hoity_env.agents.policies.registry import registry, resolve, table_text
+from hoity_env.agents.policies.sb3 import DistributionAgent, check_sizes, renormalized
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 

@@ -91,7 +91,8 @@ def _table_key(key: str, where: str) -> Table:
 
 def _population_folder(folder: str, name: str) -> bool:
     """Whether ``folder/name`` is a population shipped with its own members: ``FOLDER/population.json``
-    one level down, its ``npz:`` members beside it (``python -m hoity_env.agents.policies.export --population``)."""
+    one level down, its ``npz:`` members beside it
+    (``python -m hoity_env.agents.policies.export --population``)."""
     return name == "population.json" and "/" not in folder and folder not in ("", ".", "..")
 
 

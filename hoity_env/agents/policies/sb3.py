@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
-from hoity_env.environment.history import CHECKPOINT_KEY
 from hoity_env.agents.policies.padded import PaddedInputs, read_zip_entry
 from hoity_env.agents.view import AgentInputError, num_players_of
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.history import CHECKPOINT_KEY
 
 
 class DistributionAgent(GeneratorAgent):

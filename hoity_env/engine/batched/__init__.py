@@ -17,8 +17,8 @@ Both paths are held equal to the one-game engines by differential tests
 
 from __future__ import annotations
 
-from hoity_env.engine.standard.batched import BATCHED_RULESETS, BatchedGame
-from hoity_env.engine.original.batched import OriginalBatchedGame
 from hoity_env.engine.batched.state import BatchState
+from hoity_env.engine.original.batched import OriginalBatchedGame
+from hoity_env.engine.standard.batched import BATCHED_RULESETS, BatchedGame
 
 __all__ = ["BATCHED_RULESETS", "BatchState", "BatchedGame", "OriginalBatchedGame"]

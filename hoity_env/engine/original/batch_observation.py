@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase, check_of_action
-from hoity_env.engine.original.batched import OriginalBatchedGame
-from hoity_env.engine.original.batched_state import OriginalBatchState
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.original import observation_kernel as batched_encode_original_numba
+from hoity_env.engine.original.batched import OriginalBatchedGame
+from hoity_env.engine.original.batched_state import OriginalBatchState
 from hoity_env.engine.original.observation import OriginalObserver
 
 _ACTION = int(Phase.ACTION)

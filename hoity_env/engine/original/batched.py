@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase
-from hoity_env.engine.original import kernels as original_kernels
-from hoity_env.engine.standard.batched import BATCHED_GAMES, BatchedGame
-from hoity_env.engine.original.batched_round import final_exhibitions, resolve_original_rounds
-from hoity_env.engine.original.batched_state import OriginalBatchState, OriginalTable, lay_out_piles
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.original import kernels as original_kernels
+from hoity_env.engine.original.batched_round import final_exhibitions, resolve_original_rounds
+from hoity_env.engine.original.batched_state import OriginalBatchState, OriginalTable, lay_out_piles
+from hoity_env.engine.standard.batched import BATCHED_GAMES, BatchedGame
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from hoity_env.engine.actions import AUCTION, NUM_LOTS, ORIGINAL_INDICES
-from hoity_env.engine.standard.batched_castle import card_preferences, show_exhibitions, steal_displayed
 from hoity_env.engine.batched.exhibitions import CardTable
-from hoity_env.engine.original.batched_state import REGISTER, OriginalBatchState, OriginalTable
 from hoity_env.engine.batched.shared_steps import next_rounds
 from hoity_env.engine.batched.state import refresh_best_of
+from hoity_env.engine.original.batched_state import REGISTER, OriginalBatchState, OriginalTable
+from hoity_env.engine.standard.batched_castle import card_preferences, show_exhibitions, steal_displayed
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 

@@ -22,8 +22,8 @@ from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase
 from hoity_env.engine.config import CHECKS_PER_SEAT
 from hoity_env.engine.game import Game
 from hoity_env.engine.original.state import OriginalState
-from hoity_env.engine.state import GameState
 from hoity_env.engine.standard.observation import OWN_FIELDS, Field
+from hoity_env.engine.state import GameState
 
 ORIGINAL_GLOBAL_FIELDS: tuple[Field, ...] = (
     ("phase", 2, "one-hot: location step, action step"),

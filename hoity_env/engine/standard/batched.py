@@ -31,8 +31,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, ActionLayout, Phase
-from hoity_env.engine.standard import kernels as numba_kernels
-from hoity_env.engine.standard.batched_castle import resolve_castles
 from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.shared_steps import deal_hands, next_rounds
 from hoity_env.engine.batched.state import BatchState, refresh_best_of, refresh_derived
@@ -40,6 +38,8 @@ from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
 from hoity_env.engine.inputs import check_action_array, check_seeds, check_slots
+from hoity_env.engine.standard import kernels as numba_kernels
+from hoity_env.engine.standard.batched_castle import resolve_castles
 from hoity_env.engine.standard.rules import StandardRuleset
 from hoity_env.engine.state import GameState
 

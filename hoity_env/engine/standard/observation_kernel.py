@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.standard.kernels import jit
 from hoity_env.engine.batched.state import BatchState
+from hoity_env.engine.standard.kernels import jit
 
 
 @jit  # type: ignore[misc]

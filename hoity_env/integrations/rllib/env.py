@@ -21,9 +21,9 @@ from typing import Any
 
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from hoity_env.integrations.rllib.agent import MAIN, SHARED, MaskedPPOModule, RLlibAgent, module_folder
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.parallel import HoityParallelEnv
+from hoity_env.integrations.rllib.agent import MAIN, SHARED, MaskedPPOModule, RLlibAgent, module_folder
 
 
 class HoityRLlibEnv(MultiAgentEnv):  # type: ignore[misc]

@@ -37,8 +37,8 @@ from typing import Any
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import write_atomically
-from hoity_env.learning.runs.folder import LATEST, LEARN, SETTINGS, RunFolder, read_json
 from hoity_env.learning.loop import Learner
+from hoity_env.learning.runs.folder import LATEST, LEARN, SETTINGS, RunFolder, read_json
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.update import DivergenceError
 
