@@ -1,6 +1,6 @@
 """Differential check of the batched engine against the one-game engine, at scale (issue 8).
 
-``tests/test_batched_engine.py`` runs the same check on a few thousand games;
+``tests/engine/test_batched_engine.py`` runs the same check on a few thousand games;
 this script runs it on as many as you like (the closing note of issue 8 asks for
 at least 100,000).  For every player count and tie rule asked for, it keeps a
 batch of ``--batch`` games going in both engines: :class:`BatchedGame` and one

@@ -12,7 +12,7 @@ result classes' own renderers, together with the command that produced the file 
 machine it ran on; the speed figures (``perf_figures.py``, ``learning_figures.py``) read the
 benchmarks' ``--record`` files in ``docs/results/performance/``, and ``run_figures.py``
 the committed training runs' own files.  ``python docs/figures.py`` rewrites every block; ``--check`` changes
-nothing and exits 1 naming each page whose block differs (``tests/test_figures.py`` runs
+nothing and exits 1 naming each page whose block differs (``tests/docs/test_figures.py`` runs
 it), so a page cannot drift from its result file.
 """
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+
+from tests.browser import Browser, find_chromium
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import fnmatch
 
 import pytest
-from helpers import ROOT, npz_members
+
+from tests.helpers import ROOT, npz_members
 
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import ROOT
+from tests.helpers import ROOT
 
 PATHS = ["hoity_env", "tests", "examples", "benchmarks", "training"]
 

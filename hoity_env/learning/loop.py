@@ -67,7 +67,7 @@ class Learner:
         obs_dim, num_actions = self.inputs.dim, self.tables.num_actions
         self.policy = MaskedPolicy(obs_dim, num_actions, s.hidden, s.activation, init)
         # foreach: one kernel per step for all the weights, the same numbers as the loop over them
-        # (tests/test_learning.py), about a third less CPU per step at these sizes (issue 34).
+        # (tests/learning/test_learning.py), about a third less CPU per step at these sizes (issue 34).
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=s.learning_rate, eps=1e-5, foreach=True
         )

@@ -6,7 +6,7 @@ which shows only what a spectator at the table sees), the public board in words,
 the seat's own hand and money, the reveal of the last step in words, and the legal
 choices (the mask's actions only, labelled as ``hoity-play`` labels them).  The
 other seats' hidden cards, the draw pile and the deal seed are never read here;
-``tests/test_serve_api.py`` swaps hidden cards and checks the view stays byte-identical.
+``tests/serve/test_serve_api.py`` swaps hidden cards and checks the view stays byte-identical.
 
 The hint is one agent's action probabilities for the human's observation: the
 masked softmax of a policy (``champion``, ``ppo:PATH`` …); for a population

@@ -11,7 +11,7 @@ fi
 "$VENV/bin/python" -c "from importlib.metadata import version as v; print('pettingzoo', v('pettingzoo'), 'agilerl', v('agilerl'))"
 # The env on this older PettingZoo: the checkers and the contract (the registry ids need 1.27).
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider -k "not registr" \
-    tests/test_pettingzoo_conformance.py tests/test_env_contract.py tests/test_batched_env.py
+    tests/environment/test_pettingzoo_conformance.py tests/environment/test_env_contract.py tests/environment/test_batched_env.py
 # AgileRL's IPPO mask bug (a reproduction that fails once AgileRL fixes it), the recipe's
 # workaround and MADDPG, which takes the flat env's masks as they are.
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests_agilerl

@@ -15,7 +15,7 @@ computes in float32; ``exp`` is the C library's, which can round differently fro
 numpy's vectorized one in the last bit), so it chooses the same actions from the same
 observation, mask and uniforms.  A location step needs only the best bid's value, so
 :func:`best_bid_value` stops valuing bids once none could beat it (exact: same maximum).
-``tests/test_agent_kernels.py`` holds it to the numpy rule on observations of real
+``tests/agents/test_agent_kernels.py`` holds it to the numpy rule on observations of real
 games; the numpy rule stays the reference.
 
 A numba kernel file, and why it passes the house's 350 lines: numba compiles a

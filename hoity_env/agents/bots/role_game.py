@@ -12,7 +12,7 @@ time left them scalar.  A lane runs exactly the operations that
 (the exclusive prefix and suffix products, the rivals' weighted gains in two
 interleaved partial sums as ``np.einsum`` adds them), with no reassociation
 (no ``fastmath``), so each lane's numbers are those of solving its row alone;
-``tests/test_agent_kernels.py`` holds the expert's decisions to the numpy rule.
+``tests/agents/test_agent_kernels.py`` holds the expert's decisions to the numpy rule.
 
 A numba kernel file: each function restates one numpy step over lanes, so its loops
 repeat the shape of the step it mirrors (``duplicates`` lists such pairs as expected).

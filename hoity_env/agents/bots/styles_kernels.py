@@ -7,7 +7,7 @@ same observation, mask and four uniforms, with the same operations in the same
 precision as the numpy rules of :mod:`hoity_env.agents.bots.styles`,
 :mod:`hoity_env.agents.bots.expert_v1` and :mod:`hoity_env.agents.bots.random`
 (float32 where numpy computes in float32, sums and products in numpy's order),
-so they choose the same actions; ``tests/test_agent_kernels.py`` holds each to
+so they choose the same actions; ``tests/agents/test_agent_kernels.py`` holds each to
 its numpy rule on observations of real games.  The numpy rules stay the
 reference and the default without numba.
 

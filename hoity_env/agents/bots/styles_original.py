@@ -8,7 +8,7 @@ leading axis is the batch, splitting the rows by step (location, auction,
 castle) as the standard styles do.  They are meant to choose exactly the
 reference's action from the same observation, mask and four uniforms (the
 arithmetic keeps the reference's float32/float64 types step by step);
-``tests/test_original_batch.py`` checks it on real rows of every player count,
+``tests/agents/test_original_batch.py`` checks it on real rows of every player count,
 and the one-game ``act`` is this code at ``B = 1``.
 """
 

@@ -14,7 +14,7 @@ Each plays the tables (rules preset, player count) it is registered at in
 num_players=..., rules=...)`` loads the file of the game's table and refuses a table without
 one, naming those it plays.  The files are plain numpy weights
 (:mod:`hoity_env.agents.policies.mlp`) exported from ``MaskablePPO`` checkpoints (package data;
-``tests/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
+``tests/agents/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
 under 3 MB together); a padded one (:mod:`hoity_env.agents.policies.padded`) plays several counts.
 
 Plain names sample the policy, as we recommend for playing against them (a

@@ -11,7 +11,7 @@
   (``BatchedGame(rules="original")``) and its numba kernels.
 
 Both paths are held equal to the one-game engines by differential tests
-(``tests/test_batched_engine.py``, ``tests/test_batched_original*.py``,
+(``tests/engine/test_batched_engine.py``, ``tests/test_batched_original*.py``,
 ``benchmarks/differential_batched.py``).
 """
 

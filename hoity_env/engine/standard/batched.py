@@ -3,7 +3,7 @@
 :class:`BatchedGame` is the fast twin of :class:`~hoity_env.engine.game.Game`.
 It reuses the one-game engine's configuration, action layout, deck and mask
 table, and plays exactly the same rules; a differential test
-(``tests/test_batched_engine.py``) steps both side by side on the same deals and
+(``tests/engine/test_batched_engine.py``) steps both side by side on the same deals and
 actions and compares every game's state at every step.
 
 * **Deals.** Game ``k`` dealt from game seed ``s`` is the deal of

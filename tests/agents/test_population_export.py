@@ -1,0 +1,117 @@
+"""``npz:PATH`` agents and ``python -m hoity_env.agents.policies.export --population`` (issue 36).
+
+A league's population is a mixture of ``ppo-sample:`` checkpoints, which need torch.  To
+ship one as a table's ``champion-mix`` it is exported member by member to numpy weights
+(``npz:`` specs beside a new manifest): the exported population must make the very same
+choices, play without torch, and refuse what it cannot export without writing anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hoity_env.agents import make
+from hoity_env.agents.policies.export import export_population, main
+from hoity_env.agents.policies.manifest import read_population, write_population
+from hoity_env.agents.policies.registry import Registry
+from hoity_env.engine.errors import ConfigError
+from tests.agents.test_batched_agents import collect_rows
+from tests.agents.test_policy_agent import save_tiny_model
+
+
+def _league(tmp_path: Path) -> Path:
+    """A league-like folder: two checkpoints in sub-folders and a scripted member."""
+    run = tmp_path / "run"
+    for folder in (run / "members", run / "exploiters" / "exploiter_1"):
+        folder.mkdir(parents=True)
+    save_tiny_model(run / "members" / "main_1.zip")
+    save_tiny_model(run / "exploiters" / "exploiter_1" / "final_model.zip", learn=True)
+    members = [
+        {"spec": "ppo-sample:members/main_1.zip", "weight": 1.0, "origin": "main"},
+        {"spec": "ppo-sample:exploiters/exploiter_1/final_model.zip", "weight": 2.0, "origin": "exploiter"},
+        {"spec": "expert", "weight": 0.5, "origin": "zoo"},
+    ]
+    return write_population(run / "population.json", members)
+
+
+def test_an_npz_spec_makes_the_choices_of_ppo_sample_on_its_checkpoint(tmp_path: Path) -> None:
+    ckpt = save_tiny_model(tmp_path / "tiny.zip")
+    assert main([str(ckpt), str(tmp_path / "tiny.npz")]) == 0
+    obs, masks = collect_rows(4, 300, seed=2)
+    mine = make(f"npz:{tmp_path / 'tiny.npz'}", seed=9, num_players=4).act_batch(obs, masks)
+    theirs = make(f"ppo-sample:{ckpt}", seed=9, num_players=4).act_batch(obs, masks)
+    np.testing.assert_array_equal(mine, theirs)
+    with pytest.raises(ConfigError, match="names no weights file"):
+        make("npz:")
+    with pytest.raises(ConfigError, match="no readable metadata"):
+        make(f"npz:{ckpt}")  # a zip is not numpy weights (np.load opens it, and finds no metadata)
+
+
+def test_an_exported_population_plays_the_same_games_as_its_league(tmp_path: Path) -> None:
+    manifest = _league(tmp_path)
+    out = export_population(manifest, tmp_path / "shipped")
+    members = read_population(out)
+    assert [m.spec for m in members] == [
+        "npz:members-main_1.npz",
+        "npz:exploiters-exploiter_1-final_model.npz",
+        "expert",
+    ]
+    assert [(m.weight, m.origin) for m in members] == [(1.0, "main"), (2.0, "exploiter"), (0.5, "zoo")]
+    assert sorted(p.name for p in out.parent.iterdir()) == [
+        "exploiters-exploiter_1-final_model.npz",
+        "members-main_1.npz",
+        "population.json",
+    ]
+    from hoity_env.evaluation import evaluate
+
+    results = [
+        evaluate([f"population:{m}", "expert", "random", "thief"], games=40, seed=4, progress=False)
+        for m in (manifest, out)
+    ]
+    assert [s.wins for s in results[0].agent_stats] == [s.wins for s in results[1].agent_stats]
+
+
+def test_a_population_hashes_the_same_wherever_it_lies_and_not_once_a_member_changes(tmp_path: Path) -> None:
+    import shutil
+
+    from hoity_env.agents.policies.content import content_hash
+
+    out = export_population(_league(tmp_path), tmp_path / "shipped")
+    moved = Path(shutil.copytree(out.parent, tmp_path / "elsewhere" / "shipped")) / "population.json"
+    assert content_hash(f"population:{out}") == content_hash(f"population:{moved}")
+    member = moved.parent / "members-main_1.npz"
+    member.write_bytes(member.read_bytes() + b"\0")  # another file under the same name
+    assert content_hash(f"population:{out}") != content_hash(f"population:{moved}")
+
+
+def test_an_export_that_cannot_finish_writes_nothing_and_never_replaces(tmp_path: Path) -> None:
+    manifest = _league(tmp_path)
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(ConfigError, match="exists"):
+        export_population(manifest, tmp_path / "taken")
+    data = json.loads(manifest.read_text())
+    data["members"].append({"spec": "ppo:members/main_1.zip", "weight": 1.0})  # greedy: no npz form
+    manifest.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=r"members\[3\]"):
+        export_population(manifest, tmp_path / "out")
+    data["members"][-1] = {"spec": "ppo-sample:missing.zip", "weight": 1.0}
+    manifest.write_text(json.dumps(data))
+    with pytest.raises((ConfigError, OSError)):
+        export_population(manifest, tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "taken"]  # no folder, no scratch left
+
+
+def test_the_registry_takes_a_population_folder_one_level_down_and_nothing_else() -> None:
+    def reg(file: str) -> Registry:
+        return Registry(
+            {"format": "hoity-agents/1", "files": {file: None}, "agents": {"mix": {"standard/2": file}}}
+        )
+
+    assert reg("mix-standard-2/population.json").entry("mix", ("standard", 2)) is not None
+    for bad in ("a/b/population.json", "mix/other.json", "../population.json", "/population.json"):
+        with pytest.raises(ConfigError, match=r"FOLDER/population\.json"):
+            reg(bad)
