@@ -190,7 +190,7 @@ def _accelerators(wanted: list[str], notes: list[str]) -> list[str]:
     """The requested engine implementations that can run here; numba is compiled (or loaded
     from its cache) before any timing starts, so no row pays for the compiler."""
     from hoity_env.engine.batched import BatchedGame
-    from hoity_env.engine.standard.kernels import HAVE_NUMBA
+    from hoity_env.engine.jit import HAVE_NUMBA
 
     out = []
     for acc in wanted:

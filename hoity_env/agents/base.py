@@ -19,7 +19,7 @@ import numpy as np
 from hoity_env.agents.batch import BatchAgent, GeneratorAgent, check_batch
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, num_players_of
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.standard.kernels import resolve_accelerator
+from hoity_env.engine.jit import resolve_accelerator
 
 __all__ = [
     "AUCTION",

@@ -24,7 +24,7 @@ from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
-from hoity_env.engine.standard.kernels import resolve_accelerator
+from hoity_env.engine.jit import resolve_accelerator
 from hoity_env.environment.history import MAX_MEMORY
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.learning.bounds import (

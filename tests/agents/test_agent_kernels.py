@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import hoity_env.engine.jit as jit_module
 from hoity_env.agents import AGENT_NAMES, SCRIPTED, CollectorAgent
 from hoity_env.agents.base import BID0, THIEF
 from hoity_env.agents.view import BatchObservationView
 from hoity_env.engine.errors import ConfigError
-from hoity_env.engine.standard import kernels as numba_kernels
 from tests.agents.test_batched_agents import collect_rows
 
 pytest.importorskip("numba")
@@ -164,7 +164,7 @@ def test_a_subclass_that_changes_a_rule_keeps_its_rule(game_rows: Rows) -> None:
 
 
 def test_numba_without_numba_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(numba_kernels, "HAVE_NUMBA", False)
+    monkeypatch.setattr(jit_module, "HAVE_NUMBA", False)
     with pytest.raises(ConfigError, match="numba"):
         SCRIPTED["expert"](0, accelerator="numba")
     assert SCRIPTED["expert"](0).accelerator == "numpy"  # auto falls back to the reference

@@ -421,7 +421,7 @@ def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.M
 def test_accelerator_is_checked_and_auto_follows_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     """``accelerator``: unknown names and numba without numba raise ConfigError; ``auto`` picks numba
     when it imports and numpy otherwise (a plain ``pip install`` has no numba)."""
-    import hoity_env.engine.standard.kernels as batched_numba
+    import hoity_env.engine.jit as batched_numba
 
     with pytest.raises(ConfigError, match="accelerator must be one of"):
         BatchedGame(STANDARD, 4, accelerator="cuda")

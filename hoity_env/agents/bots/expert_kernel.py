@@ -66,7 +66,7 @@ from hoity_env.agents.bots.styles_kernels import (
 )
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.config import STANDARD
-from hoity_env.engine.standard.kernels import jit, jit_inline
+from hoity_env.engine.jit import jit, jit_inline
 
 __all__ = ["expert_kernel"]
 

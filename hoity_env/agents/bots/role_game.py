@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hoity_env.engine.standard.kernels import jit, jit_inline
+from hoity_env.engine.jit import jit, jit_inline
 
 __all__ = ["LANES", "Lanes", "lanes", "load", "solve"]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.config import STANDARD
-from hoity_env.engine.standard.kernels import jit, jit_inline
+from hoity_env.engine.jit import jit, jit_inline
 from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 
 __all__ = ["KERNELS", "decide_numba"]

@@ -24,6 +24,7 @@ import numpy as np
 
 from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase
 from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.jit import jit
 from hoity_env.engine.original.batched_state import REGISTER, OriginalBatchState, OriginalTable
 from hoity_env.engine.standard.kernels import (
     _card_preference,
@@ -31,7 +32,6 @@ from hoity_env.engine.standard.kernels import (
     _key,
     _oldest_of,
     _steal,
-    jit,
 )
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES

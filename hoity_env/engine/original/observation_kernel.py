@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import Phase
+from hoity_env.engine.jit import jit
 from hoity_env.engine.original.batched_state import OriginalBatchState
-from hoity_env.engine.standard.kernels import jit
 
 _ACTION = int(Phase.ACTION)
 

@@ -38,6 +38,7 @@ from hoity_env.engine.config import RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError, IllegalActionError
 from hoity_env.engine.game import Game
 from hoity_env.engine.inputs import check_action_array, check_seeds, check_slots
+from hoity_env.engine.jit import resolve_accelerator
 from hoity_env.engine.standard import kernels as numba_kernels
 from hoity_env.engine.standard.batched_castle import resolve_castles
 from hoity_env.engine.standard.rules import StandardRuleset
@@ -69,7 +70,7 @@ class BatchedGame:
     def __init__(
         self, rules: str | RulesConfig = "standard", num_players: int = 4, *, accelerator: str = "auto"
     ) -> None:
-        self.accelerator = numba_kernels.resolve_accelerator(accelerator)
+        self.accelerator = resolve_accelerator(accelerator)
         """``"numpy"`` or ``"numba"``: which implementation steps the rounds (see :mod:`numba_kernels`)."""
         self.game = Game(rules, num_players)
         self.rules: RulesConfig = self.game.rules

@@ -37,47 +37,7 @@ import numpy as np
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF, Phase
 from hoity_env.engine.batched.exhibitions import NO_YEAR, CardTable
 from hoity_env.engine.batched.state import BatchState
-from hoity_env.engine.errors import ConfigError
-
-ACCELERATORS = ("auto", "numpy", "numba")
-
-try:  # the optional extra
-    import numba
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    HAVE_NUMBA = False
-
-
-def resolve_accelerator(accelerator: str) -> str:
-    """``"numpy"`` or ``"numba"`` for a requested accelerator (``"auto"``: numba when installed)."""
-    if accelerator not in ACCELERATORS:
-        raise ConfigError(f"accelerator must be one of {ACCELERATORS}, got {accelerator!r}")
-    if accelerator == "numba" and not HAVE_NUMBA:
-        raise ConfigError(
-            "accelerator='numba' needs numba: pip install 'hoity-env[fast]' (or use accelerator='numpy')"
-        )
-    if accelerator == "auto":
-        return "numba" if HAVE_NUMBA else "numpy"
-    return accelerator
-
-
-def jit(fn: Any) -> Any:
-    """Compile ``fn`` with numba (cached on disk) when it is installed; else leave it as Python,
-    which ``resolve_accelerator`` never lets the engine call."""
-    return numba.njit(cache=True, nogil=True)(fn) if HAVE_NUMBA else fn
-
-
-def jit_inline(fn: Any) -> Any:
-    """:func:`jit`, and compiled into every caller (numba inlines it in its own IR).
-
-    For the small helpers of the agents' kernels, called once or more per row: a call between
-    compiled functions updates the reference count of every array it passes (the expert's
-    per-row helpers take dozens), which cost more than their own arithmetic (issue 34: about
-    a third of a location decision of ``expert``), and a call inside a loop over lanes keeps
-    the compiler from vectorizing it."""
-    return numba.njit(cache=True, nogil=True, inline="always")(fn) if HAVE_NUMBA else fn
-
+from hoity_env.engine.jit import jit
 
 _LOCATION = int(Phase.LOCATION)
 _NO_YEAR = int(NO_YEAR)
@@ -526,12 +486,8 @@ def refresh_derived(state: BatchState, table: CardTable, games: np.ndarray) -> N
 
 
 __all__ = [
-    "ACCELERATORS",
-    "HAVE_NUMBA",
-    "jit",
     "mask_rows",
     "pick_legal",
     "refresh_derived",
-    "resolve_accelerator",
     "resolve_rounds",
 ]

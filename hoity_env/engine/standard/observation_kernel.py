@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.batched.state import BatchState
-from hoity_env.engine.standard.kernels import jit
+from hoity_env.engine.jit import jit
 
 
 @jit  # type: ignore[misc]
