@@ -10,8 +10,8 @@ to the 1M target, all measured in the same process:
 * ``BatchedHoityEnv`` (4 players) at B = 1, 64, 1,024, 4,096: random legal play
   with observations, masks, rewards, infos and same-step autoreset;
 * ``BatchedGame`` + its observer (4 players), same B, for each ruleset of ``--rules``
-  (standard: ``BatchObserver``; original: ``OriginalBatchObserver``): the engine alone
-  with observations and masks, finished games re-dealt with ``reset_games``;
+  (``make_observer()``: ``StandardBatchObserver``, ``OriginalBatchObserver``): the engine
+  alone with observations and masks, finished games re-dealt with ``reset_games``;
 * anchors: Gymnasium's numpy ``CartPoleVectorEnv`` at 1,024 (its built-in
   autoreset), and PGX Kuhn poker and Leduc hold'em under JAX on CPU at 4,096
   (``jit(vmap(step))`` with auto-reset, random legal actions drawn inside the jit)
@@ -20,9 +20,11 @@ to the 1M target, all measured in the same process:
 
 Random legal actions are drawn uniformly and timed with the env, as a learner's
 sampling would be: the one-game env picks from each mask, the batched rows use
-``sample_actions``/``random_actions`` (one draw per seat from the mask rows the
-masks are gathered from, the same distribution).  Then the memory per game of
-the batched state.  Usage::
+``sample_actions``/``random_from_masks`` (one draw per seat, the same distribution).
+The batched engine has one implementation, the numba kernels (compiled, or loaded
+from numba's cache, before any timing starts); its rows say ``numba``, as the records
+made when a numpy implementation stood beside it do.  Then the memory per game of the
+batched state.  Usage::
 
     python benchmarks/bench_batched.py [--repeats 3] [--agent-steps 400000]
     python benchmarks/bench_batched.py --engine-only --batches 1024   # both rulesets side by side
@@ -70,13 +72,13 @@ def bench_parallel_env(agent_steps: int, seed: int) -> tuple[float, int]:
     return time.process_time() - start, steps * PLAYERS
 
 
-def batched_env_bench(batch: int, accelerator: str = "numpy") -> Bench:
+def batched_env_bench(batch: int) -> Bench:
     """``BatchedHoityEnv`` with ``batch`` games."""
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
-        from hoity_env.environment.batched import BatchedHoityEnv
+        from hoity_env import BatchedHoityEnv
 
-        env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS, accelerator=accelerator)
+        env = BatchedHoityEnv(num_envs=batch, num_players=PLAYERS)
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
         start = time.process_time()
@@ -88,35 +90,23 @@ def batched_env_bench(batch: int, accelerator: str = "numpy") -> Bench:
     return run
 
 
-def batched_engine_bench(batch: int, accelerator: str = "numpy", rules: str = "standard") -> Bench:
-    """``BatchedGame`` + its observer with ``batch`` games, finished ones re-dealt.
-
-    ``rules="original"``: the original ruleset's batch, masks built from the state
-    (``action_masks``: there is no mask table) and drawn from with ``random_from_masks``,
-    observations by ``OriginalBatchObserver``.
-    """
+def batched_engine_bench(batch: int, rules: str = "standard") -> Bench:
+    """``BatchedGame`` + its observer with ``batch`` games of ``rules``, finished ones re-dealt."""
 
     def run(agent_steps: int, seed: int) -> tuple[float, int]:
-        from hoity_env.engine.batched import BatchedGame
-        from hoity_env.engine.original.batch_observation import OriginalBatchObserver
-        from hoity_env.engine.standard.batch_observation import BatchObserver
+        from hoity_env.engine import BatchedGame
 
-        game = BatchedGame(rules, PLAYERS, accelerator=accelerator)
-        observer = OriginalBatchObserver(game) if rules == "original" else BatchObserver(game)  # type: ignore[arg-type]
+        game = BatchedGame(rules, PLAYERS)
+        observer = game.make_observer()
         rng = np.random.default_rng(seed)
         steps = max(agent_steps // (batch * PLAYERS), 8)
         next_seed = seed * 10**9 + batch
         start = time.process_time()
         state = game.deal(range(seed * 10**9, seed * 10**9 + batch))
         for _ in range(steps):
-            if rules == "original":
-                actions = game.random_from_masks(game.action_masks(state), rng)
-                observer.observations(state)
-            else:
-                rows = game.mask_rows(state)
-                game.mask_table[rows]  # the masks, as an env hands them out
-                observer.observations(state)
-                actions = game.random_actions(rows, rng)
+            masks = game.action_masks(state)
+            observer.observations(state)
+            actions = game.random_from_masks(masks, rng)
             game.step(state, actions, validate=False)
             done = np.flatnonzero(state.done)
             if done.size:
@@ -186,26 +176,20 @@ def median_rate(bench: Bench, agent_steps: int, repeats: int) -> float:
     return statistics.median(rates)
 
 
-def _accelerators(wanted: list[str], notes: list[str]) -> list[str]:
-    """The requested engine implementations that can run here; numba is compiled (or loaded
-    from its cache) before any timing starts, so no row pays for the compiler."""
-    from hoity_env.engine.batched import BatchedGame
-    from hoity_env.engine.jit import HAVE_NUMBA
+def _compile_kernels() -> None:
+    """Compile the kernels (or load them from numba's cache) before any timing starts, so no row
+    pays for the compiler."""
+    from hoity_env.engine import BatchedGame
 
-    out = []
-    for acc in wanted:
-        if acc == "numba" and not HAVE_NUMBA:
-            notes.append("numba rows skipped: numba is not installed (pip install -e '.[fast]')")
-            continue
-        for rules in ("standard", "original"):
-            game = BatchedGame(rules, PLAYERS, accelerator=acc)
-            state = game.deal(range(4))
-            for _ in range(2):  # a location step and an action step: every kernel compiled
-                masks = game.action_masks(state)
-                game.step(state, game.random_from_masks(masks, np.random.default_rng(0)))
-            game.reset_games(state, np.arange(4), range(4))
-        out.append(acc)
-    return out
+    for rules in ("standard", "original"):
+        game = BatchedGame(rules, PLAYERS)
+        observer = game.make_observer()
+        state = game.deal(range(4))
+        for _ in range(2):  # a location step and an action step: every kernel compiled
+            masks = game.action_masks(state)
+            observer.observations(state)
+            game.step(state, game.random_from_masks(masks, np.random.default_rng(0)))
+        game.reset_games(state, np.arange(4), range(4))
 
 
 def _anchors(rows: dict[str, float], notes: list[str], anchor_steps: int, repeats: int) -> None:
@@ -229,11 +213,6 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--scalar-agent-steps", type=int, default=40_000, help="agent-steps per scalar run")
     parser.add_argument("--batches", default="1,64,1024,4096", help="comma-separated batch sizes")
     parser.add_argument(
-        "--accelerators",
-        default="numpy,numba",
-        help="batched engine implementations to time (numba rows need the 'fast' extra; skipped without it)",
-    )
-    parser.add_argument(
         "--rules",
         default="standard,original",
         help="rulesets of the BatchedGame+observer rows (the env rows play standard)",
@@ -249,23 +228,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     batches = [int(b) for b in args.batches.split(",")]
     rows: dict[str, float] = {}
     notes: list[str] = []
-    accelerators = _accelerators(args.accelerators.split(","), notes)
+    _compile_kernels()
     scalar_name = "hoity parallel_env (one game)"
     rows[scalar_name] = median_rate(bench_parallel_env, args.scalar_agent_steps, args.repeats)
-    for acc in accelerators if not args.engine_only else []:
-        for b in batches:
-            # Small batches cost more per agent-step: give them fewer steps so a run stays short.
-            budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
-            rows[f"hoity BatchedHoityEnv {acc} B={b:,}"] = median_rate(
-                batched_env_bench(b, acc), budget, args.repeats
-            )
+    for b in batches if not args.engine_only else []:
+        # Small batches cost more per agent-step: give them fewer steps so a run stays short.
+        budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+        rows[f"hoity BatchedHoityEnv numba B={b:,}"] = median_rate(batched_env_bench(b), budget, args.repeats)
     for rules in args.rules.split(","):
-        for acc in accelerators:
-            for b in batches:
-                budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
-                rows[f"hoity BatchedGame+observer {rules} {acc} B={b:,}"] = median_rate(
-                    batched_engine_bench(b, acc, rules), budget, args.repeats
-                )
+        for b in batches:
+            budget = args.agent_steps if b >= 64 else args.scalar_agent_steps
+            rows[f"hoity BatchedGame+observer {rules} numba B={b:,}"] = median_rate(
+                batched_engine_bench(b, rules), budget, args.repeats
+            )
     if not args.engine_only:
         _anchors(rows, notes, 10 * args.agent_steps, args.repeats)
     scalar = rows[scalar_name]
@@ -276,7 +251,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"(medians of {args.repeats} runs, CPU time by time.process_time, all rows measured in this run)")
     for note in notes:
         print(note)
-    from hoity_env.engine.batched import BatchedGame
+    from hoity_env.engine import BatchedGame
 
     memory = {}
     for n in (2, 4, 6):

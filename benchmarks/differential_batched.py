@@ -7,8 +7,8 @@ batch of ``--batch`` games going in both engines: :class:`BatchedGame` and one
 :class:`Game` state per slot, dealt from the same game seeds.  Every step it
 
 * compares the legal-action masks of every live game (``legal_masks``),
-* compares every seat's observation and the global state
-  (:class:`BatchObserver` against :class:`StandardObserver`),
+* compares every seat's observation and the global state (the batch observer
+  against the one-game observer: ``make_observer()`` of each),
 * plays the same random legal joint action in both engines,
 * compares every game's whole state read back through ``to_states`` (hands
   sorted: hand order is no part of the game) with the one-game state,
@@ -22,12 +22,10 @@ Usage::
 
     python benchmarks/differential_batched.py --games 100000 --players 4
     python benchmarks/differential_batched.py --games 100000 --players 2,3,4,5,6 --batch 256
-    python benchmarks/differential_batched.py --games 100000 --accelerator numba
     python benchmarks/differential_batched.py --games 100000 --rules original --players 2,3,4,5,6
 
 With ``--rules original`` the same checks run on the original ruleset (RULES O-*): the
-piles, lots, checks, register and jail are compared every step too, and the observers
-are :class:`OriginalBatchObserver` and :class:`OriginalObserver` (the tie rule is a
+piles, lots, checks, register and jail are compared every step too (the tie rule is a
 standard-ruleset setting, so ``--tie`` is ignored).
 
 Not a test (too long for the suite); every draw comes from ``--seed``.
@@ -43,15 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine import Game, GameState, RulesConfig
-from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine import BatchedGame, Game, GameState, RulesConfig
 from hoity_env.engine.config import ORIGINAL
-from hoity_env.engine.original.batch_observation import OriginalBatchObserver
 from hoity_env.engine.original.batched_state import NO_CHECK, REGISTER
-from hoity_env.engine.original.observation import OriginalObserver
 from hoity_env.engine.original.state import OriginalState
-from hoity_env.engine.standard.batch_observation import BatchObserver
-from hoity_env.engine.standard.observation import StandardObserver
 
 
 @dataclass
@@ -167,14 +160,12 @@ def check_config(
     tally: Tally,
     *,
     obs: bool = True,
-    accelerator: str = "numpy",
 ) -> None:
     """Play ``games`` games (seeds ``seed0, seed0 + 1, …``) in both engines, comparing every step."""
     original = tie_break == "original"
     rules = ORIGINAL if original else RulesConfig().replace(tie_break=tie_break)
-    game, batched = Game(rules, num_players), BatchedGame(rules, num_players, accelerator=accelerator)
-    scalar_obs: Any = OriginalObserver(game) if original else StandardObserver(game)
-    batch_obs: Any = OriginalBatchObserver(batched) if original else BatchObserver(batched)  # type: ignore[arg-type]
+    game, batched = Game(rules, num_players), BatchedGame(rules, num_players)
+    scalar_obs, batch_obs = game.make_observer(), batched.make_observer()
     rng = np.random.default_rng([seed0, num_players, tie_break == "priority"])
     width = min(batch, games)
     next_seed = seed0
@@ -266,12 +257,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed (and the action stream's)")
     parser.add_argument("--no-obs", action="store_true", help="skip observation/global-state checks")
-    parser.add_argument(
-        "--accelerator",
-        default="numpy",
-        choices=["numpy", "numba"],
-        help="the batched engine's implementation to check (numba: the 'fast' extra)",
-    )
     args = parser.parse_args(argv)
     players = [int(p) for p in args.players.split(",")]
     ties = ["original"] if args.rules == "original" else args.tie.split(",")
@@ -287,9 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.process_time()
         games_before = tally.games
-        check_config(
-            n, tie, count, args.batch, seed, tally, obs=not args.no_obs, accelerator=args.accelerator
-        )
+        check_config(n, tie, count, args.batch, seed, tally, obs=not args.no_obs)
         seed += count
         print(
             f"  {n} players, {'rules=original' if tie == 'original' else f'tie_break={tie}'}: "

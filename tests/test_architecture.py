@@ -49,8 +49,7 @@ RULESET_FOLDERS = ("hoity_env.engine.standard", "hoity_env.engine.original")
 ENGINE_TOP = (
     "hoity_env.engine",
     "hoity_env.engine.game",
-    "hoity_env.engine.rulesets",
-    "hoity_env.engine.observers",
+    "hoity_env.engine.registry",
 )
 ENGINE_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "hoity_env.engine.standard": ("hoity_env.engine.original", *ENGINE_TOP),
@@ -192,6 +191,7 @@ def test_checks_see_what_they_must_forbid() -> None:
         "hoity_env.engine.standard.kernels"
     }
     assert imports_of("from hoity_env.engine.errors import ConfigError") == {"hoity_env.engine.errors"}
+    assert set(ENGINE_TOP) <= set(MODULES) and set(RULESET_FOLDERS) <= set(MODULES)  # no stale name
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
     assert "hoity_env.agents" in GRAPH["hoity_env.evaluation.harness"] | {

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.agents import make
-from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.environment.rewards import REWARD_MODES
 
 ZOO = ("expert", "collector", "thief", "detective", "random")

@@ -63,7 +63,6 @@ FLAGS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "num_players": ("--players", player_counts, "players per game, or counts (2,3,4,5,6): one padded policy"),
     "rules": ("--rules", str, "ruleset: standard or original"),
     "reward": ("--reward", str, "win_loss, rank or progress"),
-    "accelerator": ("--accelerator", str, "batched engine: auto, numpy or numba"),
     "rollout_steps": ("--rollout-steps", int, "env steps per game between updates"),
     "epochs": ("--epochs", int, "PPO epochs per update"),
     "minibatch_size": ("--minibatch", int, "PPO minibatch size (rows)"),

@@ -50,8 +50,8 @@ from pathlib import Path
 from hoity_env.agents import AGENT_NAMES
 from hoity_env.cli.args import add_rules, non_negative, positive, specs
 from hoity_env.cli.evaluate import AGENTS_HELP, SPECS_HELP, match_settings_of
-from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.evaluation.workers import usable_cpus
 from hoity_env.strength.exploit import exploitability
 from hoity_env.strength.ladder import LADDER_GAMES, LadderResult, ladder

@@ -3,22 +3,24 @@
 A :class:`RulesConfig` is immutable and checked when it is built, so a game can
 never start from nonsense: each bad value raises :class:`ConfigError` (a
 ``ValueError``) naming the field.  ``ruleset`` selects the engine implementation
-that interprets the numbers; a second ruleset adds its own fields with defaults
-and registers itself in :mod:`hoity_env.engine.rulesets`, so nothing above the
-engine changes.
+that interprets the numbers; a new ruleset adds its own fields with defaults (and,
+in :data:`RULESET_CHECKS`, its cross-field checks) and its record in
+:mod:`hoity_env.engine.registry`, so nothing above the engine changes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
 
 RULESET_NAMES = ("standard", "original")
-"""Engine implementations; :mod:`hoity_env.engine.rulesets` maps each to its code."""
+"""Engine implementations; :mod:`hoity_env.engine.registry` holds each one's record (a test keeps
+the two lists equal)."""
 TIE_BREAKS = ("unique", "priority")
 EXHIBIT_CHOICES = ("best",)
 MIN_PLAYERS = 2
@@ -307,11 +309,27 @@ def _validate_original(cfg: RulesConfig) -> None:
         _int_tuple(cfg, "castle_rewards", pair, 2)
     _int_tuple(cfg, "club_reward", cfg.club_reward, 2)
     _int_tuple(cfg, "final_bonus", cfg.final_bonus, 2)
-    if cfg.ruleset == "original" and len(cfg.castle_rewards) != (cfg.finish + 1) // 2:
+    RULESET_CHECKS[cfg.ruleset](cfg)
+
+
+def _check_castles(cfg: RulesConfig) -> None:
+    """O-9: the original track has one castle per two spaces, each with its reward pair."""
+    if len(cfg.castle_rewards) != (cfg.finish + 1) // 2:
         raise ConfigError(
             f"rules field 'castle_rewards' must have one pair per castle, (finish + 1) // 2 = "
             f"{(cfg.finish + 1) // 2} for finish {cfg.finish}, got {len(cfg.castle_rewards)} (O-9)"
         )
+
+
+def _no_checks(cfg: RulesConfig) -> None:
+    """A ruleset whose fields need no check beyond every ruleset's."""
+
+
+RULESET_CHECKS: dict[str, Callable[[RulesConfig], None]] = {
+    "standard": _no_checks,
+    "original": _check_castles,
+}
+"""Each ruleset's own cross-field checks of a configuration (beyond every ruleset's), by name."""
 
 
 STANDARD = RulesConfig()

@@ -51,10 +51,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from hoity_env.engine.actions import Phase
-from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, IllegalActionError
+from hoity_env.engine.game import BatchedGame
 from hoity_env.engine.inputs import (
     check_action_array,
     check_batch_size,
@@ -62,7 +62,6 @@ from hoity_env.engine.inputs import (
     check_open,
     check_seed,
 )
-from hoity_env.engine.standard.batch_observation import make_batch_observer
 from hoity_env.environment.joint_action import ILLEGAL_ACTION_MODES
 from hoity_env.environment.positions import played_steps, position_option, read_positions
 from hoity_env.environment.rewards import (
@@ -85,9 +84,10 @@ class BatchedHoityEnv:
         num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for
             :class:`~hoity_env.environment.parallel.HoityParallelEnv` (``max_cycles``
             counts each game's own steps).
-        accelerator: ``"auto"`` (numba when the ``fast`` extra is installed, else numpy),
-            ``"numpy"`` or ``"numba"``: which implementation of the batched engine steps the
-            rounds.  Both give identical games (differential tests); numba is faster at small B.
+
+    The engine steps the games with compiled kernels (numba): the first use after an install
+    compiles them (docs/design.md, "One batched implementation"), later runs load them from
+    numba's cache.
     """
 
     def __init__(
@@ -99,7 +99,6 @@ class BatchedHoityEnv:
         illegal_action: str = "fallback",
         illegal_penalty: float = -1.0,
         max_cycles: int | None = None,
-        accelerator: str = "auto",
     ) -> None:
         num_envs = check_batch_size(num_envs)
         if reward not in REWARD_MODES:
@@ -111,10 +110,8 @@ class BatchedHoityEnv:
             isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
         ):
             raise ConfigError(f"max_cycles must be None or an int >= 1 (step() calls), got {max_cycles!r}")
-        self.batched = BatchedGame(rules, num_players, accelerator=accelerator)
-        self._table = self.batched.rules.ruleset == "standard"
-        """Masks are rows of the engine's mask table (standard); else whole masks are kept (original)."""
-        self.observer = make_batch_observer(self.batched)
+        self.batched = BatchedGame(rules, num_players)
+        self.observer = self.batched.make_observer()
         self.num_envs = num_envs
         self.num_players = self.batched.num_players
         self.rules = self.batched.rules
@@ -131,8 +128,8 @@ class BatchedHoityEnv:
         self._state: BatchState | None = None
         self._rngs: list[np.random.Generator] = []
         self._cycles = np.zeros(num_envs, dtype=np.int64)
-        self._rows = np.zeros((num_envs, self.num_players), dtype=np.intp)
         self._masks: np.ndarray = np.zeros((num_envs, self.num_players, self.num_actions), dtype=np.int8)
+        """The masks of the current step (the env hands out copies)."""
         self._warned_illegal = False
         self._closed = False
 
@@ -226,13 +223,7 @@ class BatchedHoityEnv:
             self._cycles[ended] = 0
             fresh = state.select(ended, with_rngs=False)
             obs[ended] = self.observer.replace_games(ended, fresh)
-            if self._table:
-                rows = self.batched.mask_rows(fresh)
-                self._rows[ended] = rows
-                masks[ended] = self.batched.mask_table[rows]
-            else:
-                masks[ended] = self.batched.action_masks(fresh)
-                self._masks[ended] = masks[ended]
+            masks[ended] = self._masks[ended] = self.batched.action_masks(fresh)
         infos["phase"] = state.phase.copy()
         return obs, masks, rewards32, terminated, truncated, infos
 
@@ -245,14 +236,11 @@ class BatchedHoityEnv:
             raise IllegalActionError(
                 f"action {int(arr[g, p])} for player_{p} of game {g} is out of range [0, {self.num_actions})"
             )
-        if self._table:
-            joint, illegal = self.batched.fallback(self._rows, arr)
-        else:
-            joint, illegal = self.batched.fallback_masks(self._masks, arr)
+        joint, illegal = self.batched.fallback_masks(self._masks, arr)
         if illegal.any():
             g, p = (int(v) for v in np.argwhere(illegal)[0])
             if self.illegal_action == "raise":
-                allowed = np.flatnonzero(self._current_masks()[g, p]).tolist()
+                allowed = np.flatnonzero(self._masks[g, p]).tolist()
                 raise IllegalActionError(
                     f"action {int(arr[g, p])} is illegal for player_{p} of game {g}; "
                     f"legal actions: {allowed} ({int(illegal.sum())} illegal actions in this step)"
@@ -279,17 +267,8 @@ class BatchedHoityEnv:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Observations and masks of every game; ``final`` games get location-step masks."""
         obs = self.observer.observations(state, reuse=reuse)
-        if not self._table:
-            self._masks = self.batched.action_masks(state, location=final)
-            return obs, self._masks.copy()
-        self._rows = self.batched.mask_rows(state, location=final)
-        return obs, self.batched.mask_table[self._rows]
-
-    def _current_masks(self) -> np.ndarray:
-        """``[B, n, A]`` masks of the current step (a fresh array)."""
-        if not self._table:
-            return self._masks.copy()  # type: ignore[no-any-return]
-        return self.batched.mask_table[self._rows]  # type: ignore[no-any-return]
+        self._masks = self.batched.action_masks(state, location=final)
+        return obs, self._masks.copy()
 
     # --------------------------------------------------------------- extras
     def state(self) -> np.ndarray:
@@ -299,14 +278,12 @@ class BatchedHoityEnv:
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """``[B, n]`` uniformly random legal actions for the current step (a random policy)."""
         self.game_state  # noqa: B018  # raises before reset
-        if not self._table:
-            return self.batched.random_from_masks(self._masks, rng)
-        return self.batched.random_actions(self._rows, rng)
+        return self.batched.random_from_masks(self._masks, rng)
 
     def action_masks(self) -> np.ndarray:
         """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""
         self.game_state  # noqa: B018  # raises before reset
-        return self._current_masks()
+        return self._masks.copy()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """End the env: later ``reset``/``step`` calls raise (there is nothing else to release)."""
@@ -316,7 +293,7 @@ class BatchedHoityEnv:
         return (
             f"BatchedHoityEnv(num_envs={self.num_envs}, num_players={self.num_players}, "
             f"rules={self.rules.name!r}, reward={self.reward_mode!r}, "
-            f"illegal_action={self.illegal_action!r}, accelerator={self.batched.accelerator!r})"
+            f"illegal_action={self.illegal_action!r})"
         )
 
 

@@ -32,7 +32,6 @@ import numpy as np
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.engine.game import Game
-from hoity_env.engine.observers import make_observer
 
 __all__ = ["CHECKPOINT_KEY", "MAX_MEMORY", "REVEALED", "History", "history_width", "observation_layout"]
 
@@ -47,7 +46,7 @@ MAX_MEMORY = 32
 
 def observation_layout(rules: str, num_players: int) -> dict[str, slice]:
     """The observation layout of ``rules`` at ``num_players`` (name → slice), without an env."""
-    return make_observer(Game(rules, num_players)).obs_layout()
+    return Game(rules, num_players).make_observer().obs_layout()
 
 
 def _columns(layout: Mapping[str, slice]) -> np.ndarray:

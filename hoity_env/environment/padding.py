@@ -31,8 +31,7 @@ import numpy as np
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, resolve_rules
 from hoity_env.engine.errors import ConfigError
-from hoity_env.engine.original.observation import original_field_widths
-from hoity_env.engine.standard.observation import GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS, Field
+from hoity_env.engine.registry import RULESETS, Field, Fields
 
 __all__ = [
     "MAX_SEATS",
@@ -59,16 +58,15 @@ def ruleset_name(rules: str | RulesConfig) -> str:
     return resolve_rules(rules).ruleset
 
 
-def _fields(ruleset: str, n: int) -> tuple[tuple[Field, ...], tuple[Field, ...], tuple[Field, ...]]:
-    """Global, own and per-player fields of the env's ``n``-player observation of ``ruleset``."""
-    if ruleset == "standard":
-        return GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS
-    if ruleset == "original":
-        return original_field_widths(n)
-    raise ConfigError(f"no observation layout for ruleset {ruleset!r}")
+def _fields(ruleset: str, n: int) -> tuple[Fields, Fields, Fields]:
+    """Global, own and per-player fields of the env's ``n``-player observation of ``ruleset``
+    (its registry record's ``observation_fields``)."""
+    if ruleset not in RULESETS:
+        raise ConfigError(f"no observation layout for ruleset {ruleset!r}")
+    return RULESETS[ruleset].observation_fields(n)
 
 
-def _width(fields: tuple[Field, ...]) -> int:
+def _width(fields: Fields) -> int:
     return sum(w for _, w, _ in fields)
 
 

@@ -38,7 +38,6 @@ from hoity_env.engine.errors import ConfigError, IllegalActionError, StateError
 from hoity_env.engine.events import Event
 from hoity_env.engine.game import Game
 from hoity_env.engine.inputs import check_finite, check_open, check_seed
-from hoity_env.engine.observers import make_observer
 from hoity_env.engine.state import GameState
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.joint_action import (
@@ -108,7 +107,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         self.agents: list[str] = []
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self.codec = ActionCodec(self.game.layout)
-        self.observer = make_observer(self.game)
+        self.observer = self.game.make_observer()
         n_act = self.codec.size
         self._action_space = spaces.Discrete(n_act)
         self._observation_space = self.output_format.observation_space(
@@ -280,8 +279,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         assert state is not None
         obs_rows = self.observer.observations(state, reuse=reuse)
         # The last observation of a game carries a location-step mask, never an empty one.
-        ruleset = self.game.ruleset
-        masks = ruleset.location_masks(state) if final else ruleset.legal_masks(state)  # a fresh array
+        game = self.game
+        masks = game.location_masks(state) if final else game.legal_masks(state)  # a fresh array
         self._mask_lists = masks.tolist()
         fmt = self.output_format
         info_masks = (masks.copy() if fmt.mask_in_observation else masks) if fmt.mask_in_infos else None
@@ -382,9 +381,9 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         """
         snap = read_snapshot(self.game, data, self.max_cycles)
         state, agents = snap.state, snap.agents
-        ruleset = self.game.ruleset
+        game = self.game
         try:  # the invariants make these safe; a failure here is still the state's fault
-            masks = ruleset.legal_masks(state) if agents else ruleset.location_masks(state)
+            masks = game.legal_masks(state) if agents else game.location_masks(state)
             render_text(state, snap.events)
             # Last: it also refreshes the encoder's per-round cache (only once it succeeded).
             self.observer.observations(state)
@@ -407,8 +406,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
             raise IllegalActionError("call reset() first")
         i = self._index[agent]
         row = self.observer.observations(self._state)[i]
-        ruleset = self.game.ruleset
-        masks = ruleset.legal_masks(self._state) if self.agents else ruleset.location_masks(self._state)
+        game = self.game
+        masks = game.legal_masks(self._state) if self.agents else game.location_masks(self._state)
         return self.output_format.observation(row, masks[i])
 
     def _check_agent_name(self, agent: str) -> None:

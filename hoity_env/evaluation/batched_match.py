@@ -37,9 +37,8 @@ from gymnasium.utils import seeding
 
 from hoity_env.agents.base import Agent
 from hoity_env.agents.batch import act_batch, plays_per_game, start_games
-from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.standard.batch_observation import make_batch_observer
+from hoity_env.engine.game import BatchedGame
 from hoity_env.environment.batched import MAX_SEED
 from hoity_env.evaluation.match import GameRecord, agent_seeds, deal_seed
 from hoity_env.evaluation.stats import competition_ranks
@@ -78,7 +77,7 @@ def play_deals_batched(
     """
     k = num_players
     batched = BatchedGame(rules, k)
-    observer = make_batch_observer(batched)
+    observer = batched.make_observer()
     deals_per_chunk = max(1, batch_games // k)
     out: list[GameRecord] = []
     for lo in range(start, stop, deals_per_chunk):
@@ -99,7 +98,7 @@ def play_deals_batched(
                 start_games(entries[i], games, [seeds[j][int(seat_of[j, i])] for j in games])
         while not state.done.all():
             live = ~state.done
-            masks = batched.action_masks(state)  # both rulesets (original masks have no table)
+            masks = batched.action_masks(state)
             obs = observer.observations(state)
             joint = np.zeros((len(deals), k), dtype=np.int64)
             g = games[live]

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from hoity_env.agents.batch import can_act_in_batches
-from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.config import resolve_rules
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.environment.parallel import HoityParallelEnv
 from hoity_env.evaluation.chunks import agents_for, cap_workers, clear_agents, env_for, play_chunks
 from hoity_env.evaluation.match import GameRecord

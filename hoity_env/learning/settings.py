@@ -24,7 +24,6 @@ from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
-from hoity_env.engine.jit import resolve_accelerator
 from hoity_env.environment.history import MAX_MEMORY
 from hoity_env.environment.rewards import REWARD_MODES
 from hoity_env.learning.bounds import (
@@ -80,7 +79,6 @@ class LearnerSettings:
     rules: str = "standard"
     reward: str = "progress"
     """As the env's ``reward``: ``win_loss``, ``rank`` or ``progress`` (the SB3 recipes' choice)."""
-    accelerator: str = "auto"
     opponents: tuple[tuple[str, float], ...] = ((SELF, 1.0),)
     """The weighted pool drawn from per game and episode (see the module docstring)."""
     snapshot_every: int = 10
@@ -156,9 +154,6 @@ class LearnerSettings:
         resolve_rules(self.rules)
         if self.reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
-        if not isinstance(self.accelerator, str):
-            raise ConfigError(f"accelerator must be auto, numpy or numba, got {self.accelerator!r}")
-        resolve_accelerator(self.accelerator)
         int_in(self, "total_steps", 1, MAX_STEPS)
         int_in(self, "checkpoint_every", 0, MAX_STEPS)
         int_in(self, "keep_checkpoints", 0, MAX_STEPS)
@@ -248,8 +243,9 @@ class LearnerSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LearnerSettings:
         """Settings from :meth:`to_dict`'s form; unknown keys raise :class:`ConfigError`."""
-        refuse_unknown_fields(cls, data, "learner settings")
         values = dict(data)
+        _drop_accelerator(values)
+        refuse_unknown_fields(cls, values, "learner settings")
         for name in ("hidden", "num_players"):
             if isinstance(values.get(name), list):
                 values[name] = tuple(values[name])
@@ -260,6 +256,21 @@ class LearnerSettings:
     def replace(self, **changes: Any) -> LearnerSettings:
         """A copy with ``changes`` (checked again)."""
         return dataclasses.replace(self, **changes)
+
+
+def _drop_accelerator(values: dict[str, Any]) -> None:
+    """Settings saved before the batched engine had one implementation held ``accelerator``:
+    ``"auto"`` and ``"numba"`` name the kernels every run uses now and are dropped; the numpy
+    path those runs could also ask for is gone, so ``"numpy"`` (or anything else) is refused."""
+    if "accelerator" not in values:
+        return
+    value = values.pop("accelerator")
+    if value not in ("auto", "numba"):
+        raise ConfigError(
+            f"learner settings: accelerator {value!r} is no longer available: the batched engine's "
+            "numpy path was removed and every run steps the compiled kernels (numba); delete the "
+            "'accelerator' key of this settings file to run it on them"
+        )
 
 
 def _check_counts(settings: LearnerSettings) -> None:

@@ -67,7 +67,6 @@ class Tables:
                 rules=s.rules,
                 reward=s.reward,
                 illegal_action="raise",  # the policy never samples a masked action; prove it
-                accelerator=s.accelerator,
             )
             pad = padder(ruleset_name(s.rules), n) if s.padded else None
             rows = s.num_games * n

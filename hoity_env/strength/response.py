@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hoity_env.agents.policies.sb3 import TRAIN_EXTRA
-from hoity_env.engine.batched import BATCHED_RULESETS
 from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import MatchSettings
 

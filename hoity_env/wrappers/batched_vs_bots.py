@@ -48,8 +48,6 @@ class BatchedVsBots:
             the learner).
         opponent_pool: specs/agents to draw opponents from when ``opponents`` is None.
         learner_seat: a fixed seat, or ``None`` to draw the seat every episode.
-        accelerator: the batched engine's implementation (``"auto"``, ``"numpy"``, ``"numba"``;
-            see :class:`~hoity_env.environment.batched.BatchedHoityEnv`).
     """
 
     def __init__(
@@ -64,7 +62,6 @@ class BatchedVsBots:
         illegal_action: str = "fallback",
         illegal_penalty: float = -1.0,
         max_cycles: int | None = None,
-        accelerator: str = "auto",
     ) -> None:
         self.env = BatchedHoityEnv(
             num_envs=num_envs,
@@ -74,7 +71,6 @@ class BatchedVsBots:
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
             max_cycles=max_cycles,
-            accelerator=accelerator,
         )
         n = self.num_players = self.env.num_players
         self.num_envs = num_envs

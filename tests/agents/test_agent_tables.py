@@ -55,9 +55,7 @@ def test_every_registered_agent_plays_legal_moves_at_its_table(case: tuple[Entry
             }
         )[0]
 
-    batched = BatchedHoityEnv(
-        num_envs=8, num_players=n, rules=rules, illegal_action="raise", accelerator="numpy"
-    )
+    batched = BatchedHoityEnv(num_envs=8, num_players=n, rules=rules, illegal_action="raise")
     agent = make(spec, seed=5, num_players=n, rules=rules, num_actions=size)
     rows = np.arange(8 * n)
     start_games(agent, rows)

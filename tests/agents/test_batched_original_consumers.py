@@ -17,10 +17,7 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import make
-from hoity_env.engine import Game
-from hoity_env.engine.batched import BatchedGame
-from hoity_env.engine.original.observation import OriginalObserver
-from hoity_env.engine.standard.batch_observation import make_batch_observer
+from hoity_env.engine import BatchedGame, Game
 from hoity_env.evaluation.harness import play_tables, rules_batchable
 
 SCRIPTED = ["random", "collector", "thief", "detective", "expert"]
@@ -33,7 +30,7 @@ def test_scripted_batch_decisions_equal_one_game_decisions(num_players: int) -> 
     by one, in the same order, on the one-game observations."""
     games = 8
     game, batched = Game("original", num_players), BatchedGame("original", num_players)
-    scalar_obs, observer = OriginalObserver(game), make_batch_observer(batched)
+    scalar_obs, observer = game.make_observer(), batched.make_observer()
     names = [SCRIPTED[p % len(SCRIPTED)] for p in range(num_players)]
     group = {name: [p for p in range(num_players) if names[p] == name] for name in set(names)}
     batch_agents = {name: make(name, seed=11) for name in group}

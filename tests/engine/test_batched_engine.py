@@ -7,7 +7,7 @@
   rules, and shortened rules that truncate) and compare, at every step, every
   game's whole state (read back with ``to_states``; hands sorted, since hand
   order is no part of the game), the legal masks, every seat's observation and
-  the global state (:class:`BatchObserver` against :class:`StandardObserver`);
+  the global state (:class:`StandardBatchObserver` against :class:`StandardObserver`);
 * play hand-made positions (tests/helpers.py) in both engines, table-driven by
   rule id, and check that ``from_states``/``to_states`` round-trip;
 * check determinism (game ``k``'s deal does not depend on B), that
@@ -29,28 +29,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hoity_env.engine import STANDARD, Game, GameState, IllegalActionError, RulesConfig
+from hoity_env.engine import STANDARD, BatchedGame, Game, GameState, IllegalActionError, RulesConfig
 from hoity_env.engine.actions import AUCTION, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.batched import BatchedGame
 from hoity_env.engine.batched.state import BatchState, refresh_derived
-from hoity_env.engine.errors import ConfigError, StateError
-from hoity_env.engine.standard.batch_observation import BatchObserver
+from hoity_env.engine.errors import StateError
+from hoity_env.engine.standard.batch_observation import StandardBatchObserver
 from hoity_env.engine.standard.observation import StandardObserver
 from tests.helpers import SideBySide, bid, make_state
 
 A, C = AUCTION, CASTLE
 E, T, D = EXHIBIT, THIEF, DETECTIVE
 
-ACCELERATORS = ["numpy", "numba"]
-"""Both implementations of the batched round (hoity_env/engine/standard/kernels.py) face the
-one-game engine in every side-by-side test; numba is in the dev extra, so neither is skipped."""
-
 GAMES_PER_CONFIG = 16
 """Random games per (player count, tie rule) in the side-by-side test: 10 configurations × 16
-= 160 games per implementation, plus 80 with other rule numbers; a sample, kept small so that
-the suite takes minutes.  The volume is ``benchmarks/differential_batched.py``, which
-``.ci/run`` runs on 5,000 standard and 1,500 original games per implementation (the same
-comparisons at every step; docs/development.md)."""
+= 160 games, plus 80 with other rule numbers; a sample, kept small so that the suite takes
+minutes.  The volume is ``benchmarks/differential_batched.py``, which ``.ci/run`` runs on 5,000
+standard and 1,500 original games (the same comparisons at every step; docs/development.md)."""
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -88,25 +82,25 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(masks == 1, u, -1.0), axis=2)  # type: ignore[no-any-return]
 
 
-def play_side_by_side(
-    rules: RulesConfig, n: int, games: int, batch: int, seed0: int, accelerator: str = "numpy"
-) -> tuple[int, int]:
+def play_side_by_side(rules: RulesConfig, n: int, games: int, batch: int, seed0: int) -> tuple[int, int]:
     """Play ``games`` random legal games in both engines (seeds ``seed0 …``), comparing every step.
 
     Finished games are replaced by the next seed in both engines (``reset_games``), so the batch
     stays full and mixes games in different rounds and phases.  Returns (games, batched steps).
     """
-    game, batched = Game(rules, n), BatchedGame(rules, n, accelerator=accelerator)
-    scalar_obs, batch_obs = StandardObserver(game), BatchObserver(batched)
+    game, batched = Game(rules, n), BatchedGame(rules, n)
+    scalar_obs, batch_obs = StandardObserver(rules, n), StandardBatchObserver(rules, n)
     both = SideBySide(game, batched, games, batch, seed0)
     finished = steps = 0
     while live := both.live():
         state = both.state
         masks = batched.legal_masks(state)
+        forced = batched.action_masks(state, location=np.ones(state.batch_size, dtype=bool))
         obs, glob = batch_obs.observations(state), batch_obs.global_states(state)
         for k, s in live:
             where = f"seat slot {k}, round {s.round}, {s.phase.name.lower()} step"
             assert np.array_equal(game.legal_masks(s), masks[k]), f"masks differ: {where}"
+            assert np.array_equal(game.location_masks(s), forced[k]), f"location masks differ: {where}"
             assert np.array_equal(scalar_obs.observations(s), obs[k]), f"observations differ: {where}"
             assert np.array_equal(scalar_obs.global_state(s), glob[k]), f"global states differ: {where}"
         played = both.step(random_legal(masks, both.rng))
@@ -131,16 +125,11 @@ def test_normalized_covers_every_serialized_field() -> None:
     assert keys == set(state.to_dict()) - {"version"} | {"num_players", "rules"}
 
 
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("tie_break", ["unique", "priority"])
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_random_play_matches_one_game_engine(
-    num_players: int, tie_break: str, accelerator: str
-) -> None:  # C-4, S-1…S-8
+def test_random_play_matches_one_game_engine(num_players: int, tie_break: str) -> None:  # C-4, S-1…S-8
     rules = RulesConfig().replace(tie_break=tie_break)
-    games, steps = play_side_by_side(
-        rules, num_players, GAMES_PER_CONFIG, 32, 10_000 * num_players, accelerator
-    )
+    games, steps = play_side_by_side(rules, num_players, GAMES_PER_CONFIG, 32, 10_000 * num_players)
     assert games == GAMES_PER_CONFIG
     assert steps >= 2 * 3  # several rounds each (a round is two steps)
 
@@ -154,12 +143,9 @@ def test_random_play_matches_one_game_engine(
         (6, dict(min_exhibition=2, starting_antiques=2)),  # C-3, S-1
     ],
 )
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
-def test_random_play_matches_with_other_rule_numbers(
-    num_players: int, changes: dict[str, Any], accelerator: str
-) -> None:
+def test_random_play_matches_with_other_rule_numbers(num_players: int, changes: dict[str, Any]) -> None:
     rules = STANDARD.replace(**changes)
-    games, _ = play_side_by_side(rules, num_players, 20, 20, 77 + num_players, accelerator)
+    games, _ = play_side_by_side(rules, num_players, 20, 20, 77 + num_players)
     assert games == 20
 
 
@@ -287,11 +273,10 @@ def _position(case: dict[str, Any]) -> tuple[RulesConfig, GameState]:
     return rules, state
 
 
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("case", _POSITIONS, ids=[c["id"] for c in _POSITIONS])
-def test_hand_made_position_plays_the_same(case: dict[str, Any], accelerator: str) -> None:
+def test_hand_made_position_plays_the_same(case: dict[str, Any]) -> None:
     rules, start = _position(case)
-    game, batched = Game(rules, case["n"]), BatchedGame(rules, case["n"], accelerator=accelerator)
+    game, batched = Game(rules, case["n"]), BatchedGame(rules, case["n"])
     scalar = start.clone()
     state = batched.from_states([start])
     assert normalized(batched.to_states(state)[0]) == normalized(start)
@@ -303,12 +288,11 @@ def test_hand_made_position_plays_the_same(case: dict[str, Any], accelerator: st
     assert normalized(scalar) != normalized(start)  # the position did change
 
 
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
-def test_hand_made_positions_stepped_together_match_one_by_one(accelerator: str) -> None:
+def test_hand_made_positions_stepped_together_match_one_by_one() -> None:
     """One batch holding several 4-player positions (in different phases) gives each its own result."""
     cases = [c for c in _POSITIONS if c["n"] == 4 and not c.get("rules") and len(c["steps"]) <= 2]
     starts = [_position(c)[1] for c in cases]
-    game, batched = Game(STANDARD, 4), BatchedGame(STANDARD, 4, accelerator=accelerator)
+    game, batched = Game(STANDARD, 4), BatchedGame(STANDARD, 4)
     state = batched.from_states(starts)
     scalars = [s.clone() for s in starts]
     for t in range(2):
@@ -405,51 +389,26 @@ def test_from_states_rejects_another_player_count_with_the_same_deck(
         BatchedGame(STANDARD, batch_players).from_states([Game(STANDARD, state_players).new_state(0)])
 
 
-def test_a_ruleset_that_is_not_batched_raises_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 8: a ruleset without a batched engine raises a clear error."""
-    import hoity_env.engine.config as config
-    import hoity_env.engine.rulesets as rulesets
-
-    monkeypatch.setattr(config, "RULESET_NAMES", (*config.RULESET_NAMES, "unbatched"))
-    monkeypatch.setitem(rulesets.RULESETS, "unbatched", rulesets.RULESETS["standard"])
-    rules = RulesConfig(name="unbatched", ruleset="unbatched")
-    Game(rules, 4)  # the one-game engine plays it
-    with pytest.raises(ConfigError, match="batched engine"):
-        BatchedGame(rules, 4)
-
-
-def test_accelerator_is_checked_and_auto_follows_numba(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``accelerator``: unknown names and numba without numba raise ConfigError; ``auto`` picks numba
-    when it imports and numpy otherwise (a plain ``pip install`` has no numba)."""
-    import hoity_env.engine.jit as batched_numba
-
-    with pytest.raises(ConfigError, match="accelerator must be one of"):
-        BatchedGame(STANDARD, 4, accelerator="cuda")
-    assert BatchedGame(STANDARD, 4, accelerator="auto").accelerator == "numba"  # numba is in dev
-    monkeypatch.setattr(batched_numba, "HAVE_NUMBA", False)
-    assert BatchedGame(STANDARD, 4, accelerator="auto").accelerator == "numpy"
-    with pytest.raises(ConfigError, match=r"pip install 'hoity-env\[fast\]'"):
-        BatchedGame(STANDARD, 4, accelerator="numba")
-
-
-@pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_numpy_and_numba_batches_stay_bit_identical(num_players: int) -> None:
-    """Both implementations step the same batch to the same arrays, derived fields included (the
-    side-by-side tests compare only what the one-game state holds), across re-deals."""
-    pair = [BatchedGame(STANDARD, num_players, accelerator=a) for a in ACCELERATORS]
-    states = [g.deal(range(48)) for g in pair]
-    rng = np.random.default_rng(num_players)
-    next_seed = 48
-    for _ in range(200):
-        actions = pair[0].random_actions(pair[0].mask_rows(states[0]), rng)
-        for g, s in zip(pair, states, strict=True):
-            g.step(s, actions)
-        assert_same_arrays(arrays_of(states[0]), states[1])
-        done = np.flatnonzero(states[0].done)
-        if done.size:
-            for g, s in zip(pair, states, strict=True):
-                g.reset_games(s, done, range(next_seed, next_seed + done.size))
-            next_seed += done.size
+def test_masks_are_uniformly_sampled_and_fall_back_to_the_lowest_legal_action() -> None:  # C-6
+    """``random_from_masks`` draws every legal action of a row (and only those) about equally often;
+    ``fallback_masks`` replaces a masked-out or out-of-range action by the row's lowest legal one."""
+    batched = BatchedGame(STANDARD, 4)
+    masks = np.zeros((1, 4, batched.num_actions), dtype=np.int8)
+    masks[0, 0, [AUCTION, CASTLE]] = 1
+    masks[0, 1, [THIEF, DETECTIVE]] = 1
+    masks[0, 2, bid(0) : bid(4)] = 1
+    masks[0, 3, CASTLE] = 1
+    rng = np.random.default_rng(5)
+    draws = np.stack([batched.random_from_masks(masks, rng)[0] for _ in range(4000)])  # [draw, seat]
+    for p in range(4):
+        legal = np.flatnonzero(masks[0, p])
+        seen, counts = np.unique(draws[:, p], return_counts=True)
+        assert seen.tolist() == legal.tolist()
+        assert counts.min() > 0.8 * 4000 / len(legal)
+    actions = np.array([[CASTLE, EXHIBIT, 999, CASTLE]])
+    chosen, illegal = batched.fallback_masks(masks, actions)
+    assert chosen.tolist() == [[CASTLE, THIEF, bid(0), CASTLE]]
+    assert illegal.tolist() == [[False, True, True, False]]
 
 
 # ---------------------------------------------------------------------------- (d) determinism
@@ -593,8 +552,7 @@ def batches(draw: st.DrawFn) -> tuple[BatchedGame, list[int], int]:
     )
     size = draw(st.integers(1, 8), label="batch")
     seeds = draw(st.lists(st.integers(0, 2**40), min_size=size, max_size=size), label="seeds")
-    accelerator = draw(st.sampled_from(ACCELERATORS), label="accelerator")
-    batched = BatchedGame(rules, n, accelerator=accelerator)
+    batched = BatchedGame(rules, n)
     return batched, seeds, draw(st.integers(0, 2**32 - 1), label="play_seed")
 
 
@@ -707,11 +665,13 @@ def test_copy_and_select_are_independent() -> None:
 
 @pytest.mark.parametrize("what", ["BatchedGame", "BatchedHoityEnv"])
 def test_original_rules_build_the_original_batched_engine(what: str) -> None:  # O-*
-    from hoity_env.engine.original.batched import OriginalBatchedGame
+    from hoity_env.engine.original.batched import OriginalBatched
+    from hoity_env.engine.original.batched_state import OriginalBatchState
     from hoity_env.environment.batched import BatchedHoityEnv
 
     built = (
         BatchedGame("original", 4) if what == "BatchedGame" else BatchedHoityEnv(2, rules="original").batched
     )
-    assert isinstance(built, OriginalBatchedGame) and built.rules.ruleset == "original"
-    assert type(BatchedGame("standard", 4)) is BatchedGame
+    assert isinstance(built.batched_rules, OriginalBatched) and built.rules.ruleset == "original"
+    assert isinstance(built.deal([0]), OriginalBatchState)
+    assert type(BatchedGame("standard", 4).deal([0])) is BatchState

@@ -41,9 +41,9 @@ ENVS: dict[str, Callable[..., Any]] = {
 # --------------------------------------------------------------- item 8: the batched engine
 @pytest.fixture
 def batch() -> tuple[BatchedGame, Any]:
-    game = BatchedGame("standard", 3, accelerator="numpy")
+    game = BatchedGame("standard", 3)
     state = game.deal([1, 2, 3])
-    game.step(state, game.random_actions(game.mask_rows(state), np.random.default_rng(0)))
+    game.step(state, game.random_from_masks(game.action_masks(state), np.random.default_rng(0)))
     return game, state
 
 

@@ -1,12 +1,11 @@
 """The hand-made positions of the O-rule tests (tests/engine/test_rules_original.py), replayed on the
 batched ``original`` engine.
 
-Every test of that module runs again here, under both accelerators, with ``Game.step``
-shadowed: before each one-game step of an original-ruleset game, a batch is made of the
-position with ``from_states`` and its masks are compared; the batch then takes the same
-step, and its state read back with ``to_states`` must equal the one-game state after it.
-A step the one-game engine refuses (``IllegalActionError``) must be refused by the batch
-too, leaving it bit-identical.  The tests' own assertions still run on the one-game
+Every test of that module runs again here with ``Game.step`` shadowed: before each one-game
+step of an original-ruleset game, a batch is made of the position with ``from_states`` and
+its masks are compared; the batch then takes the same step, and its state read back with
+``to_states`` must equal the one-game state after it.  A step the one-game engine refuses
+(``IllegalActionError``) must be refused by the batch too, leaving it bit-identical.  The tests' own assertions still run on the one-game
 engine, so each position is checked against the rules and the batch against it.
 """
 
@@ -17,14 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-import test_rules_original
 
-from hoity_env.engine import Game, GameState, IllegalActionError
-from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine import BatchedGame, Game, GameState, IllegalActionError
 from hoity_env.engine.original.state import OriginalState
+from tests.engine import test_rules_original
 from tests.engine.test_batched_engine import arrays_of, assert_same_arrays
-
-ACCELERATORS = ["numpy", "numba"]
 
 
 class Shadow:
@@ -34,11 +30,11 @@ class Shadow:
     refusals = 0
 
 
-def _shadow_step(accelerator: str, real_step: Any) -> Any:
+def _shadow_step(real_step: Any) -> Any:
     def step(self: Game, state: GameState, actions: Sequence[int], *, validate: bool = True) -> Any:
         if not isinstance(state, OriginalState) or state.done or not _plain_ints(actions, state):
             return real_step(self, state, actions, validate=validate)
-        batched = BatchedGame(state.rules, state.num_players, accelerator=accelerator)
+        batched = BatchedGame(state.rules, state.num_players)
         batch = batched.from_states([state])
         assert np.array_equal(batched.legal_masks(batch)[0], self.legal_masks(state)), "masks differ"
         joint = np.asarray([list(actions)], dtype=np.int64)
@@ -65,11 +61,11 @@ def _plain_ints(actions: Sequence[int], state: GameState) -> bool:
     )
 
 
-@pytest.fixture(autouse=True, params=ACCELERATORS)
-def shadowed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Every ``Game.step`` of a test in this module is replayed on a batch (numpy, then numba)."""
-    monkeypatch.setattr(Game, "step", _shadow_step(request.param, Game.step))
-    yield request.param
+@pytest.fixture(autouse=True)
+def shadowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every ``Game.step`` of a test in this module is replayed on a batch."""
+    monkeypatch.setattr(Game, "step", _shadow_step(Game.step))
+    yield
 
 
 _REPLAYED = [name for name in vars(test_rules_original) if name.startswith("test_")]
@@ -90,7 +86,7 @@ def _calls(test: Any) -> list[dict[str, Any]]:
     return calls
 
 
-def test_zz_the_replay_covered_the_o_rule_tests(shadowed: str) -> None:
+def test_zz_the_replay_covered_the_o_rule_tests(shadowed: None) -> None:
     """The replay does step and refuse on the batch: every case of the O-rule tests, run again here
     under the shadow.  Self-contained, so that it holds in whichever worker runs it (the suite
     runs in parallel: a tally of the other tests' steps would see only that worker's share)."""
@@ -101,7 +97,6 @@ def test_zz_the_replay_covered_the_o_rule_tests(shadowed: str) -> None:
             test(**kwargs)
             cases += 1
     assert len(_REPLAYED) >= 25 and cases >= 50, (len(_REPLAYED), cases)
-    # Per accelerator (this test runs once for each): the module-wide tally this replaced asked
-    # for 100 steps and 2 refusals over both.
+    # The module-wide tally this replaced asked for 100 steps and 2 refusals over two runs.
     steps, refusals = Shadow.steps - steps, Shadow.refusals - refusals
     assert steps >= 100 and refusals >= 1, (steps, refusals)

@@ -349,20 +349,6 @@ def test_whole_rollouts_are_deterministic_under_a_seed() -> None:
     assert not np.array_equal(other[0][0], first[0][0])
 
 
-@pytest.mark.parametrize("reward", ["win_loss", "rank", "progress"])
-def test_numpy_and_numba_envs_give_identical_rollouts(reward: str) -> None:
-    """``accelerator`` changes speed only: every output of a rollout (final observations of
-    autoreset games included) is the same under both implementations."""
-    runs = [
-        _rollout(BatchedHoityEnv(num_envs=5, num_players=3, reward=reward, accelerator=a), 7, 200, 1)
-        for a in ("numpy", "numba")
-    ]
-    assert runs[0][0][0].shape == (5, 3, BatchedHoityEnv(num_envs=1, num_players=3).obs_dim)
-    for x, y in zip(*runs, strict=True):
-        _assert_same_outputs(x, y)
-    assert "accelerator='numba'" in repr(BatchedHoityEnv(num_envs=1, accelerator="numba"))
-
-
 def test_slot_k_does_not_depend_on_the_number_of_envs() -> None:
     """Slot ``k`` of a batch seeded ``s`` plays the games of a one-slot batch seeded ``s + k``."""
     big = BatchedHoityEnv(num_envs=7, num_players=3)
@@ -416,7 +402,6 @@ def test_reset_without_seed_continues_the_slot_streams() -> None:
         dict(max_cycles=0),
         dict(max_cycles=True),
         dict(max_cycles=2.5),
-        dict(accelerator="gpu"),
     ],
     ids=str,
 )

@@ -20,17 +20,14 @@ import pytest
 import hoity_env
 from hoity_env.engine import Game, GameState, StateError
 from hoity_env.engine.actions import CASTLE, DETECTIVE, THIEF
-from hoity_env.engine.observers import make_observer
 from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.replays.recorder import RecordingEnv
 from tests.engine.test_rules_original import SCENARIOS, check_expected
 from tests.engine.test_rules_standard import CASTLE_CASES, END_CASES, castle_position
 from tests.helpers import make_original, make_state
 
-ACCELERATORS = ("numpy", "numba")
 
-
-def through_envs(start: GameState, steps: list[list[int]], accelerator: str = "numpy") -> dict[str, Any]:
+def through_envs(start: GameState, steps: list[list[int]]) -> dict[str, Any]:
     """Play ``steps`` from ``start`` in the engine, the parallel env and a one-game batched env.
 
     Asserts at every step that both envs show the engine's masks and observation vectors and
@@ -38,10 +35,10 @@ def through_envs(start: GameState, steps: list[list[int]], accelerator: str = "n
     reported (its ``env``, and per step its ``events``, ``rewards``, ``terminations``, ``truncations``).
     """
     game = Game(start.rules, start.num_players)
-    engine, observer = start.clone(), make_observer(game)
+    engine, observer = start.clone(), game.make_observer()
     kw = {"num_players": start.num_players, "rules": start.rules, "illegal_action": "raise"}
     env = hoity_env.parallel_env(**kw)
-    batched = BatchedHoityEnv(num_envs=1, accelerator=accelerator, **kw)
+    batched = BatchedHoityEnv(num_envs=1, **kw)
     position = start.to_dict()
     obs, _ = env.reset(seed=0, options={"position": position})
     b_obs, b_masks, _ = batched.reset(seed=0, options={"position": position})
@@ -50,7 +47,7 @@ def through_envs(start: GameState, steps: list[list[int]], accelerator: str = "n
     agents = env.possible_agents
     for joint in [*steps, None]:
         final = engine.done
-        masks = game.ruleset.location_masks(engine) if final else game.legal_masks(engine)
+        masks = game.location_masks(engine) if final else game.legal_masks(engine)
         rows = observer.observations(engine)
         for i, agent in enumerate(agents):
             assert np.array_equal(obs[agent]["action_mask"], masks[i]), (agent, joint)
@@ -81,13 +78,12 @@ def _events(played: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [e for step in played["events"] for e in step if e["kind"] == kind]
 
 
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("case", CASTLE_CASES, ids=[c["id"] for c in CASTLE_CASES])
-def test_castle_cases_through_the_envs(case: dict[str, Any], accelerator: str) -> None:  # S-6
+def test_castle_cases_through_the_envs(case: dict[str, Any]) -> None:  # S-6
     start, steps = castle_position(
         case["hands"], case["roles"], case["positions"], case.get("start_player", 0)
     )
-    played = through_envs(start, steps, accelerator)
+    played = through_envs(start, steps)
     state = played["env"].game_state
     assert state.positions == case["expect_positions"]
     thefts = [(t["player"], t["victim"], t["card"]) for t in _events(played, "theft")]
@@ -114,10 +110,9 @@ def test_end_cases_through_the_envs(case: dict[str, Any]) -> None:  # S-7
     assert sum(r for a, r in last_rewards.items() if a not in winners) == pytest.approx(-1.0)
 
 
-@pytest.mark.parametrize("accelerator", ACCELERATORS)
 @pytest.mark.parametrize("case", SCENARIOS, ids=[c["id"] for c in SCENARIOS])
-def test_original_scenarios_through_the_envs(case: dict[str, Any], accelerator: str) -> None:  # O-6 … O-8
-    played = through_envs(make_original(**case["position"]), case["steps"], accelerator)
+def test_original_scenarios_through_the_envs(case: dict[str, Any]) -> None:  # O-6 … O-8
+    played = through_envs(make_original(**case["position"]), case["steps"])
     check_expected(played["env"].game_state, case["expect"])
 
 

@@ -59,7 +59,7 @@ def check_padded(
 
 @pytest.mark.parametrize(("rules", "n"), TABLES)
 def test_padded_rows_hold_the_env_observation_field_by_field(rules: str, n: int) -> None:
-    env = BatchedHoityEnv(num_envs=6, num_players=n, rules=rules, accelerator="numpy")
+    env = BatchedHoityEnv(num_envs=6, num_players=n, rules=rules)
     rng = np.random.default_rng(n)
     obs, _, _ = env.reset(seed=10 * n)
     pad = padder(rules, n)

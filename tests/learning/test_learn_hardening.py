@@ -38,8 +38,6 @@ TINY = [
     "8x8",
     "--minibatch",
     "64",
-    "--accelerator",
-    "numpy",
 ]
 ITERATION = 8 * 4 * 4  # learner steps per iteration (self-play: every seat is the learner)
 
@@ -247,7 +245,6 @@ def test_a_checkpoint_with_non_finite_weights_is_refused_before_any_game(
         (["--players", "9"], "num_players"),
         (["--rules", "bogus"], "rules"),
         (["--reward", "money"], "reward"),
-        (["--accelerator", "gpu"], "accelerator"),
         (["--against", "wizard"], "unknown agent 'wizard'"),
         (["--pool", "self,wizard@2"], "unknown agent 'wizard'"),
         (["--pool", "self@1e308,random@1e308"], "weight"),

@@ -164,6 +164,19 @@ def test_settings_round_trip_and_pool_parsing() -> None:
         parse_pool("expert@heavy")
 
 
+@pytest.mark.parametrize("value", ["auto", "numba"])
+def test_saved_settings_naming_the_compiled_engine_still_load(value: str) -> None:
+    """Runs saved while the batched engine had two implementations hold ``accelerator``; the
+    values that name the kernels every run now uses load as the same settings."""
+    assert LearnerSettings.from_dict({**TINY.to_dict(), "accelerator": value}) == TINY
+
+
+@pytest.mark.parametrize("value", ["numpy", "gpu", None])
+def test_saved_settings_asking_for_the_removed_numpy_engine_are_refused(value: object) -> None:
+    with pytest.raises(ConfigError, match="numpy path was removed"):
+        LearnerSettings.from_dict({**TINY.to_dict(), "accelerator": value})
+
+
 def test_linear_schedule_anneals_the_rate_to_zero_over_the_budget_and_survives_json() -> None:
     settings = TINY.replace(lr_schedule="linear", total_steps=4 * 4 * 16 * 4)  # 4 updates of 256 steps
     assert LearnerSettings.from_dict(settings.to_dict()) == settings
@@ -192,7 +205,7 @@ def test_pool_seats_one_learner_per_non_self_game_and_learns_only_from_it() -> N
 # ------------------------------------------------------------------ the env loop vs the readable path
 @pytest.mark.parametrize("pool", [(("self", 1.0),), (("random", 1.0), ("self", 1.0), ("snapshot", 1.0))])
 def test_learner_env_loop_matches_the_parallel_env_step_by_step(pool: tuple[tuple[str, float], ...]) -> None:
-    settings = TINY.replace(num_games=3, rollout_steps=120, seed=11, opponents=pool, accelerator="numpy")
+    settings = TINY.replace(num_games=3, rollout_steps=120, seed=11, opponents=pool)
     learner = Learner(settings)
     learner.collect()
     buf, n = learner.buffer, 4

@@ -65,7 +65,7 @@ def test_settings_take_counts_sorted_padded_and_survive_json() -> None:
 
 
 def test_each_tables_rows_are_the_one_game_env_padded() -> None:
-    settings = TINY.replace(rollout_steps=100, seed=4, opponents=(("self", 1.0),), accelerator="numpy")
+    settings = TINY.replace(rollout_steps=100, seed=4, opponents=(("self", 1.0),))
     learner = Learner(settings)
     learner.collect()
     buf = learner.buffer

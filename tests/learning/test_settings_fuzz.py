@@ -57,9 +57,7 @@ SPECIAL: dict[str, list[Any]] = {
         None,
     ],
 }
-BASE = LearnerSettings(
-    num_games=4, rollout_steps=4, minibatch_size=16, hidden=(8, 8), accelerator="numpy", total_steps=128
-)
+BASE = LearnerSettings(num_games=4, rollout_steps=4, minibatch_size=16, hidden=(8, 8), total_steps=128)
 LEAGUE = LeagueSettings(
     main=BASE,
     snapshot_every=0,  # events only where the fuzzed field asks for them (each scores the members)

@@ -1,9 +1,9 @@
-"""The steps both rulesets' batched rounds share: the deal (S-1/O-1) and the end of a round (C-4.4).
+"""The deal both rulesets' batches share (S-1/O-1): the shuffle, the hands, a new game's fields.
 
 Each ruleset lays out what is left after the deal its own way (one draw pile and a
-lot, or two piles and two lots) and resolves its own Auction House and Castle; the
-shuffle, the hands, the reset of a new game and the passing of the start player are
-the same, so both call these functions.
+lot, or two piles and two lots); the shuffle, the hands and the reset of every
+per-game field are the same.  The end of a round both share is a kernel
+(:func:`hoity_env.engine.batched.kernels.close_round`).
 """
 
 from __future__ import annotations
@@ -15,18 +15,6 @@ from hoity_env.engine.batched.exhibitions import CardTable
 from hoity_env.engine.batched.state import BatchState
 
 _LOCATION = int(Phase.LOCATION)
-
-
-def next_rounds(state: BatchState, games: np.ndarray, locations: np.ndarray, actions: np.ndarray) -> None:
-    """C-4.4 (both rulesets): remember the round's choices, back to the location step, pass the
-    start player one seat on."""
-    n = state.money.shape[1]
-    state.last_locations[games] = locations
-    state.last_actions[games] = actions
-    state.locations[games] = -1
-    state.phase[games] = _LOCATION
-    state.round[games] += 1
-    state.start_player[games] = (state.start_player[games] + 1) % n
 
 
 def deal_hands(state: BatchState, table: CardTable, games: np.ndarray, seeds: list[int]) -> np.ndarray:
@@ -63,4 +51,4 @@ def deal_hands(state: BatchState, table: CardTable, games: np.ndarray, seeds: li
     return perms[:, : size - dealt]
 
 
-__all__ = ["deal_hands", "next_rounds"]
+__all__ = ["deal_hands"]

@@ -1,8 +1,8 @@
 """``BatchState``: B games of one rules configuration and player count, as arrays.
 
-The batched engine (:mod:`hoity_env.engine.batched`) keeps a *struct of arrays*:
-every field of :class:`~hoity_env.engine.state.GameState` becomes an array with
-a leading batch axis, so one numpy operation advances every game at once.
+The batched engine (:class:`~hoity_env.engine.game.BatchedGame`) keeps a *struct of
+arrays*: every field of :class:`~hoity_env.engine.state.GameState` becomes an array
+with a leading batch axis, which a compiled loop over games steps in place.
 
 Cards are the same ids ``k = 0 … N-1`` as in the one-game engine.  Where a card
 is lives in ``owner`` (a seat, or ``-1`` for "in no hand": the draw pile or the
@@ -12,8 +12,8 @@ cards arrived, which no rule reads, so :meth:`BatchState.to_states` gives sorted
 hands and :meth:`BatchState.from_states` accepts any order.
 
 Per-series counts and every player's best exhibition are *derived* fields (like
-the one-game state's caches): the engine updates them as cards move (and
-recomputes the best exhibition only of the hands that changed),
+the one-game state's caches): the kernels update them as cards move (and
+recompute the best exhibition only of the hands that changed),
 :func:`refresh_derived` rebuilds them from scratch, and conversions never carry them.
 
 Memory: 468 bytes per four-player game (``nbytes_per_game``; 630 for six), far below the
@@ -30,7 +30,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hoity_env.engine.actions import Phase
-from hoity_env.engine.batched.exhibitions import NO_YEAR, CardTable, best_runs
+from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.batched.kernels import rebuild_derived
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import StateError
 from hoity_env.engine.state import TALLY_FIELDS, GameState
@@ -265,37 +266,12 @@ class BatchState:
 
 def refresh_derived(state: BatchState, table: CardTable, games: np.ndarray | None = None) -> None:
     """Rebuild counts and best exhibitions from ``owner``/``public`` (all games, or ``games``)."""
-    idx = slice(None) if games is None else games
-    owner = state.owner[idx]
-    n = state.money.shape[1]
-    held = owner[:, None, :] == np.arange(n, dtype=np.int8)[None, :, None]  # [G, n, N]
-    state.counts[idx] = table.per_series_sum(held)
-    state.public_counts[idx] = table.per_series_sum(held & state.public[idx][:, None, :])
-    refresh_best(state, table, games)
+    s = state
+    which = np.arange(s.batch_size) if games is None else games
+    rebuild_derived(
+        np.asarray(which, dtype=np.int64), s.owner, s.public, s.counts, s.public_counts, s.best_count,
+        s.best_oldest, s.best_lo, s.best_hi, table.year, table.series, table.rules.min_exhibition,
+    )  # fmt: skip
 
 
-def refresh_best(state: BatchState, table: CardTable, games: np.ndarray | None = None) -> None:
-    """Recompute every player's best exhibition (C-3) from the hands (all games, or ``games``)."""
-    idx = slice(None) if games is None else games
-    oldest = table.oldest_per_series(state.owner[idx], state.money.shape[1])
-    count, old, lo, hi = best_runs(state.counts[idx], oldest, table.rules.min_exhibition)
-    state.best_count[idx] = count
-    state.best_oldest[idx] = old
-    state.best_lo[idx] = lo
-    state.best_hi[idx] = hi
-
-
-def refresh_best_of(state: BatchState, table: CardTable, games: np.ndarray, players: np.ndarray) -> None:
-    """Recompute the best exhibition of the (game, player) pairs whose hands changed."""
-    if not len(games):
-        return
-    held = state.owner[games] == players[:, None].astype(np.int8)
-    oldest = np.minimum.reduceat(np.where(held, table.year, NO_YEAR), table.series_start, axis=1)
-    count, old, lo, hi = best_runs(state.counts[games, players], oldest, table.rules.min_exhibition)
-    state.best_count[games, players] = count
-    state.best_oldest[games, players] = old
-    state.best_lo[games, players] = lo
-    state.best_hi[games, players] = hi
-
-
-__all__ = ["NO_OWNER", "BatchState", "refresh_best", "refresh_best_of", "refresh_derived"]
+__all__ = ["NO_OWNER", "BatchState", "refresh_derived"]

@@ -1,11 +1,12 @@
-"""Observations and global states of a whole batch of ``original``-ruleset games (RULES C-5).
+"""Observations and global states of a whole batch of original games, as one compiled loop (RULES C-5).
 
 :class:`OriginalBatchObserver` produces, for every game of an
 :class:`~hoity_env.engine.original.batched_state.OriginalBatchState`, exactly the arrays
-:class:`~hoity_env.engine.original.observation.OriginalObserver` produces for the
-same game: it takes that observer's field slices and scales, computes every feature in
-float64 with the same operations, and rounds once to float32, as the one-game encoder
-does, so the two agree bit for bit (a differential test compares them).
+:class:`~hoity_env.engine.original.observation.OriginalObserver` produces for the same
+game: it takes that observer's field slices and scales, and its kernel computes every
+feature as the same float64 quotient of the same integers (or reads it from the same
+float64 tables) and rounds it once to float32 as it is stored, as the one-game encoder
+does, so the two agree bit for bit (the differential tests compare them).
 
 The source vector is the global state (global fields, then each absolute seat's public
 and private blocks); observations are gathers from it through one index array.
@@ -13,48 +14,74 @@ and private blocks); observations are gathers from it through one index array.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase, check_of_action
+from hoity_env.engine.actions import (
+    O_AUCTION_THIEF,
+    O_CHECK0,
+    O_EXHIBIT,
+    Phase,
+    check_of_action,
+    original_layout,
+)
 from hoity_env.engine.batched.state import BatchState
-from hoity_env.engine.original import observation_kernel as batched_encode_original_numba
-from hoity_env.engine.original.batched import OriginalBatchedGame
-from hoity_env.engine.original.batched_state import OriginalBatchState
+from hoity_env.engine.cards import build_deck
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.jit import jit
+from hoity_env.engine.original.batched_state import OriginalBatchState, OriginalTable
 from hoity_env.engine.original.observation import OriginalObserver
 
 _ACTION = int(Phase.ACTION)
+_G_FIELDS = (
+    "phase",
+    "round",
+    "auction_open",
+    "lot_present",
+    "lot_series",
+    "lot_age",
+    "piles",
+    "leader_reward",
+)
+_P_FIELDS = (
+    "position", "hand_size", "known", "location", "last_location", "last_role", "last_check",
+    "rate_auction", "mean_check", "start_player", "thief_numbers", "thief_cells", "checks",
+)  # fmt: skip
+_O_FIELDS = ("hand", "best_size", "best_age", "can_exhibit")
+"""The fields whose first column the kernel is handed, in its order."""
 
 
 class OriginalBatchObserver:
     """Encodes every game of an original-ruleset batch for every seat at once (module docstring)."""
 
-    def __init__(self, batched: OriginalBatchedGame) -> None:
-        self.batched = batched
-        self.scalar = OriginalObserver(batched.game)
-        sc = self.scalar
-        self.n = n = batched.num_players
+    def __init__(self, rules: RulesConfig, num_players: int) -> None:
+        self.scalar = sc = OriginalObserver(rules, num_players)
+        self.n = n = num_players
         self.obs_dim, self.state_dim = sc.obs_dim, sc.state_dim
-        self.g_sl, self.o_sl, self.p_sl = sc.g_sl, sc.o_sl, sc.p_sl
         self.g_dim, self.o_dim, self.p_dim = sc.g_dim, sc.o_dim, sc.p_dim
-        deck, rules = batched.table.deck, batched.rules
-        self._size, self._finish = deck.size, rules.finish
-        span = max(deck.newest_year - deck.oldest_year, 1)
-        self._newest, self._span = deck.newest_year, span
+        self._rules = rules
+        deck = build_deck(rules, n)
+        table = OriginalTable(rules, n)
+        self._size = deck.size
+        self._newest, self._span = deck.newest_year, max(deck.newest_year - deck.oldest_year, 1)
         self._age = np.asarray([*sc._age, 0.0])  # row -1 (no lot) reads 0
-        self._copies = sc._copies
         self._series = np.asarray([*deck.series, 0])
-        self._max_check, self._max_thief, self._max_reward = sc._max_check, sc._max_thief, sc._max_reward
-        self._thieves = batched.original.thieves.astype(np.float64) / self._max_thief
-        self._reward = batched.original.reward.astype(np.float64) / self._max_reward
+        self._thieves = table.thieves
+        self._thief_numbers = table.thieves.astype(np.float64) / sc._max_thief
+        self._reward = table.reward.astype(np.float64) / sc._max_reward
         # Last round's castle card and check value of every flat action (row -1: none).
-        feats = np.zeros((batched.num_actions + 1, 4), dtype=np.float64)
-        for action in range(batched.num_actions):
+        num_actions = original_layout(rules.max_check).size
+        feats = np.zeros((num_actions + 1, 4), dtype=np.float64)
+        for action in range(num_actions):
             if O_EXHIBIT <= action < O_AUCTION_THIEF:
                 feats[action, {0: 0, 1: 1, 2: 1, 3: 2}[action - O_EXHIBIT]] = 1.0
             elif action >= O_CHECK0:
-                feats[action, 3] = check_of_action(action)[0] / self._max_check
+                feats[action, 3] = check_of_action(action)[0] / sc._max_check
         self._last_feats = feats
-        self._values = batched.original.values.astype(np.float64)
+        self._g_at = np.asarray([sc.g_sl[f].start for f in _G_FIELDS], dtype=np.int64)
+        self._p_at = np.asarray([sc.p_sl[f].start for f in _P_FIELDS], dtype=np.int64)
+        self._o_at = np.asarray([sc.o_sl[f].start for f in _O_FIELDS], dtype=np.int64)
         # Source = global state: g, then per seat (public, private); observation i gathers g,
         # seat i's private block, then the public blocks of seats i, i+1, ….
         seat = self.p_dim + self.o_dim
@@ -74,89 +101,132 @@ class OriginalBatchObserver:
         """Name → slice of a global-state row."""
         return self.scalar.state_layout()
 
-    def _source(self, state: OriginalBatchState) -> np.ndarray:
-        """``[B, state_dim]`` float64 global states (= the source of the observations)."""
-        b, n = state.money.shape
-        src = np.zeros((b, self.g_dim + n * (self.p_dim + self.o_dim)), dtype=np.float64)
-        g, sl = src[:, : self.g_dim], self.g_sl
-        acting = state.phase == _ACTION
-        g[:, sl["phase"].start] = ~acting
-        g[:, sl["phase"].start + 1] = acting
-        g[:, sl["round"].start] = state.round / self.batched.rules.max_rounds
-        lots = state.lots.astype(np.intp)
-        present = lots >= 0
-        g[:, sl["auction_open"].start] = present.any(axis=1)
-        g[:, sl["lot_present"]] = present
-        rows = np.arange(b)
-        for i in range(lots.shape[1]):
-            g[rows, sl["lot_series"].start + 6 * i + self._series[lots[:, i]]] = present[:, i]
-        g[:, sl["lot_age"]] = self._age[lots]
-        g[:, sl["piles"]] = state.pile_lens / self._size
-        leader = np.minimum(state.positions.max(axis=1), self._reward.shape[0] - 1)
-        g[:, sl["leader_reward"]] = self._reward[leader]
-        seats = src[:, self.g_dim :].reshape(b, n, self.p_dim + self.o_dim)
-        pub, own, ps = seats[:, :, : self.p_dim], seats[:, :, self.p_dim :], self.p_sl
-        pub[:, :, ps["position"].start] = np.minimum(state.positions / self._finish, 1.0)
-        pub[:, :, ps["hand_size"].start] = state.counts.sum(axis=2) / self._size
-        pub[:, :, ps["known"]] = state.public_counts / self._copies
-        loc = state.locations
-        pub[:, :, ps["location"].start] = acting[:, None] & (loc == 0)
-        pub[:, :, ps["location"].start + 1] = acting[:, None] & (loc == 1)
-        last, last_loc = state.last_actions, state.last_locations
-        pub[:, :, ps["last_location"].start] = (last >= 0) & (last_loc == 0)
-        pub[:, :, ps["last_location"].start + 1] = (last >= 0) & (last_loc == 1)
-        feats = self._last_feats[last]
-        pub[:, :, ps["last_role"]] = feats[:, :, :3]
-        pub[:, :, ps["last_check"].start] = feats[:, :, 3]
-        tally = state.tallies
-        played = state.round > 0
-        rates = tally[:, :, 0:5] / np.maximum(state.round, 1)[:, None, None]
-        pub[:, :, ps["rate_auction"].start : ps["rate_detective"].stop] = np.where(
-            played[:, None, None], rates, 0.0
-        )
-        visits = tally[:, :, 0]
-        mean = tally[:, :, 5] / np.maximum(visits, 1) / self._max_check
-        pub[:, :, ps["mean_check"].start] = np.where(visits > 0, mean, 0.0)
-        pub[:, :, ps["start_player"].start] = np.arange(n)[None, :] == state.start_player[:, None]
-        pub[:, :, ps["thief_numbers"]] = self._thieves[None]
-        thieves = self.batched.original.thieves
-        cell = state.jail[:, None, None, :] == thieves[None, :, :, None]  # [B, n, 2, n]
-        pub[:, :, ps["thief_cells"]] = np.where(cell.any(axis=3), (cell.argmax(axis=3) + 1) / n, 0.0)
-        held = np.where(state.held_checks(), self._values, 0.0)
-        width = ps["checks"].stop - ps["checks"].start
-        pub[:, :, ps["checks"]] = -np.sort(-held, axis=2)[:, :, :width] / self._max_check
-        os = self.o_sl
-        own[:, :, os["hand"]] = state.counts / self._copies
-        best = state.best_count > 0
-        own[:, :, os["best_size"].start] = np.where(best, state.best_count / self._size, 0.0)
-        age = (self._newest - state.best_oldest.astype(np.int64)) / self._span
-        own[:, :, os["best_age"].start] = np.where(best, age, 0.0)
-        own[:, :, os["can_exhibit"].start] = best
-        return src
-
     def source(self, state: BatchState) -> np.ndarray:
-        """``[B, state_dim]`` float32 global states, by the numba kernel when the engine uses numba."""
-        assert isinstance(state, OriginalBatchState)
-        if self.batched.accelerator != "numba":
-            return self._source(state).astype(np.float32)
+        """``[B, state_dim]`` float32 global states (a fresh array)."""
+        if not isinstance(state, OriginalBatchState):
+            raise TypeError(
+                f"the original ruleset's batches are OriginalBatchState, got {type(state).__name__}"
+            )
+        s, sc, r = state, self.scalar, self._rules
         src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
-        batched_encode_original_numba.encode(self, state, src)
+        _encode(
+            s.phase, s.round, s.lots, s.pile_lens, s.positions, s.counts, s.public_counts,
+            s.locations, s.last_actions, s.last_locations, s.tallies, s.start_player, s.jail,
+            s.check_owner, s.best_count, s.best_oldest,
+            self._series, self._age, self._reward, self._last_feats, self._thieves, self._thief_numbers,
+            sc._copies, self._g_at, self._p_at, self._o_at, r.max_rounds, self._size, r.finish,
+            self._newest, self._span, sc._max_check, self.g_dim, self.p_dim, self.o_dim, src,
+        )  # fmt: skip
         return src
 
     def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
         """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b``.
 
-        ``reuse`` is accepted for the standard observer's protocol and ignored (always encodes).
+        ``reuse`` is accepted for the batch observers' protocol and ignored (always encodes).
         """
         return self.source(state)[:, self._obs_idx]  # type: ignore[no-any-return]
 
     def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
-        """Observations of ``state`` (the standard observer's protocol: nothing is kept here)."""
+        """Observations of ``state`` (the batch observers' protocol: nothing is kept here)."""
         return self.observations(state)
 
     def global_states(self, state: BatchState) -> np.ndarray:
         """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
         return self.source(state)
+
+
+@jit  # type: ignore[misc]
+def _encode(
+    phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any, public_counts: Any,
+    locations: Any, last_actions: Any, last_locations: Any, tallies: Any, start_player: Any, jail: Any,
+    check_owner: Any, best_count: Any, best_oldest: Any,
+    lot_series: Any, lot_age: Any, reward: Any, last_feats: Any, thieves: Any, thief_numbers: Any,
+    copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
+    span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, src: Any,
+) -> None:  # fmt: skip
+    """The global state of every game into ``src`` ``[B, state_dim]``: each value a float64 quotient
+    (or a float64 table entry), rounded once to float32 as it is stored."""
+    b, n = positions.shape
+    num_series = counts.shape[2]
+    last_space = reward.shape[0] - 1
+    none_action = last_feats.shape[0] - 1
+    for g in range(b):
+        src[g, :] = 0.0
+        acting = phase[g] == _ACTION
+        src[g, g_at[0] + (1 if acting else 0)] = 1.0
+        src[g, g_at[1]] = rounds[g] / max_rounds
+        leader = 0
+        for p in range(n):
+            leader = max(leader, positions[g, p])
+        for i in range(lots.shape[1]):
+            lot = lots[g, i]
+            if lot >= 0:
+                src[g, g_at[2]] = 1.0
+                src[g, g_at[3] + i] = 1.0
+                src[g, g_at[4] + 6 * i + lot_series[lot]] = 1.0
+                src[g, g_at[5] + i] = lot_age[lot]
+            src[g, g_at[6] + i] = pile_lens[g, i] / size
+        leader = min(leader, last_space)
+        src[g, g_at[7]] = reward[leader, 0]
+        src[g, g_at[7] + 1] = reward[leader, 1]
+        for p in range(n):
+            at = g_dim + p * (p_dim + o_dim)
+            src[g, at + p_at[0]] = min(positions[g, p] / finish, 1.0)
+            held = 0
+            for s in range(num_series):
+                held += counts[g, p, s]
+                src[g, at + p_at[2] + s] = public_counts[g, p, s] / copies[s]
+            src[g, at + p_at[1]] = held / size
+            if acting and locations[g, p] >= 0:
+                src[g, at + p_at[3] + locations[g, p]] = 1.0
+            last = last_actions[g, p]
+            if last >= 0:
+                src[g, at + p_at[4] + last_locations[g, p]] = 1.0
+            row = last if last >= 0 else none_action
+            for k in range(3):
+                src[g, at + p_at[5] + k] = last_feats[row, k]
+            src[g, at + p_at[6]] = last_feats[row, 3]
+            if rounds[g] > 0:
+                for k in range(5):
+                    src[g, at + p_at[7] + k] = tallies[g, p, k] / rounds[g]
+            if tallies[g, p, 0] > 0:
+                src[g, at + p_at[8]] = tallies[g, p, 5] / tallies[g, p, 0] / max_check
+            src[g, at + p_at[9]] = 1.0 if start_player[g] == p else 0.0
+            for j in range(2):
+                src[g, at + p_at[10] + j] = thief_numbers[p, j]
+                for c in range(n):
+                    if jail[g, c] == thieves[p, j]:
+                        src[g, at + p_at[11] + j] = (c + 1) / n
+                        break
+            slot = 0
+            for v in range(check_owner.shape[1] - 1, 0, -1):  # highest check first
+                if check_owner[g, v] == p:
+                    src[g, at + p_at[12] + slot] = v / max_check
+                    slot += 1
+            own = at + p_dim
+            for s in range(num_series):
+                src[g, own + o_at[0] + s] = counts[g, p, s] / copies[s]
+            if best_count[g, p] > 0:
+                src[g, own + o_at[1]] = best_count[g, p] / size
+                src[g, own + o_at[2]] = (newest - best_oldest[g, p]) / span
+                src[g, own + o_at[3]] = 1.0
+
+
+_G_FIELDS = (
+    "phase",
+    "round",
+    "auction_open",
+    "lot_present",
+    "lot_series",
+    "lot_age",
+    "piles",
+    "leader_reward",
+)
+_P_FIELDS = (
+    "position", "hand_size", "known", "location", "last_location", "last_role", "last_check",
+    "rate_auction", "mean_check", "start_player", "thief_numbers", "thief_cells", "checks",
+)  # fmt: skip
+_O_FIELDS = ("hand", "best_size", "best_age", "can_exhibit")
 
 
 __all__ = ["OriginalBatchObserver"]

@@ -1,19 +1,13 @@
-"""Optional numba kernels of the batched ``original`` ruleset: its action step and masks as
-compiled loops over games (the ``fast`` extra).
+"""The original ruleset's batched round and masks as compiled loops over games (numba).
 
-Why: the numpy round (:mod:`hoity_env.engine.original.batched_round`) loops over
-thief and exhibition ranks with a dozen array calls each, which dominates a step at
-training batch sizes; a compiled loop over games costs microseconds per game.  The
-numpy path stays the reference and both are held to the one-game engine by the same
-differential tests.  Each kernel names the numpy function it mirrors; the one-hand
-helpers (best run, packed key, oldest card per series, best-exhibition refresh) are
-the standard kernels' (:mod:`hoity_env.engine.standard.kernels`).  The round
-kernel is one long function, as numba wants it (one compiled loop, no Python calls),
-which is why this file is longer than the house module size.  Code that repeats the
-shape of the numpy function it mirrors, or of the standard round kernel (the same
-per-seat scratch rows, the same loop over seats and rule order), is intended: each
-kernel restates one numpy function so that the differential tests can hold the two
-equal, and ``duplicates`` lists such pairs as expected.
+The batched engine's one implementation of the original rules (RULES O-1 … O-9): the
+action step of every game that takes one (C-4.2-4: tallies, the Auction House O-5,
+the three-step Castle O-6 and the jail O-7, the final exhibition and the end O-8,
+S-8) and the legal masks (O-3, O-4).  The steps both rulesets share (a hand's best
+exhibition, a thief's choice, a theft, the end of a round) are
+:mod:`hoity_env.engine.batched.kernels`; the differential tests hold every step to the
+one-game engine (:mod:`hoity_env.engine.original.rules`).  The round is one long
+function for the reason the standard one is (:mod:`hoity_env.engine.standard.kernels`).
 """
 
 from __future__ import annotations
@@ -22,17 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase
+from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES, Phase, original_layout
 from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.batched.kernels import card_preference, close_round, oldest_of, packed_key, steal
 from hoity_env.engine.jit import jit
 from hoity_env.engine.original.batched_state import REGISTER, OriginalBatchState, OriginalTable
-from hoity_env.engine.standard.kernels import (
-    _card_preference,
-    _close_round,
-    _key,
-    _oldest_of,
-    _steal,
-)
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
 
@@ -42,8 +30,7 @@ _LOCATION = int(Phase.LOCATION)
 @jit  # type: ignore[misc]
 def _show(gi: int, p: int, owner: Any, public: Any, counts: Any, public_counts: Any, lo: int, hi: int,
           series: Any, displayed: Any) -> None:  # fmt: skip
-    """``show_exhibitions`` for one exhibitor: its cards of series ``lo … hi - 1`` go public
-    (and into ``displayed``)."""
+    """C-3 for one exhibitor: its cards of series ``lo … hi - 1`` go public (and into ``displayed``)."""
     for c in range(owner.shape[1]):
         if owner[gi, c] == p and lo <= series[c] < hi:
             public[gi, c] = True
@@ -75,8 +62,8 @@ def _resolve_original_rounds(
     year: Any, series: Any, span: int, newest: int, deck_size: int,
     thieves: Any, reward: Any, final_bonus: Any, min_size: int, finish: int, max_rounds: int,
 ) -> None:  # fmt: skip
-    """``resolve_original_rounds`` then ``BatchedGame._check_end`` with ``final_exhibitions``
-    (C-4.2-4, O-5 … O-8, S-8) for each game in ``games``."""
+    """The action step (C-4.2-4, O-5 … O-7), then the end (O-8: the final exhibition; S-8), of
+    each game in ``games``."""
     n = money.shape[1]
     num_series = counts.shape[2]
     value = np.zeros(n, dtype=np.int64)
@@ -173,7 +160,7 @@ def _resolve_original_rounds(
             if exhibit[p]:
                 _show(gi, p, owner, public, counts, public_counts, best_lo[gi, p], best_hi[gi, p], series,
                       displayed)  # fmt: skip
-                key[p] = _key(best_count[gi, p], best_oldest[gi, p], span, newest)
+                key[p] = packed_key(best_count[gi, p], best_oldest[gi, p], span, newest)
                 shown += key[p] > 0
         _rank_desc(key, ranked)
         # 1. Exhibitions score by the castle under the leader, read before anyone moves.
@@ -194,20 +181,20 @@ def _resolve_original_rounds(
             taker = order[i]
             for v in range(shown):
                 victim = ranked[v]
-                _oldest_of(owner[gi], taker, year, series, num_series, oldest)
+                oldest_of(owner[gi], taker, year, series, num_series, oldest)
                 card = -1
                 card_pref = -1
                 for c in range(deck_size):
                     if not displayed[c] or owner[gi, c] != victim:
                         continue
-                    pref = _card_preference(
+                    pref = card_preference(
                         counts[gi, taker], oldest, c, year, series, min_size, span, newest, trial, trial_old
                     )
                     if pref > card_pref:
                         card_pref, card = pref, c
                 if card < 0:  # this display is empty
                     continue
-                _steal(gi, card, victim, taker, owner, public, counts, public_counts, series)
+                steal(gi, card, victim, taker, owner, public, counts, public_counts, series)
                 displayed[card] = False
                 changed[victim] = True
                 changed[taker] = True
@@ -233,7 +220,7 @@ def _resolve_original_rounds(
             for c in range(n):
                 jail[gi, c] = cells[c] if c < k else 0
 
-        _close_round(gi, changed, actions, locations, last_locations, last_actions, phase, rounds,
+        close_round(gi, changed, actions, locations, last_locations, last_actions, phase, rounds,
                      start_player, owner, counts, best_count, best_oldest, best_lo, best_hi, year, series,
                      min_size, oldest)  # fmt: skip
 
@@ -241,7 +228,7 @@ def _resolve_original_rounds(
         if positions[gi].max() >= finish:
             shown = 0
             for p in range(n):
-                key[p] = _key(best_count[gi, p], best_oldest[gi, p], span, newest)
+                key[p] = packed_key(best_count[gi, p], best_oldest[gi, p], span, newest)
                 shown += key[p] > 0
             _rank_desc(key, ranked)
             for i in range(min(shown, 2)):
@@ -264,7 +251,12 @@ def _original_masks(
     phase: Any, terminated: Any, truncated: Any, force: Any, locations: Any, best_count: Any,
     lots: Any, check_owner: Any, jail: Any, thieves: Any, out: Any,
 ) -> None:  # fmt: skip
-    """``original_masks``: O-3 location masks (finished and forced games too), O-4 action masks."""
+    """O-3 location masks (finished and forced games too), O-4 action masks, into ``out``.
+
+    Location step: the Castle always, the Auction House while a lot is on display and the
+    player holds a check or a free thief.  Action step: at the Castle Exhibit (with an
+    exhibition), each free thief, the Detective; at the Auction House the thief (if one is
+    free) and every held check naming every lot on display."""
     b, n = locations.shape
     values = check_owner.shape[1]
     for g in range(b):
@@ -312,13 +304,16 @@ def resolve_rounds(
     )  # fmt: skip
 
 
-def original_masks(game: Any, state: OriginalBatchState, force: np.ndarray) -> np.ndarray:
-    """The compiled ``original_masks`` of ``game`` (an ``OriginalBatchedGame``)."""
+def original_masks(state: OriginalBatchState, rules: OriginalTable, force: np.ndarray) -> np.ndarray:
+    """``[B, n, N]`` int8 legal masks of ``state`` (a fresh array); ``force``: ``[B]`` bool asks
+    location-step masks."""
     s = state
-    out = np.empty((s.batch_size, game.num_players, game.num_actions), dtype=np.int8)
+    b, n = s.money.shape
+    size = original_layout(rules.max_check).size
+    out = np.empty((b, n, size), dtype=np.int8)
     _original_masks(
         s.phase, s.terminated, s.truncated, force, s.locations, s.best_count, s.lots, s.check_owner,
-        s.jail, game.original.thieves, out,
+        s.jail, rules.thieves, out,
     )  # fmt: skip
     return out
 

@@ -9,9 +9,7 @@ checks (checks in hand are public), every player's thief numbers and where they
 are (thieves in hand and the jail are public).  The only private fields are the
 observer's own antiques, as in the standard ruleset.
 
-The vector's length, ``33 + 27 n + 4 n²``, never equals a standard
-observation's (``21 + 24 n``) for 2-6 players, so a reader can tell the rulesets
-apart by length alone (:func:`hoity_env.agents.view.ruleset_of`).
+The vector is ``33 + 27 n + 4 n²`` long (:func:`original_obs_dim`).
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from hoity_env.engine.actions import O_AUCTION_THIEF, O_CHECK0, O_EXHIBIT, Phase, check_of_action
-from hoity_env.engine.config import CHECKS_PER_SEAT
-from hoity_env.engine.game import Game
+from hoity_env.engine.cards import build_deck
+from hoity_env.engine.config import CHECKS_PER_SEAT, RulesConfig
 from hoity_env.engine.original.state import OriginalState
 from hoity_env.engine.standard.observation import OWN_FIELDS, Field
 from hoity_env.engine.state import GameState
@@ -100,9 +98,8 @@ def _offsets(fields: tuple[Field, ...], base: int = 0) -> dict[str, slice]:
 class OriginalObserver:
     """Encodes an :class:`OriginalState` for every seat at once (the ``original`` entry of the observers)."""
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        n = self.n = game.num_players
+    def __init__(self, rules: RulesConfig, num_players: int) -> None:
+        n = self.n = num_players
         g_fields, o_fields, p_fields = original_field_widths(n)
         self.g_sl, self.o_sl, self.p_sl = _offsets(g_fields), _offsets(o_fields), _offsets(p_fields)
         self.g_dim = sum(w for _, w, _ in g_fields)
@@ -110,7 +107,7 @@ class OriginalObserver:
         self.p_dim = sum(w for _, w, _ in p_fields)
         self.obs_dim = self.g_dim + self.o_dim + n * self.p_dim
         self.state_dim = self.g_dim + n * (self.p_dim + self.o_dim)
-        rules, deck = game.rules, game.deck
+        deck = build_deck(rules, n)
         span = max(deck.newest_year - deck.oldest_year, 1)
         self._age = np.asarray([(deck.newest_year - y) / span for y in deck.year])
         self._copies = np.asarray(deck.copies, dtype=np.float64)

@@ -1,29 +1,29 @@
-"""Observations, masks and global states for a whole batch of games (docs/design.md §2).
+"""Observations and global states of a whole batch of standard games, as one compiled loop (RULES C-5).
 
-:class:`BatchObserver` produces, for every game of a
+:class:`StandardBatchObserver` produces, for every game of a
 :class:`~hoity_env.engine.batched.state.BatchState`, exactly the arrays that
 :class:`~hoity_env.engine.standard.observation.StandardObserver` produces for the
 same game: the same *source* vector (global features, then each absolute seat's
 public and private blocks), the same float32 scaling, and the same gather into
-seat-relative observations.  It reuses that observer's index arrays and scales,
-so the two encoders cannot drift apart; a differential test compares them
-bit for bit.
+seat-relative observations.  It reuses that observer's index arrays and scales, and
+its kernel computes every value with the same operations in the same precision
+(integers and float32 tables copied in, float64 quotients rounded once to float32,
+one float32 product with the scales), so the two agree bit for bit; the differential
+tests compare them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import BID0, EXHIBIT, Phase
-from hoity_env.engine.batched import BatchedGame
+from hoity_env.engine.actions import BID0, EXHIBIT, Phase, standard_layout
 from hoity_env.engine.batched.state import BatchState
-from hoity_env.engine.standard import observation_kernel as batched_encode_numba
+from hoity_env.engine.cards import build_deck
+from hoity_env.engine.config import RulesConfig
+from hoity_env.engine.jit import jit
 from hoity_env.engine.standard.observation import G_DIM, O_DIM, P_DIM, P_SL, StandardObserver
-
-if TYPE_CHECKING:
-    from hoity_env.engine.original.batch_observation import OriginalBatchObserver
 
 _ACTION = int(Phase.ACTION)
 _SEAT = P_DIM + O_DIM
@@ -33,24 +33,15 @@ _MEAN_BID = P_SL["mean_bid"].start
 _START = P_SL["start_player"].start
 
 
-class BatchObserver:
-    """Encodes every game of a batch for every seat at once (see the module docstring).
+class StandardBatchObserver:
+    """Encodes every game of a batch for every seat at once (see the module docstring)."""
 
-    With the batched engine's ``accelerator="numba"`` the encoding runs as a compiled loop
-    (:mod:`hoity_env.engine.standard.observation_kernel`), bit-identical to the numpy one.
-    """
-
-    G_DIM, P_DIM, O_DIM = G_DIM, P_DIM, O_DIM
-    LAST, RATES, MEAN_BID, START = _LAST, _RATES, _MEAN_BID, _START
-    ACTION_PHASE = _ACTION
-
-    def __init__(self, batched: BatchedGame) -> None:
-        self.batched = batched
-        self.scalar = StandardObserver(batched.game)
-        self.n = batched.num_players
+    def __init__(self, rules: RulesConfig, num_players: int) -> None:
+        self.scalar = StandardObserver(rules, num_players)
+        self.n = num_players
         self.obs_dim = self.scalar.obs_dim
         self.state_dim = self.scalar.state_dim
-        deck, rules = batched.table.deck, batched.rules
+        deck = build_deck(rules, num_players)
         span = max(deck.newest_year - deck.oldest_year, 1)
         self._newest, self._span = deck.newest_year, span
         # Per-card lot features, with a last row of zeros that lot == -1 (none) reads.
@@ -59,9 +50,10 @@ class BatchObserver:
         self._lot_series[np.arange(deck.size), deck.series] = 1.0
         self._finish = rules.finish
         # The last-action features of every flat action index, the scalar encoder's table.
-        feats = np.zeros((batched.num_actions + 1, 8), dtype=np.float64)
+        num_actions = standard_layout(rules.starting_money).size
+        feats = np.zeros((num_actions + 1, 8), dtype=np.float64)
         inv_money = 1.0 / max(rules.starting_money, 1)
-        for action in range(batched.num_actions):
+        for action in range(num_actions):
             if action >= BID0:
                 feats[action, [2, 7]] = (1.0, (action - BID0) * inv_money)
             elif action >= EXHIBIT:
@@ -69,9 +61,7 @@ class BatchObserver:
         self._last_feats = feats.astype(np.float32)  # row -1 (no last round) is all zeros
         self._scale = self.scalar._scale
         self._obs_idx = self.scalar._obs_idx
-        self._seats = np.arange(self.n)
         self._buffer: np.ndarray | None = None
-        self._compiled = batched.accelerator == "numba"
 
     def obs_layout(self) -> dict[str, slice]:
         """Name → slice of an observation row (the one-game env's layout)."""
@@ -86,8 +76,7 @@ class BatchObserver:
         """``[B, state_dim]`` float32 source vectors, locations included (= the global states).
 
         The array is a buffer this observer reuses: callers gather from it or copy it.
-        Every entry is written on every call (one-hot groups whole), so nothing stale
-        survives from the previous call.
+        Every entry is written on every call, so nothing stale survives from the previous call.
         """
         b, n = state.money.shape
         shape = (b, G_DIM + n * _SEAT)
@@ -99,47 +88,13 @@ class BatchObserver:
 
     def _encode(self, state: BatchState, src: np.ndarray) -> None:
         """Write the scaled source vectors of ``state``'s games into ``src`` (every entry)."""
-        if self._compiled:
-            batched_encode_numba.encode(self, state, src)
-            return
-        b, n = state.money.shape
-        # Raw values go in as float32 (exact for counts; values the one-game encoder computes
-        # in float64 are rounded once, as there), then one float32 product with the scales.
-        acting = state.phase == _ACTION
-        src[:, 0] = ~acting
-        src[:, 1] = acting
-        src[:, 2] = state.round
-        lot = state.lot  # -1 (no lot) reads the tables' last row: zeros
-        src[:, 3] = lot >= 0
-        src[:, 4:10] = self._lot_series[lot]
-        src[:, 10] = self._lot_age[lot]
-        src[:, 11] = state.pile_len
-        seat = src[:, G_DIM:].reshape(b, n, _SEAT)
-        seat[:, :, 0] = np.minimum(state.positions, self._finish)
-        seat[:, :, 1] = state.money
-        seat[:, :, 2] = state.counts.sum(axis=2, dtype=np.int16)
-        seat[:, :, 3:9] = state.public_counts
-        seat[:, :, _LAST : _LAST + 8] = self._last_feats[state.last_actions]
-        # This round's revealed locations (action step only) overwrite the two zeros just written.
-        locations = state.locations
-        seat[:, :, _LAST] = (locations == 0) & acting[:, None]
-        seat[:, :, _LAST + 1] = (locations == 1) & acting[:, None]
-        tallies = state.tallies
-        # Per-round rates: float32 count times float32 1/round, as the one-game encoder (scale 1).
-        inv = np.ones(b, dtype=np.float32)
-        played = state.round > 0
-        inv[played] = 1.0 / state.round[played]
-        seat[:, :, _RATES : _RATES + 5] = tallies[:, :, 0:5].astype(np.float32) * inv[:, None, None]
-        visits = tallies[:, :, 0]
-        seat[:, :, _MEAN_BID] = np.where(visits > 0, tallies[:, :, 5] / np.maximum(visits, 1), 0.0)
-        seat[:, :, _START] = self._seats[None, :] == state.start_player[:, None]
-        own = seat[:, :, P_DIM:]
-        own[:, :, 0:6] = state.counts
-        has_best = state.best_count > 0
-        own[:, :, 6] = state.best_count
-        own[:, :, 7] = np.where(has_best, (self._newest - state.best_oldest) / self._span, 0.0)
-        own[:, :, 8] = has_best
-        src *= self._scale
+        s = state
+        _encode(
+            s.phase, s.round, s.lot, s.pile_len, s.positions, s.money, s.counts, s.public_counts,
+            s.last_actions, s.locations, s.tallies, s.start_player, s.best_count, s.best_oldest,
+            self._lot_series, self._lot_age, self._last_feats, self._scale, self._finish, self._newest,
+            self._span, G_DIM, P_DIM, O_DIM, _LAST, _RATES, _MEAN_BID, _START, _ACTION, src,
+        )  # fmt: skip
 
     # ---------------------------------------------------------------- outputs
     def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
@@ -178,14 +133,68 @@ class BatchObserver:
         return self.source(state).copy()  # type: ignore[no-any-return]
 
 
-def make_batch_observer(batched: BatchedGame) -> BatchObserver | OriginalBatchObserver:
-    """The batch observer of ``batched``'s ruleset: :class:`BatchObserver` (standard) or
-    :class:`~hoity_env.engine.original.batch_observation.OriginalBatchObserver`."""
-    if batched.rules.ruleset == "original":
-        from hoity_env.engine.original.batch_observation import OriginalBatchObserver
+@jit  # type: ignore[misc]
+def _encode(
+    phase: Any, rounds: Any, lot: Any, pile_len: Any, positions: Any, money: Any, counts: Any,
+    public_counts: Any, last_actions: Any, locations: Any, tallies: Any, start_player: Any,
+    best_count: Any, best_oldest: Any, lot_series: Any, lot_age: Any, last_feats: Any, scale: Any,
+    finish: int, newest: int, span: int, g_dim: int, p_dim: int, o_dim: int, last: int, rates: int,
+    mean_bid: int, start: int, action_phase: int, src: Any,
+) -> None:  # fmt: skip
+    """The scaled source vector of every game into ``src`` ``[B, state_dim]``, every entry written."""
+    b, n = money.shape
+    num_series = counts.shape[2]
+    width = src.shape[1]
+    none_lot = lot_series.shape[0] - 1  # the tables' last row: no lot / no last action
+    none_action = last_feats.shape[0] - 1
+    seat_dim = p_dim + o_dim
+    for g in range(b):
+        row = src[g]
+        for k in range(width):
+            row[k] = 0.0
+        acting = phase[g] == action_phase
+        row[0] = not acting
+        row[1] = acting
+        row[2] = rounds[g]
+        lt = lot[g] if lot[g] >= 0 else none_lot
+        row[3] = lot[g] >= 0
+        for s in range(lot_series.shape[1]):
+            row[4 + s] = lot_series[lt, s]
+        row[10] = lot_age[lt]
+        row[11] = pile_len[g]
+        inv = np.float32(1.0)
+        if rounds[g] > 0:
+            inv = np.float32(1.0 / rounds[g])
+        for p in range(n):
+            base = g_dim + p * seat_dim
+            row[base] = min(positions[g, p], finish)
+            row[base + 1] = money[g, p]
+            total = 0
+            for s in range(num_series):
+                total += counts[g, p, s]
+                row[base + 3 + s] = public_counts[g, p, s]
+            row[base + 2] = total
+            la = last_actions[g, p] if last_actions[g, p] >= 0 else none_action
+            for k in range(8):
+                row[base + last + k] = last_feats[la, k]
+            row[base + last] = acting and locations[g, p] == 0
+            row[base + last + 1] = acting and locations[g, p] == 1
+            # Per-round rates: float32 count times float32 1/round, as the one-game encoder.
+            for k in range(5):
+                row[base + rates + k] = np.float32(tallies[g, p, k]) * inv
+            visits = tallies[g, p, 0]
+            if visits > 0:
+                row[base + mean_bid] = tallies[g, p, 5] / max(visits, 1)
+            row[base + start] = p == start_player[g]
+            own = base + p_dim
+            for s in range(num_series):
+                row[own + s] = counts[g, p, s]
+            row[own + 6] = best_count[g, p]
+            if best_count[g, p] > 0:
+                row[own + 7] = (newest - best_oldest[g, p]) / span
+                row[own + 8] = 1.0
+        for k in range(width):
+            row[k] = row[k] * scale[k]
 
-        return OriginalBatchObserver(batched)  # type: ignore[arg-type]
-    return BatchObserver(batched)
 
-
-__all__ = ["BatchObserver", "make_batch_observer"]
+__all__ = ["StandardBatchObserver"]

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hoity_env.engine.actions import BID0, EXHIBIT, Phase
-from hoity_env.engine.game import Game
+from hoity_env.engine.actions import BID0, EXHIBIT, Phase, standard_layout
+from hoity_env.engine.cards import build_deck
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.state import GameState
 
 Field = tuple[str, int, str]
@@ -59,6 +60,11 @@ PLAYER_FIELDS: tuple[Field, ...] = (
 )
 
 
+def standard_field_widths(num_players: int) -> tuple[tuple[Field, ...], tuple[Field, ...], tuple[Field, ...]]:
+    """Global, own and per-player fields of an observation (the same for every player count)."""
+    return GLOBAL_FIELDS, OWN_FIELDS, PLAYER_FIELDS
+
+
 def layout_markdown() -> str:
     """The observation layout as a Markdown table (the README embeds it; a test keeps them equal)."""
     rows = ["| field | width | meaning |", "|---|---|---|"]
@@ -87,10 +93,9 @@ _NO_BEST = (0.0, 0.0, 0.0)
 class StandardObserver:
     """Encodes a standard-ruleset :class:`GameState` for every seat at once."""
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        n = self.n = game.num_players
-        rules, deck = game.rules, game.deck
+    def __init__(self, rules: RulesConfig, num_players: int) -> None:
+        n = self.n = num_players
+        deck = build_deck(rules, n)
         self.obs_dim = G_DIM + O_DIM + n * P_DIM
         self.state_dim = G_DIM + n * (P_DIM + O_DIM)
         seat_dim = P_DIM + O_DIM
@@ -124,7 +129,7 @@ class StandardObserver:
         self._rate_idx = (seat_base[:, None] + rates[None, :]).ravel()
         # Raw features "location now (2), last location (2), last role (3), last bid (1)"
         # for each possible last flat action; index -1 (no last round) gives zeros.
-        layout_size = game.layout.size
+        layout_size = standard_layout(rules.starting_money).size
         feats: list[tuple[float, ...]] = []
         for action in range(layout_size):
             if action >= BID0:

@@ -1,0 +1,202 @@
+"""The compiled helpers both rulesets' batched rounds share: one hand, one theft, the end of a round.
+
+Each ruleset's round is one compiled loop over games (``standard/kernels.py``,
+``original/kernels.py``); the steps they have in common (a hand's best exhibition
+(C-3), how much a thief wants a card (S-6.2, O-6.2), a stolen card changing hands,
+the end of a round (C-4.4)) are written once here, as are the derived fields of a
+batch rebuilt from its hands and the uniform draw of a legal action from masks.
+
+Kernels take plain arrays (the fields of
+:class:`~hoity_env.engine.batched.state.BatchState` and of
+:class:`~hoity_env.engine.batched.exhibitions.CardTable`) and change them in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hoity_env.engine.actions import Phase
+from hoity_env.engine.batched.exhibitions import NO_YEAR
+from hoity_env.engine.jit import jit
+
+_LOCATION = int(Phase.LOCATION)
+_NO_YEAR = int(NO_YEAR)
+
+
+@jit  # type: ignore[misc]
+def best_run(counts: Any, oldest: Any, min_size: int) -> tuple[int, int, int, int]:
+    """C-3 for one hand summarised per series (``counts``, ``oldest`` year): the best run's
+    ``(card count, oldest year, first series, one past its last)``; all 0 without a run of
+    ``min_size``.  More cards win, then the older oldest card (years are unique)."""
+    num = counts.shape[0]
+    best_key = -1
+    best_lo = 0
+    best_hi = 0
+    run_n = 0
+    run_old = _NO_YEAR
+    run_lo = 0
+    for s in range(num + 1):
+        present = s < num and counts[s] > 0
+        if not present:
+            if run_n >= min_size:
+                key = (run_n << 32) - run_old
+                if key > best_key:
+                    best_key, best_lo, best_hi = key, run_lo, s
+            run_n, run_old = 0, _NO_YEAR
+            continue
+        if run_n == 0:
+            run_lo = s
+        run_n += counts[s]
+        run_old = min(run_old, oldest[s])
+    if best_key < 0:
+        return 0, 0, 0, 0
+    size = (best_key + (1 << 32) - 1) >> 32
+    return size, (size << 32) - best_key, best_lo, best_hi
+
+
+@jit  # type: ignore[misc]
+def packed_key(count: int, oldest: int, span: int, newest: int) -> int:
+    """``CardTable.key`` for one exhibition (0 when there is none)."""
+    return count * span + (newest - oldest) if count > 0 else 0
+
+
+@jit  # type: ignore[misc]
+def oldest_of(owner_row: Any, player: int, year: Any, series: Any, num_series: int, out: Any) -> None:
+    """The year of ``player``'s oldest card of each series into ``out`` (``NO_YEAR`` if none)."""
+    for s in range(num_series):
+        out[s] = _NO_YEAR
+    for c in range(owner_row.shape[0]):
+        if owner_row[c] == player and year[c] < out[series[c]]:
+            out[series[c]] = year[c]
+
+
+@jit  # type: ignore[misc]
+def steal(
+    gi: int, card: int, victim: int, taker: int, owner: Any, public: Any, counts: Any, public_counts: Any,
+    series: Any,
+) -> None:  # fmt: skip
+    """One theft in game ``gi``: the displayed (so public) ``card`` passes from ``victim`` to ``taker``."""
+    s = series[card]
+    owner[gi, card] = taker
+    public[gi, card] = True
+    counts[gi, victim, s] -= 1
+    public_counts[gi, victim, s] -= 1
+    counts[gi, taker, s] += 1
+    public_counts[gi, taker, s] += 1
+
+
+@jit  # type: ignore[misc]
+def card_preference(
+    counts: Any, oldest: Any, card: int, year: Any, series: Any, min_size: int, span: int, newest: int,
+    trial: Any, trial_old: Any,
+) -> int:  # fmt: skip
+    """How much a thief whose hand is summarised by ``counts``/``oldest`` wants ``card`` (S-6.2,
+    O-6.2): its best exhibition's packed key with the card added, then the older card.
+    ``trial``/``trial_old`` are scratch arrays of the series' length."""
+    for s in range(counts.shape[0]):
+        trial[s] = counts[s]
+        trial_old[s] = oldest[s]
+    s = series[card]
+    trial[s] += 1
+    trial_old[s] = min(trial_old[s], year[card])
+    size, old, _, _ = best_run(trial, trial_old, min_size)
+    return packed_key(size, old, span, newest) * span + (newest - year[card])  # type: ignore[no-any-return]
+
+
+@jit  # type: ignore[misc]
+def refresh_best_one(
+    gi: int, p: int, owner: Any, counts: Any, best_count: Any, best_oldest: Any, best_lo: Any,
+    best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
+) -> None:  # fmt: skip
+    """Recompute the best exhibition of seat ``p`` of game ``gi`` from its hand."""
+    oldest_of(owner[gi], p, year, series, counts.shape[2], oldest)
+    size, old, lo, hi = best_run(counts[gi, p], oldest, min_size)
+    best_count[gi, p] = size
+    best_oldest[gi, p] = old
+    best_lo[gi, p] = lo
+    best_hi[gi, p] = hi
+
+
+@jit  # type: ignore[misc]
+def close_round(
+    gi: int, changed: Any, actions: Any, locations: Any, last_locations: Any, last_actions: Any,
+    phase: Any, rounds: Any, start_player: Any, owner: Any, counts: Any, best_count: Any,
+    best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
+) -> None:  # fmt: skip
+    """C-4.4 for game ``gi`` (both rulesets): refresh the best exhibitions of the ``changed``
+    seats, remember the round's choices, back to the location step, pass the start player on."""
+    n = locations.shape[1]
+    for p in range(n):
+        if changed[p]:
+            refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
+                             series, min_size, oldest)  # fmt: skip
+        last_locations[gi, p] = locations[gi, p]
+        last_actions[gi, p] = actions[gi, p]
+        locations[gi, p] = -1
+    phase[gi] = _LOCATION
+    rounds[gi] += 1
+    start_player[gi] = (start_player[gi] + 1) % n
+
+
+@jit  # type: ignore[misc]
+def rebuild_derived(
+    games: Any, owner: Any, public: Any, counts: Any, public_counts: Any, best_count: Any,
+    best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int,
+) -> None:  # fmt: skip
+    """The derived fields of ``games`` (per-series counts, best exhibitions) rebuilt from
+    ``owner`` and ``public`` (``BatchState.refresh_derived``)."""
+    n, num_series = counts.shape[1], counts.shape[2]
+    oldest = np.empty(num_series, dtype=np.int64)
+    for gi in games:
+        counts[gi] = 0
+        public_counts[gi] = 0
+        for c in range(owner.shape[1]):
+            p = owner[gi, c]
+            if p >= 0:
+                counts[gi, p, series[c]] += 1
+                if public[gi, c]:
+                    public_counts[gi, p, series[c]] += 1
+        for p in range(n):
+            refresh_best_one(gi, p, owner, counts, best_count, best_oldest, best_lo, best_hi, year,
+                             series, min_size, oldest)  # fmt: skip
+
+
+@jit  # type: ignore[misc]
+def _pick_legal(masks: Any, u: Any, out: Any) -> None:
+    """:func:`pick_legal` into ``out``."""
+    b, n, size = masks.shape
+    for g in range(b):
+        for p in range(n):
+            count = 0
+            for a in range(size):
+                count += masks[g, p, a]
+            pick = np.int64(u[g, p] * count)
+            for a in range(size):
+                if masks[g, p, a]:
+                    if pick == 0:
+                        out[g, p] = a
+                        break
+                    pick -= 1
+
+
+def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``[B, n]``: seat ``(b, p)`` plays its ``floor(u[b, p] * legal count)``-th legal action of
+    ``[B, n, N]`` int8 ``masks``: uniform among the legal actions for uniform draws ``u``."""
+    out = np.zeros(u.shape, dtype=np.int64)
+    _pick_legal(masks, u, out)
+    return out
+
+
+__all__ = [
+    "best_run",
+    "card_preference",
+    "close_round",
+    "oldest_of",
+    "packed_key",
+    "pick_legal",
+    "rebuild_derived",
+    "refresh_best_one",
+    "steal",
+]
