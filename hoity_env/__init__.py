@@ -1,7 +1,8 @@
 """hoity_env: Hoity Toity (Adel Verpflichtet) for multi-agent reinforcement learning.
 
 ``hoity_env.parallel_env(**kwargs)`` is the PettingZoo parallel environment;
-``hoity_env.env`` / ``hoity_env.raw_env`` its AEC forms.  Importing the package
+``hoity_env.env`` / ``hoity_env.raw_env`` its AEC forms; ``hoity_env.BatchedHoityEnv`` steps
+many games at once, every seat acting (arrays in, arrays out).  Importing the package
 registers ``pettingzoo.make("parallel", "hoity/HoityToity-v0")``, the AEC id and
 ``gymnasium.make("hoity/HoityToityVsBots-v0")`` (:class:`hoity_env.wrappers.SingleAgentEnv`).
 
@@ -30,17 +31,24 @@ from hoity_env.engine import (
 from hoity_env.registration import AEC_ID, GYM_ID, PARALLEL_ID, register_when_imported
 
 if TYPE_CHECKING:
-    from hoity_env.environment import ActionCodec, HoityParallelEnv, env, parallel_env, raw_env
+    from hoity_env.environment import (
+        ActionCodec,
+        BatchedHoityEnv,
+        HoityParallelEnv,
+        env,
+        parallel_env,
+        raw_env,
+    )
 
 __version__ = "0.1.0"
 
-_LAZY = frozenset({"ActionCodec", "HoityParallelEnv", "env", "parallel_env", "raw_env"})
+_LAZY = frozenset({"ActionCodec", "BatchedHoityEnv", "HoityParallelEnv", "env", "parallel_env", "raw_env"})
 
 register_when_imported()
 
 
 def __getattr__(name: str) -> Any:
-    """Import the PettingZoo adapter only when one of its names is first used."""
+    """Import the adapters (and PettingZoo, Gymnasium) only when one of their names is first used."""
     if name in _LAZY:
         import hoity_env.environment
 
@@ -53,6 +61,7 @@ __all__ = [
     "GYM_ID",
     "PARALLEL_ID",
     "ActionCodec",
+    "BatchedHoityEnv",
     "ConfigError",
     "Game",
     "GameState",

@@ -1,4 +1,4 @@
-"""The PettingZoo adapter over the engine: parallel env, AEC forms, codec, encoders, render."""
+"""The adapters over the engine: the PettingZoo parallel env and AEC forms, the batched env, codec, render."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from pettingzoo.utils.env import AECEnv
 
 from hoity_env.environment import aec
+from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.environment.codec import ActionCodec
 from hoity_env.environment.parallel import HoityParallelEnv
 
@@ -26,4 +27,4 @@ def env(**kwargs: Any) -> AECEnv:
     return aec.env(**kwargs)
 
 
-__all__ = ["ActionCodec", "HoityParallelEnv", "env", "parallel_env", "raw_env"]
+__all__ = ["ActionCodec", "BatchedHoityEnv", "HoityParallelEnv", "env", "parallel_env", "raw_env"]

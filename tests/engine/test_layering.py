@@ -1,4 +1,4 @@
-"""The engine is pure: it never imports gymnasium, pettingzoo or torch (docs/design.md §1)."""
+"""The engine is pure: it never imports gymnasium, pettingzoo, torch or Pillow (docs/design.md §1)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 import hoity_env.engine
 
-FORBIDDEN = ("gymnasium", "pettingzoo", "torch")
+FORBIDDEN = ("gymnasium", "pettingzoo", "torch", "PIL")
 ENGINE_DIR = Path(hoity_env.engine.__file__).resolve().parent
 
 
@@ -72,6 +72,16 @@ def test_gymnasium_makes_the_id_that_names_the_module_without_importing_hoity_en
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["hoity/HoityToityVsBots-v0", "hoity/HoityToityVsBots-v0", "(2,", "117)"]
+
+
+def test_the_batched_env_is_reachable_from_the_top_level_and_loaded_on_first_use() -> None:
+    import hoity_env
+    from hoity_env.environment.batched import BatchedHoityEnv
+
+    assert hoity_env.BatchedHoityEnv is BatchedHoityEnv and "BatchedHoityEnv" in hoity_env.__all__
+    # ``import hoity_env`` stays light (the test above); naming the env is what loads the adapters.
+    used = "import json, sys\nimport hoity_env\nhoity_env.BatchedHoityEnv(num_envs=1)\n"
+    assert "gymnasium" in _forbidden_modules_after(used + _REPORT)
 
 
 def test_unknown_package_attributes_still_raise() -> None:
