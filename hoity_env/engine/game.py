@@ -23,7 +23,7 @@ import numpy as np
 
 from hoity_env.engine.actions import ActionLayout, Phase
 from hoity_env.engine.batched.exhibitions import CardTable
-from hoity_env.engine.batched.kernels import pick_legal
+from hoity_env.engine.batched.kernels import fall_back, pick_legal
 from hoity_env.engine.batched.shared_steps import deal_hands
 from hoity_env.engine.batched.state import BatchState, refresh_derived
 from hoity_env.engine.cards import Deck, build_deck
@@ -177,16 +177,10 @@ class BatchedGame:
 
     @staticmethod
     def fallback_masks(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(actions, illegal)``: each masked-out or out-of-range action of ``[B, n]`` ``actions``
-        replaced by the lowest legal action of its ``[B, n, N]`` mask (the envs' ``fallback``),
-        and where that happened."""
-        actions = np.asarray(actions)
-        clipped = np.clip(actions, 0, masks.shape[-1] - 1).astype(np.intp)
-        legal = np.take_along_axis(masks, clipped[..., None], axis=-1)[..., 0] == 1
-        illegal = ~legal | (actions != clipped)
-        if not illegal.any():
-            return clipped, illegal
-        return np.where(illegal, masks.argmax(axis=-1), clipped), illegal
+        """``(actions, illegal)``: each masked-out or out-of-range action of ``[B, n]`` integer
+        ``actions`` replaced by the lowest legal action of its ``[B, n, N]`` mask (the envs'
+        ``fallback``), and where that happened."""
+        return fall_back(masks, np.asarray(actions, dtype=np.int64))
 
     @staticmethod
     def random_from_masks(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

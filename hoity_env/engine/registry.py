@@ -130,12 +130,8 @@ class BatchObserver(Protocol):
         """Name → slice of a global-state row."""
         ...
 
-    def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
+    def observations(self, state: BatchState) -> np.ndarray:
         """``[B, n, obs_dim]`` float32."""
-        ...
-
-    def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
-        """Observations of ``state``, the new games now in slots ``games`` of the last batch."""
         ...
 
     def global_states(self, state: BatchState) -> np.ndarray:

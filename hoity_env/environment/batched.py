@@ -211,8 +211,7 @@ class BatchedHoityEnv:
             rewards += np.where(illegal, self.illegal_penalty, 0.0)
         rewards32 = rewards.astype(np.float32)
         infos: dict[str, Any] = {"illegal_action": illegal}
-        # After a location step that ended no game only the phase and locations changed.
-        obs, masks = self._outputs(state, final=done, reuse=not acting.any() and not done.any())
+        obs, masks = self._outputs(state, final=done)
         if done.any():
             ended = np.flatnonzero(done)
             infos["_final"] = done
@@ -222,7 +221,7 @@ class BatchedHoityEnv:
             self.batched.reset_games(state, ended, self._game_seeds(ended.tolist()))
             self._cycles[ended] = 0
             fresh = state.select(ended, with_rngs=False)
-            obs[ended] = self.observer.replace_games(ended, fresh)
+            obs[ended] = self.observer.observations(fresh)
             masks[ended] = self._masks[ended] = self.batched.action_masks(fresh)
         infos["phase"] = state.phase.copy()
         return obs, masks, rewards32, terminated, truncated, infos
@@ -262,11 +261,9 @@ class BatchedHoityEnv:
         decided = state.terminated[done]
         return win_loss_batch(state.winners[done] & decided[:, None])
 
-    def _outputs(
-        self, state: BatchState, final: np.ndarray | None = None, *, reuse: bool = False
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _outputs(self, state: BatchState, final: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Observations and masks of every game; ``final`` games get location-step masks."""
-        obs = self.observer.observations(state, reuse=reuse)
+        obs = self.observer.observations(state)
         self._masks = self.batched.action_masks(state, location=final)
         return obs, self._masks.copy()
 

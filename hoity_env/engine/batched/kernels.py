@@ -4,7 +4,8 @@ Each ruleset's round is one compiled loop over games (``standard/kernels.py``,
 ``original/kernels.py``); the steps they have in common (a hand's best exhibition
 (C-3), how much a thief wants a card (S-6.2, O-6.2), a stolen card changing hands,
 the end of a round (C-4.4)) are written once here, as are the derived fields of a
-batch rebuilt from its hands and the uniform draw of a legal action from masks.
+batch rebuilt from its hands, and the two things done with masks: the uniform draw of a
+legal action and the lowest legal action that replaces a masked-out one.
 
 Kernels take plain arrays (the fields of
 :class:`~hoity_env.engine.batched.state.BatchState` and of
@@ -189,10 +190,37 @@ def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
     return out
 
 
+@jit  # type: ignore[misc]
+def _fall_back(masks: Any, actions: Any, out: Any, illegal: Any) -> None:
+    """:func:`fall_back` into ``out`` and ``illegal``."""
+    b, n, size = masks.shape
+    for g in range(b):
+        for p in range(n):
+            a = actions[g, p]
+            if 0 <= a < size and masks[g, p, a]:
+                out[g, p] = a
+                continue
+            illegal[g, p] = True
+            for lowest in range(size):
+                if masks[g, p, lowest]:
+                    out[g, p] = lowest
+                    break
+
+
+def fall_back(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(actions, illegal)``: each action of ``[B, n]`` integer ``actions`` that ``[B, n, N]``
+    ``masks`` forbid, or that is out of range, replaced by the lowest legal action of its mask."""
+    out = np.zeros(actions.shape, dtype=np.intp)
+    illegal = np.zeros(actions.shape, dtype=np.bool_)
+    _fall_back(masks, actions, out, illegal)
+    return out, illegal
+
+
 __all__ = [
     "best_run",
     "card_preference",
     "close_round",
+    "fall_back",
     "oldest_of",
     "packed_key",
     "pick_legal",

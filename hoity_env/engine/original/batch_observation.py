@@ -8,8 +8,9 @@ feature as the same float64 quotient of the same integers (or reads it from the 
 float64 tables) and rounds it once to float32 as it is stored, as the one-game encoder
 does, so the two agree bit for bit (the differential tests compare them).
 
-The source vector is the global state (global fields, then each absolute seat's public
-and private blocks); observations are gathers from it through one index array.
+Each game's source vector is its global state (global fields, then each absolute seat's
+public and private blocks); its seats' observations are gathers from it through one index
+array, done by the kernel while the game's row is at hand.
 """
 
 from __future__ import annotations
@@ -101,38 +102,110 @@ class OriginalBatchObserver:
         """Name → slice of a global-state row."""
         return self.scalar.state_layout()
 
-    def source(self, state: BatchState) -> np.ndarray:
-        """``[B, state_dim]`` float32 global states (a fresh array)."""
+    def _arguments(self, state: BatchState) -> tuple[Any, ...]:
+        """The kernels' arguments before their outputs: the batch's arrays and this encoder's tables."""
         if not isinstance(state, OriginalBatchState):
             raise TypeError(
                 f"the original ruleset's batches are OriginalBatchState, got {type(state).__name__}"
             )
         s, sc, r = state, self.scalar, self._rules
-        src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
-        _encode(
+        return (
             s.phase, s.round, s.lots, s.pile_lens, s.positions, s.counts, s.public_counts,
             s.locations, s.last_actions, s.last_locations, s.tallies, s.start_player, s.jail,
             s.check_owner, s.best_count, s.best_oldest,
             self._series, self._age, self._reward, self._last_feats, self._thieves, self._thief_numbers,
             sc._copies, self._g_at, self._p_at, self._o_at, r.max_rounds, self._size, r.finish,
-            self._newest, self._span, sc._max_check, self.g_dim, self.p_dim, self.o_dim, src,
+            self._newest, self._span, sc._max_check, self.g_dim, self.p_dim, self.o_dim,
         )  # fmt: skip
-        return src
 
-    def observations(self, state: BatchState, *, reuse: bool = False) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b``.
-
-        ``reuse`` is accepted for the batch observers' protocol and ignored (always encodes).
-        """
-        return self.source(state)[:, self._obs_idx]  # type: ignore[no-any-return]
-
-    def replace_games(self, games: np.ndarray, state: BatchState) -> np.ndarray:
-        """Observations of ``state`` (the batch observers' protocol: nothing is kept here)."""
-        return self.observations(state)
+    def observations(self, state: BatchState) -> np.ndarray:
+        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh)."""
+        out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
+        _observe(*self._arguments(state), self._obs_idx, out)
+        return out
 
     def global_states(self, state: BatchState) -> np.ndarray:
         """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
-        return self.source(state)
+        src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
+        _encode(*self._arguments(state), src)
+        return src
+
+
+@jit  # type: ignore[misc]
+def _encode_game(
+    g: int, phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any,
+    public_counts: Any, locations: Any, last_actions: Any, last_locations: Any, tallies: Any,
+    start_player: Any, jail: Any, check_owner: Any, best_count: Any, best_oldest: Any,
+    lot_series: Any, lot_age: Any, reward: Any, last_feats: Any, thieves: Any, thief_numbers: Any,
+    copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
+    span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, row: Any,
+) -> None:  # fmt: skip
+    """The global state of game ``g`` into ``row`` (``[state_dim]``), every entry written: each value
+    a float64 quotient (or a float64 table entry), rounded once to float32 as it is stored."""
+    n = positions.shape[1]
+    num_series = counts.shape[2]
+    last_space = reward.shape[0] - 1
+    none_action = last_feats.shape[0] - 1
+    for k in range(row.shape[0]):
+        row[k] = 0.0
+    acting = phase[g] == _ACTION
+    row[g_at[0] + (1 if acting else 0)] = 1.0
+    row[g_at[1]] = rounds[g] / max_rounds
+    leader = 0
+    for p in range(n):
+        leader = max(leader, positions[g, p])
+    for i in range(lots.shape[1]):
+        lot = lots[g, i]
+        if lot >= 0:
+            row[g_at[2]] = 1.0
+            row[g_at[3] + i] = 1.0
+            row[g_at[4] + 6 * i + lot_series[lot]] = 1.0
+            row[g_at[5] + i] = lot_age[lot]
+        row[g_at[6] + i] = pile_lens[g, i] / size
+    leader = min(leader, last_space)
+    row[g_at[7]] = reward[leader, 0]
+    row[g_at[7] + 1] = reward[leader, 1]
+    for p in range(n):
+        at = g_dim + p * (p_dim + o_dim)
+        row[at + p_at[0]] = min(positions[g, p] / finish, 1.0)
+        held = 0
+        for s in range(num_series):
+            held += counts[g, p, s]
+            row[at + p_at[2] + s] = public_counts[g, p, s] / copies[s]
+        row[at + p_at[1]] = held / size
+        if acting and locations[g, p] >= 0:
+            row[at + p_at[3] + locations[g, p]] = 1.0
+        last = last_actions[g, p]
+        if last >= 0:
+            row[at + p_at[4] + last_locations[g, p]] = 1.0
+        feat = last if last >= 0 else none_action
+        for k in range(3):
+            row[at + p_at[5] + k] = last_feats[feat, k]
+        row[at + p_at[6]] = last_feats[feat, 3]
+        if rounds[g] > 0:
+            for k in range(5):
+                row[at + p_at[7] + k] = tallies[g, p, k] / rounds[g]
+        if tallies[g, p, 0] > 0:
+            row[at + p_at[8]] = tallies[g, p, 5] / tallies[g, p, 0] / max_check
+        row[at + p_at[9]] = 1.0 if start_player[g] == p else 0.0
+        for j in range(2):
+            row[at + p_at[10] + j] = thief_numbers[p, j]
+            for c in range(n):
+                if jail[g, c] == thieves[p, j]:
+                    row[at + p_at[11] + j] = (c + 1) / n
+                    break
+        slot = 0
+        for v in range(check_owner.shape[1] - 1, 0, -1):  # highest check first
+            if check_owner[g, v] == p:
+                row[at + p_at[12] + slot] = v / max_check
+                slot += 1
+        own = at + p_dim
+        for s in range(num_series):
+            row[own + o_at[0] + s] = counts[g, p, s] / copies[s]
+        if best_count[g, p] > 0:
+            row[own + o_at[1]] = best_count[g, p] / size
+            row[own + o_at[2]] = (newest - best_oldest[g, p]) / span
+            row[own + o_at[3]] = 1.0
 
 
 @jit  # type: ignore[misc]
@@ -144,89 +217,40 @@ def _encode(
     copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
     span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, src: Any,
 ) -> None:  # fmt: skip
-    """The global state of every game into ``src`` ``[B, state_dim]``: each value a float64 quotient
-    (or a float64 table entry), rounded once to float32 as it is stored."""
-    b, n = positions.shape
-    num_series = counts.shape[2]
-    last_space = reward.shape[0] - 1
-    none_action = last_feats.shape[0] - 1
-    for g in range(b):
-        src[g, :] = 0.0
-        acting = phase[g] == _ACTION
-        src[g, g_at[0] + (1 if acting else 0)] = 1.0
-        src[g, g_at[1]] = rounds[g] / max_rounds
-        leader = 0
-        for p in range(n):
-            leader = max(leader, positions[g, p])
-        for i in range(lots.shape[1]):
-            lot = lots[g, i]
-            if lot >= 0:
-                src[g, g_at[2]] = 1.0
-                src[g, g_at[3] + i] = 1.0
-                src[g, g_at[4] + 6 * i + lot_series[lot]] = 1.0
-                src[g, g_at[5] + i] = lot_age[lot]
-            src[g, g_at[6] + i] = pile_lens[g, i] / size
-        leader = min(leader, last_space)
-        src[g, g_at[7]] = reward[leader, 0]
-        src[g, g_at[7] + 1] = reward[leader, 1]
-        for p in range(n):
-            at = g_dim + p * (p_dim + o_dim)
-            src[g, at + p_at[0]] = min(positions[g, p] / finish, 1.0)
-            held = 0
-            for s in range(num_series):
-                held += counts[g, p, s]
-                src[g, at + p_at[2] + s] = public_counts[g, p, s] / copies[s]
-            src[g, at + p_at[1]] = held / size
-            if acting and locations[g, p] >= 0:
-                src[g, at + p_at[3] + locations[g, p]] = 1.0
-            last = last_actions[g, p]
-            if last >= 0:
-                src[g, at + p_at[4] + last_locations[g, p]] = 1.0
-            row = last if last >= 0 else none_action
-            for k in range(3):
-                src[g, at + p_at[5] + k] = last_feats[row, k]
-            src[g, at + p_at[6]] = last_feats[row, 3]
-            if rounds[g] > 0:
-                for k in range(5):
-                    src[g, at + p_at[7] + k] = tallies[g, p, k] / rounds[g]
-            if tallies[g, p, 0] > 0:
-                src[g, at + p_at[8]] = tallies[g, p, 5] / tallies[g, p, 0] / max_check
-            src[g, at + p_at[9]] = 1.0 if start_player[g] == p else 0.0
-            for j in range(2):
-                src[g, at + p_at[10] + j] = thief_numbers[p, j]
-                for c in range(n):
-                    if jail[g, c] == thieves[p, j]:
-                        src[g, at + p_at[11] + j] = (c + 1) / n
-                        break
-            slot = 0
-            for v in range(check_owner.shape[1] - 1, 0, -1):  # highest check first
-                if check_owner[g, v] == p:
-                    src[g, at + p_at[12] + slot] = v / max_check
-                    slot += 1
-            own = at + p_dim
-            for s in range(num_series):
-                src[g, own + o_at[0] + s] = counts[g, p, s] / copies[s]
-            if best_count[g, p] > 0:
-                src[g, own + o_at[1]] = best_count[g, p] / size
-                src[g, own + o_at[2]] = (newest - best_oldest[g, p]) / span
-                src[g, own + o_at[3]] = 1.0
+    """Every game's global state into ``src`` ``[B, state_dim]``."""
+    for g in range(src.shape[0]):
+        _encode_game(
+            g, phase, rounds, lots, pile_lens, positions, counts, public_counts, locations, last_actions,
+            last_locations, tallies, start_player, jail, check_owner, best_count, best_oldest, lot_series,
+            lot_age, reward, last_feats, thieves, thief_numbers, copies, g_at, p_at, o_at, max_rounds,
+            size, finish, newest, span, max_check, g_dim, p_dim, o_dim, src[g],
+        )  # fmt: skip
 
 
-_G_FIELDS = (
-    "phase",
-    "round",
-    "auction_open",
-    "lot_present",
-    "lot_series",
-    "lot_age",
-    "piles",
-    "leader_reward",
-)
-_P_FIELDS = (
-    "position", "hand_size", "known", "location", "last_location", "last_role", "last_check",
-    "rate_auction", "mean_check", "start_player", "thief_numbers", "thief_cells", "checks",
-)  # fmt: skip
-_O_FIELDS = ("hand", "best_size", "best_age", "can_exhibit")
+@jit  # type: ignore[misc]
+def _observe(
+    phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any, public_counts: Any,
+    locations: Any, last_actions: Any, last_locations: Any, tallies: Any, start_player: Any, jail: Any,
+    check_owner: Any, best_count: Any, best_oldest: Any,
+    lot_series: Any, lot_age: Any, reward: Any, last_feats: Any, thieves: Any, thief_numbers: Any,
+    copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
+    span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, idx: Any, out: Any,
+) -> None:  # fmt: skip
+    """Every seat's observation into ``out`` ``[B, n, obs_dim]``: game by game, the global state into
+    one scratch row, then gathered into its seats' rows through ``idx`` (``[n, obs_dim]``
+    columns of the row)."""
+    n, dim = idx.shape
+    row = np.empty(g_dim + n * (p_dim + o_dim), dtype=np.float32)
+    for g in range(out.shape[0]):
+        _encode_game(
+            g, phase, rounds, lots, pile_lens, positions, counts, public_counts, locations, last_actions,
+            last_locations, tallies, start_player, jail, check_owner, best_count, best_oldest, lot_series,
+            lot_age, reward, last_feats, thieves, thief_numbers, copies, g_at, p_at, o_at, max_rounds,
+            size, finish, newest, span, max_check, g_dim, p_dim, o_dim, row,
+        )  # fmt: skip
+        for i in range(n):
+            for k in range(dim):
+                out[g, i, k] = row[idx[i, k]]
 
 
 __all__ = ["OriginalBatchObserver"]
