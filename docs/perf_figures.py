@@ -231,6 +231,36 @@ def ruleset_speed() -> str:
     )
 
 
+def numba_choice() -> str:
+    """numpy against numba, engine alone, both rulesets: the measurement that made the kernels the
+    batched engine's one implementation (docs/design.md §7)."""
+    record, rows = figure_table("batched_rules")
+    body = []
+    for rules in ("standard", "original"):
+        numpy, numba = (
+            rows[f"hoity BatchedGame+observer {rules} {acc} B=1,024"] for acc in ("numpy", "numba")
+        )
+        body.append([rules, n(numpy), n(numba), f"{numba / numpy:.1f}×"])
+    header = ["ruleset", "numpy: agent-steps / CPU-s", "numba: agent-steps / CPU-s", "numba ÷ numpy"]
+    return f"{table(header, body, 'lrrr')}\n\n{provenance('batched_rules', record)}"
+
+
+def compile_time() -> str:
+    """The first use of the batched engine on a cold numba cache, and on a warm one."""
+    record = load("compile")
+    cold, warm = record["figures"]["cold"], record["figures"]["warm"]
+    repeats = record["settings"]["repeats"]
+    runs = f"medians of {repeats} runs" if repeats > 1 else "one run"
+    return (
+        f"On a cold cache the first `BatchedHoityEnv` reset and two steps take {cold['standard'][0]:.1f} "
+        f"CPU-seconds ({cold['standard'][1]:.1f} s of wall time on the shared machine) for the standard "
+        f"rules, and the original rules' own kernels {cold['original'][0]:.1f} CPU-seconds more; "
+        f"from the cache, {warm['standard'][0]:.1f} and {warm['original'][0]:.1f} "
+        f"({runs}, each in a fresh process; `import hoity_env` itself {cold['import'][0]:.1f}). "
+        f"{provenance('compile', record)}"
+    )
+
+
 def harness_speed() -> str:
     """The evaluation harness through both engines, and numpy's BLAS limited to one thread or not."""
     record, rows = figure_table("harness_engines")
@@ -399,8 +429,10 @@ FIGURES = {
     "harness-original": harness_original,
     "agent-speed": agent_speed,
     "batched-speed": batched_speed,
+    "compile-time": compile_time,
     "env-speed": env_speed,
     "harness-speed": harness_speed,
+    "numba-choice": numba_choice,
     "numba-gain": numba_gain,
     "render-speed": render_speed,
     "ruleset-speed": ruleset_speed,
