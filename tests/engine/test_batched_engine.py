@@ -1,6 +1,6 @@
 """The batched engine against the one-game engine (issue 8, item 7; docs/design.md §1, §7).
 
-:class:`~hoity_env.engine.batched.BatchedGame` must play exactly the rules of
+:class:`~hoity_env.engine.game.BatchedGame` must play exactly the rules of
 :class:`~hoity_env.engine.game.Game`.  The tests here:
 
 * play random legal games side by side in both engines (2-6 players, both tie

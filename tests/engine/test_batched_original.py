@@ -1,6 +1,6 @@
 """The batched ``original`` ruleset against the one-game engine (RULES O-1 … O-9).
 
-:class:`~hoity_env.engine.batched.BatchedGame` with ``rules="original"`` must play
+:class:`~hoity_env.engine.game.BatchedGame` with ``rules="original"`` must play
 exactly the rules of :class:`~hoity_env.engine.game.Game`.  The tests here:
 
 * play random games side by side in both engines, 2-6 players, and compare at every

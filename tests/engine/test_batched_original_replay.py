@@ -5,8 +5,9 @@ Every test of that module runs again here with ``Game.step`` shadowed: before ea
 step of an original-ruleset game, a batch is made of the position with ``from_states`` and
 its masks are compared; the batch then takes the same step, and its state read back with
 ``to_states`` must equal the one-game state after it.  A step the one-game engine refuses
-(``IllegalActionError``) must be refused by the batch too, leaving it bit-identical.  The tests' own assertions still run on the one-game
-engine, so each position is checked against the rules and the batch against it.
+(``IllegalActionError``) must be refused by the batch too, leaving it bit-identical.  The
+tests' own assertions still run on the one-game engine, so each position is checked against
+the rules and the batch against it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ check).  The jail is ``[B, n]`` thief numbers, cell 1 first, 0 for an empty cell
 
 :class:`OriginalTable` holds what the rules fix for one (rules, player count): the
 dealt checks, each seat's thief numbers, the castle reward under every track space
-(O-9) and the final bonus (O-8), as arrays the numpy and numba paths both read.
+(O-9) and the final bonus (O-8), as arrays the kernels read.
 """
 
 from __future__ import annotations
@@ -47,13 +47,8 @@ class OriginalTable:
         """O-2: the seat each check value is dealt to."""
         for p in range(n):
             self.initial_owner[list(rules.checks[p])] = p
-        self.values = np.arange(self.max_check + 1, dtype=np.int32)
         self.thieves = np.asarray(rules.thieves_of(n), dtype=np.int16)
         """``[n, 2]`` O-2: each seat's thief numbers, lower first."""
-        self.max_thief = int(self.thieves.max())
-        self.thief_owner = np.full(self.max_thief + 1, -1, dtype=np.int8)
-        for p in range(n):
-            self.thief_owner[self.thieves[p]] = p
         # O-9: the (big, small) reward read under a leader on space 0 … finish (a pawn beyond the
         # finish reads the last castle, as RulesConfig.castle_reward does).
         rewards = [rules.castle_reward(pos) for pos in range(rules.finish + 1)]
@@ -81,17 +76,6 @@ class OriginalBatchState(BatchState):
     """``[B, n]`` int16: thief numbers in the jail, cell 1 first, 0 for an empty cell (O-7)."""
 
     _STATE_CLASS: ClassVar[type[GameState]] = OriginalState
-
-    def held_checks(self) -> np.ndarray:
-        """``[B, n, V + 1]`` bool: which check values each player holds."""
-        n = self.money.shape[1]
-        seats = np.arange(n, dtype=self.check_owner.dtype)
-        return self.check_owner[:, None, :] == seats[None, :, None]  # type: ignore[no-any-return]
-
-    def free_thieves(self, thieves: np.ndarray) -> np.ndarray:
-        """``[B, n, 2]`` bool: each seat's (lower, higher) thief is not in jail (O-7)."""
-        jailed = (self.jail[:, None, None, :] == thieves[None, :, :, None]).any(axis=3)
-        return ~jailed  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ conversions
     def _blank_state(self, rules: RulesConfig, num_players: int, rng: np.random.Generator) -> GameState:
