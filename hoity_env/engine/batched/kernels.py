@@ -165,6 +165,17 @@ def rebuild_derived(
 
 
 @jit  # type: ignore[misc]
+def gather_seats(source: Any, columns: Any, out: Any) -> None:
+    """``out[g, i, k] = source[g, columns[i, k]]``: each seat's observation of ``[B, n, D]`` ``out``
+    gathered from its game's ``[B, S]`` source vector through ``[n, D]`` ``columns``."""
+    n, dim = columns.shape
+    for g in range(source.shape[0]):
+        for i in range(n):
+            for k in range(dim):
+                out[g, i, k] = source[g, columns[i, k]]
+
+
+@jit  # type: ignore[misc]
 def _pick_legal(masks: Any, u: Any, out: Any) -> None:
     """:func:`pick_legal` into ``out``."""
     b, n, size = masks.shape
@@ -221,6 +232,7 @@ __all__ = [
     "card_preference",
     "close_round",
     "fall_back",
+    "gather_seats",
     "oldest_of",
     "packed_key",
     "pick_legal",

@@ -10,7 +10,7 @@ does, so the two agree bit for bit (the differential tests compare them).
 
 Each game's source vector is its global state (global fields, then each absolute seat's
 public and private blocks); its seats' observations are gathers from it through one index
-array, done by the kernel while the game's row is at hand.
+array (:func:`~hoity_env.engine.batched.kernels.gather_seats`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from hoity_env.engine.actions import (
     check_of_action,
     original_layout,
 )
+from hoity_env.engine.batched.kernels import gather_seats
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.cards import build_deck
 from hoity_env.engine.config import RulesConfig
@@ -119,9 +120,10 @@ class OriginalBatchObserver:
         )  # fmt: skip
 
     def observations(self, state: BatchState) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh)."""
+        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh):
+        the global states, gathered into the seats' rows."""
         out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
-        _observe(*self._arguments(state), self._obs_idx, out)
+        gather_seats(self.global_states(state), self._obs_idx, out)
         return out
 
     def global_states(self, state: BatchState) -> np.ndarray:
@@ -129,83 +131,6 @@ class OriginalBatchObserver:
         src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
         _encode(*self._arguments(state), src)
         return src
-
-
-@jit  # type: ignore[misc]
-def _encode_game(
-    g: int, phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any,
-    public_counts: Any, locations: Any, last_actions: Any, last_locations: Any, tallies: Any,
-    start_player: Any, jail: Any, check_owner: Any, best_count: Any, best_oldest: Any,
-    lot_series: Any, lot_age: Any, reward: Any, last_feats: Any, thieves: Any, thief_numbers: Any,
-    copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
-    span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, row: Any,
-) -> None:  # fmt: skip
-    """The global state of game ``g`` into ``row`` (``[state_dim]``), every entry written: each value
-    a float64 quotient (or a float64 table entry), rounded once to float32 as it is stored."""
-    n = positions.shape[1]
-    num_series = counts.shape[2]
-    last_space = reward.shape[0] - 1
-    none_action = last_feats.shape[0] - 1
-    for k in range(row.shape[0]):
-        row[k] = 0.0
-    acting = phase[g] == _ACTION
-    row[g_at[0] + (1 if acting else 0)] = 1.0
-    row[g_at[1]] = rounds[g] / max_rounds
-    leader = 0
-    for p in range(n):
-        leader = max(leader, positions[g, p])
-    for i in range(lots.shape[1]):
-        lot = lots[g, i]
-        if lot >= 0:
-            row[g_at[2]] = 1.0
-            row[g_at[3] + i] = 1.0
-            row[g_at[4] + 6 * i + lot_series[lot]] = 1.0
-            row[g_at[5] + i] = lot_age[lot]
-        row[g_at[6] + i] = pile_lens[g, i] / size
-    leader = min(leader, last_space)
-    row[g_at[7]] = reward[leader, 0]
-    row[g_at[7] + 1] = reward[leader, 1]
-    for p in range(n):
-        at = g_dim + p * (p_dim + o_dim)
-        row[at + p_at[0]] = min(positions[g, p] / finish, 1.0)
-        held = 0
-        for s in range(num_series):
-            held += counts[g, p, s]
-            row[at + p_at[2] + s] = public_counts[g, p, s] / copies[s]
-        row[at + p_at[1]] = held / size
-        if acting and locations[g, p] >= 0:
-            row[at + p_at[3] + locations[g, p]] = 1.0
-        last = last_actions[g, p]
-        if last >= 0:
-            row[at + p_at[4] + last_locations[g, p]] = 1.0
-        feat = last if last >= 0 else none_action
-        for k in range(3):
-            row[at + p_at[5] + k] = last_feats[feat, k]
-        row[at + p_at[6]] = last_feats[feat, 3]
-        if rounds[g] > 0:
-            for k in range(5):
-                row[at + p_at[7] + k] = tallies[g, p, k] / rounds[g]
-        if tallies[g, p, 0] > 0:
-            row[at + p_at[8]] = tallies[g, p, 5] / tallies[g, p, 0] / max_check
-        row[at + p_at[9]] = 1.0 if start_player[g] == p else 0.0
-        for j in range(2):
-            row[at + p_at[10] + j] = thief_numbers[p, j]
-            for c in range(n):
-                if jail[g, c] == thieves[p, j]:
-                    row[at + p_at[11] + j] = (c + 1) / n
-                    break
-        slot = 0
-        for v in range(check_owner.shape[1] - 1, 0, -1):  # highest check first
-            if check_owner[g, v] == p:
-                row[at + p_at[12] + slot] = v / max_check
-                slot += 1
-        own = at + p_dim
-        for s in range(num_series):
-            row[own + o_at[0] + s] = counts[g, p, s] / copies[s]
-        if best_count[g, p] > 0:
-            row[own + o_at[1]] = best_count[g, p] / size
-            row[own + o_at[2]] = (newest - best_oldest[g, p]) / span
-            row[own + o_at[3]] = 1.0
 
 
 @jit  # type: ignore[misc]
@@ -217,40 +142,72 @@ def _encode(
     copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
     span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, src: Any,
 ) -> None:  # fmt: skip
-    """Every game's global state into ``src`` ``[B, state_dim]``."""
-    for g in range(src.shape[0]):
-        _encode_game(
-            g, phase, rounds, lots, pile_lens, positions, counts, public_counts, locations, last_actions,
-            last_locations, tallies, start_player, jail, check_owner, best_count, best_oldest, lot_series,
-            lot_age, reward, last_feats, thieves, thief_numbers, copies, g_at, p_at, o_at, max_rounds,
-            size, finish, newest, span, max_check, g_dim, p_dim, o_dim, src[g],
-        )  # fmt: skip
-
-
-@jit  # type: ignore[misc]
-def _observe(
-    phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any, public_counts: Any,
-    locations: Any, last_actions: Any, last_locations: Any, tallies: Any, start_player: Any, jail: Any,
-    check_owner: Any, best_count: Any, best_oldest: Any,
-    lot_series: Any, lot_age: Any, reward: Any, last_feats: Any, thieves: Any, thief_numbers: Any,
-    copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
-    span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, idx: Any, out: Any,
-) -> None:  # fmt: skip
-    """Every seat's observation into ``out`` ``[B, n, obs_dim]``: game by game, the global state into
-    one scratch row, then gathered into its seats' rows through ``idx`` (``[n, obs_dim]``
-    columns of the row)."""
-    n, dim = idx.shape
-    row = np.empty(g_dim + n * (p_dim + o_dim), dtype=np.float32)
-    for g in range(out.shape[0]):
-        _encode_game(
-            g, phase, rounds, lots, pile_lens, positions, counts, public_counts, locations, last_actions,
-            last_locations, tallies, start_player, jail, check_owner, best_count, best_oldest, lot_series,
-            lot_age, reward, last_feats, thieves, thief_numbers, copies, g_at, p_at, o_at, max_rounds,
-            size, finish, newest, span, max_check, g_dim, p_dim, o_dim, row,
-        )  # fmt: skip
-        for i in range(n):
-            for k in range(dim):
-                out[g, i, k] = row[idx[i, k]]
+    """Every game's global state into ``src`` ``[B, state_dim]``: each value a float64 quotient (or a
+    float64 table entry), rounded once to float32 as it is stored."""
+    b, n = positions.shape
+    num_series = counts.shape[2]
+    last_space = reward.shape[0] - 1
+    none_action = last_feats.shape[0] - 1
+    for g in range(b):
+        src[g, :] = 0.0
+        acting = phase[g] == _ACTION
+        src[g, g_at[0] + (1 if acting else 0)] = 1.0
+        src[g, g_at[1]] = rounds[g] / max_rounds
+        leader = 0
+        for p in range(n):
+            leader = max(leader, positions[g, p])
+        for i in range(lots.shape[1]):
+            lot = lots[g, i]
+            if lot >= 0:
+                src[g, g_at[2]] = 1.0
+                src[g, g_at[3] + i] = 1.0
+                src[g, g_at[4] + 6 * i + lot_series[lot]] = 1.0
+                src[g, g_at[5] + i] = lot_age[lot]
+            src[g, g_at[6] + i] = pile_lens[g, i] / size
+        leader = min(leader, last_space)
+        src[g, g_at[7]] = reward[leader, 0]
+        src[g, g_at[7] + 1] = reward[leader, 1]
+        for p in range(n):
+            at = g_dim + p * (p_dim + o_dim)
+            src[g, at + p_at[0]] = min(positions[g, p] / finish, 1.0)
+            held = 0
+            for s in range(num_series):
+                held += counts[g, p, s]
+                src[g, at + p_at[2] + s] = public_counts[g, p, s] / copies[s]
+            src[g, at + p_at[1]] = held / size
+            if acting and locations[g, p] >= 0:
+                src[g, at + p_at[3] + locations[g, p]] = 1.0
+            last = last_actions[g, p]
+            if last >= 0:
+                src[g, at + p_at[4] + last_locations[g, p]] = 1.0
+            row = last if last >= 0 else none_action
+            for k in range(3):
+                src[g, at + p_at[5] + k] = last_feats[row, k]
+            src[g, at + p_at[6]] = last_feats[row, 3]
+            if rounds[g] > 0:
+                for k in range(5):
+                    src[g, at + p_at[7] + k] = tallies[g, p, k] / rounds[g]
+            if tallies[g, p, 0] > 0:
+                src[g, at + p_at[8]] = tallies[g, p, 5] / tallies[g, p, 0] / max_check
+            src[g, at + p_at[9]] = 1.0 if start_player[g] == p else 0.0
+            for j in range(2):
+                src[g, at + p_at[10] + j] = thief_numbers[p, j]
+                for c in range(n):
+                    if jail[g, c] == thieves[p, j]:
+                        src[g, at + p_at[11] + j] = (c + 1) / n
+                        break
+            slot = 0
+            for v in range(check_owner.shape[1] - 1, 0, -1):  # highest check first
+                if check_owner[g, v] == p:
+                    src[g, at + p_at[12] + slot] = v / max_check
+                    slot += 1
+            own = at + p_dim
+            for s in range(num_series):
+                src[g, own + o_at[0] + s] = counts[g, p, s] / copies[s]
+            if best_count[g, p] > 0:
+                src[g, own + o_at[1]] = best_count[g, p] / size
+                src[g, own + o_at[2]] = (newest - best_oldest[g, p]) / span
+                src[g, own + o_at[3]] = 1.0
 
 
 __all__ = ["OriginalBatchObserver"]

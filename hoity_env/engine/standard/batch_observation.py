@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import BID0, EXHIBIT, Phase, standard_layout
+from hoity_env.engine.batched.kernels import gather_seats
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.cards import build_deck
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.jit import jit, jit_inline
+from hoity_env.engine.jit import jit
 from hoity_env.engine.standard.observation import G_DIM, O_DIM, P_DIM, P_SL, StandardObserver
 
 _ACTION = int(Phase.ACTION)
@@ -71,22 +72,21 @@ class StandardBatchObserver:
         return self.scalar.state_layout()
 
     def _arguments(self, state: BatchState) -> tuple[Any, ...]:
-        """The kernel's arguments before its output: the batch's arrays and this encoder's tables."""
+        """The kernel's arguments before its output: the batch's arrays, this encoder's tables and
+        the layout's offsets."""
         s = state
         return (
             s.phase, s.round, s.lot, s.pile_len, s.positions, s.money, s.counts, s.public_counts,
             s.last_actions, s.locations, s.tallies, s.start_player, s.best_count, s.best_oldest,
             self._lot_series, self._lot_age, self._last_feats, self._scale, self._finish, self._newest,
-            self._span,
+            self._span, G_DIM, P_DIM, O_DIM, _LAST, _RATES, _MEAN_BID, _START, _ACTION,
         )  # fmt: skip
 
     def observations(self, state: BatchState) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh).
-
-        Each game's source vector is written into a row the kernel keeps and gathered from
-        there into the seats' observations, so the batch's sources never go through memory."""
+        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh):
+        the source vectors, gathered into the seats' rows."""
         out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
-        _observe(*self._arguments(state), self._obs_idx, out)
+        gather_seats(self.global_states(state), self._obs_idx, out)
         return out
 
     def global_states(self, state: BatchState) -> np.ndarray:
@@ -96,100 +96,68 @@ class StandardBatchObserver:
         return src
 
 
-@jit_inline  # type: ignore[misc]
-def _encode_game(
-    g: int, phase: Any, rounds: Any, lot: Any, pile_len: Any, positions: Any, money: Any, counts: Any,
-    public_counts: Any, last_actions: Any, locations: Any, tallies: Any, start_player: Any,
-    best_count: Any, best_oldest: Any, lot_series: Any, lot_age: Any, last_feats: Any, scale: Any,
-    finish: int, newest: int, span: int, row: Any,
-) -> None:  # fmt: skip
-    """The scaled source vector of game ``g`` into ``row`` (``[state_dim]``), every entry written."""
-    n = money.shape[1]
-    num_series = counts.shape[2]
-    width = row.shape[0]
-    none_lot = lot_series.shape[0] - 1  # the tables' last row: no lot / no last action
-    none_action = last_feats.shape[0] - 1
-    for k in range(width):
-        row[k] = 0.0
-    acting = phase[g] == _ACTION
-    row[0] = not acting
-    row[1] = acting
-    row[2] = rounds[g]
-    lt = lot[g] if lot[g] >= 0 else none_lot
-    row[3] = lot[g] >= 0
-    for s in range(lot_series.shape[1]):
-        row[4 + s] = lot_series[lt, s]
-    row[10] = lot_age[lt]
-    row[11] = pile_len[g]
-    inv = np.float32(1.0)
-    if rounds[g] > 0:
-        inv = np.float32(1.0 / rounds[g])
-    for p in range(n):
-        base = G_DIM + p * _SEAT
-        row[base] = min(positions[g, p], finish)
-        row[base + 1] = money[g, p]
-        total = 0
-        for s in range(num_series):
-            total += counts[g, p, s]
-            row[base + 3 + s] = public_counts[g, p, s]
-        row[base + 2] = total
-        la = last_actions[g, p] if last_actions[g, p] >= 0 else none_action
-        for k in range(8):
-            row[base + _LAST + k] = last_feats[la, k]
-        row[base + _LAST] = acting and locations[g, p] == 0
-        row[base + _LAST + 1] = acting and locations[g, p] == 1
-        # Per-round rates: float32 count times float32 1/round, as the one-game encoder.
-        for k in range(5):
-            row[base + _RATES + k] = np.float32(tallies[g, p, k]) * inv
-        visits = tallies[g, p, 0]
-        if visits > 0:
-            row[base + _MEAN_BID] = tallies[g, p, 5] / max(visits, 1)
-        row[base + _START] = p == start_player[g]
-        own = base + P_DIM
-        for s in range(num_series):
-            row[own + s] = counts[g, p, s]
-        row[own + 6] = best_count[g, p]
-        if best_count[g, p] > 0:
-            row[own + 7] = (newest - best_oldest[g, p]) / span
-            row[own + 8] = 1.0
-    for k in range(width):
-        row[k] = row[k] * scale[k]
-
-
 @jit  # type: ignore[misc]
 def _encode(
     phase: Any, rounds: Any, lot: Any, pile_len: Any, positions: Any, money: Any, counts: Any,
     public_counts: Any, last_actions: Any, locations: Any, tallies: Any, start_player: Any,
     best_count: Any, best_oldest: Any, lot_series: Any, lot_age: Any, last_feats: Any, scale: Any,
-    finish: int, newest: int, span: int, src: Any,
+    finish: int, newest: int, span: int, g_dim: int, p_dim: int, o_dim: int, last: int, rates: int,
+    mean_bid: int, start: int, action_phase: int, src: Any,
 ) -> None:  # fmt: skip
-    """Every game's source vector (its global state) into ``src`` ``[B, state_dim]``."""
-    for g in range(src.shape[0]):
-        _encode_game(g, phase, rounds, lot, pile_len, positions, money, counts, public_counts,
-                     last_actions, locations, tallies, start_player, best_count, best_oldest,
-                     lot_series, lot_age, last_feats, scale, finish, newest, span, src[g])  # fmt: skip
-
-
-@jit  # type: ignore[misc]
-def _observe(
-    phase: Any, rounds: Any, lot: Any, pile_len: Any, positions: Any, money: Any, counts: Any,
-    public_counts: Any, last_actions: Any, locations: Any, tallies: Any, start_player: Any,
-    best_count: Any, best_oldest: Any, lot_series: Any, lot_age: Any, last_feats: Any, scale: Any,
-    finish: int, newest: int, span: int, idx: Any, out: Any,
-) -> None:  # fmt: skip
-    """Every seat's observation into ``out`` ``[B, n, obs_dim]``: game by game, the source vector
-    into one scratch row, then gathered into its seats' rows through ``idx`` (``[n, obs_dim]``
-    columns of the row)."""
-    b = out.shape[0]
-    n, dim = idx.shape
-    row = np.empty(scale.shape[0], dtype=np.float32)
+    """Every game's scaled source vector (its global state) into ``src`` ``[B, state_dim]``, every
+    entry written."""
+    b, n = money.shape
+    num_series = counts.shape[2]
+    width = src.shape[1]
+    none_lot = lot_series.shape[0] - 1  # the tables' last row: no lot / no last action
+    none_action = last_feats.shape[0] - 1
+    seat_dim = p_dim + o_dim
     for g in range(b):
-        _encode_game(g, phase, rounds, lot, pile_len, positions, money, counts, public_counts,
-                     last_actions, locations, tallies, start_player, best_count, best_oldest,
-                     lot_series, lot_age, last_feats, scale, finish, newest, span, row)  # fmt: skip
-        for i in range(n):
-            for k in range(dim):
-                out[g, i, k] = row[idx[i, k]]
+        row = src[g]
+        for k in range(width):
+            row[k] = 0.0
+        acting = phase[g] == action_phase
+        row[0] = not acting
+        row[1] = acting
+        row[2] = rounds[g]
+        lt = lot[g] if lot[g] >= 0 else none_lot
+        row[3] = lot[g] >= 0
+        for s in range(lot_series.shape[1]):
+            row[4 + s] = lot_series[lt, s]
+        row[10] = lot_age[lt]
+        row[11] = pile_len[g]
+        inv = np.float32(1.0)
+        if rounds[g] > 0:
+            inv = np.float32(1.0 / rounds[g])
+        for p in range(n):
+            base = g_dim + p * seat_dim
+            row[base] = min(positions[g, p], finish)
+            row[base + 1] = money[g, p]
+            total = 0
+            for s in range(num_series):
+                total += counts[g, p, s]
+                row[base + 3 + s] = public_counts[g, p, s]
+            row[base + 2] = total
+            la = last_actions[g, p] if last_actions[g, p] >= 0 else none_action
+            for k in range(8):
+                row[base + last + k] = last_feats[la, k]
+            row[base + last] = acting and locations[g, p] == 0
+            row[base + last + 1] = acting and locations[g, p] == 1
+            for k in range(5):
+                row[base + rates + k] = np.float32(tallies[g, p, k]) * inv
+            visits = tallies[g, p, 0]
+            if visits > 0:
+                row[base + mean_bid] = tallies[g, p, 5] / max(visits, 1)
+            row[base + start] = p == start_player[g]
+            own = base + p_dim
+            for s in range(num_series):
+                row[own + s] = counts[g, p, s]
+            row[own + 6] = best_count[g, p]
+            if best_count[g, p] > 0:
+                row[own + 7] = (newest - best_oldest[g, p]) / span
+                row[own + 8] = 1.0
+        for k in range(width):
+            row[k] = row[k] * scale[k]
 
 
 __all__ = ["StandardBatchObserver"]
