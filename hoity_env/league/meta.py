@@ -14,23 +14,25 @@ A ``k x k`` matrix is a 2-player symmetric game; it is also how an ``N``-player 
 approximated from ``i``-against-copies-of-``j`` games (:mod:`hoity_env.league.meta_table`
 says why): ``u(i | σ)`` is then linear in ``σ``.
 
-How (all deterministic; the seed only draws the replicator dynamics' extra starting points):
+How, deterministically (the seed only draws the replicator dynamics' extra starting points):
 
-* **regret matching+** in self-play, averaging the iterates with linearly growing weights:
-  in a symmetric zero-sum (or constant-sum) matrix game, the 2-player case, the average
-  converges to a meta-Nash equilibrium (PSRO's meta-solver), which is exact up to the
-  stopping tolerance;
+* **regret matching+** with one learner per seat, updated in turn, averaging the iterates
+  with linearly growing weights (as CFR+ does): in a symmetric constant-sum matrix game, the
+  2-player case, each seat's average converges to a minimax mixture, PSRO's meta-Nash;
 * **projected replicator dynamics** (Lanctot et al. 2017, as OpenSpiel's
   ``projected_replicator_dynamics``: ``σ += dt σ (u - σ·u)``, then every weight at least
-  ``floor`` and renormalised), from the uniform mixture and ``restarts`` seeded random
-  ones, keeping the running average and the last iterate: for 3-6 players, where regret
-  matching's average need not be a Nash equilibrium and the replicator dynamics settle on
-  the stable ones.
+  ``floor`` and renormalised), from the uniform mixture and ``restarts`` seeded random ones,
+  keeping the running average and the last iterate: for 3-6 players and general-sum
+  tables, where regret matching's averages need not be a Nash equilibrium and the replicator
+  dynamics settle on the stable ones;
+* for a matrix, the best candidate of each round **polished on its support**: the weights
+  that make every supported member earn the same, a small linear system.  Near an
+  equilibrium the support is usually the exact one, so "close" becomes exact.
 
-Every ``check_every`` iterations the gap of each method's candidates is measured; the
-mixture with the smallest gap over all of them is the answer, and a method stops as soon
-as a candidate's gap is at most ``tolerance``.  Payoffs are scaled to a range of 1 first,
-so the step and the tolerance mean the same for win rates and for margins.
+The methods take turns, ``50`` iterations each; after every turn the gap of every candidate
+is measured, and the search stops as soon as one is at most ``tolerance`` (else after
+``iterations``).  The answer is the candidate with the smallest gap.  Payoffs are scaled to
+a range of 1 first, so the step and the tolerance mean the same for win rates and margins.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from hoity_env.engine.errors import ConfigError
 __all__ = ["MetaSolution", "SolverSettings", "deviation_gap", "expected_payoffs", "solve"]
 
 _CHECK_EVERY = 50
-"""Iterations between two measurements of the candidates' gaps."""
+"""Iterations of a method's turn: the candidates' gaps are measured after each."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -264,8 +264,8 @@ def population_manifest(text: str, rules: str = "standard", num_players: int | N
 def _members(settings: MetaSettings) -> tuple[tuple[Member, ...], list[str]]:
     """The manifest's members and their playable specs, checked: inside the manifest's folder (unless
     allowed otherwise), distinct, and each one built for the table."""
-    path = settings.population
-    members = read_population(path)
+    path = settings.population.resolve()  # the cells name members by absolute path: a resume from
+    members = read_population(path)  # another working folder plays the same cells
     if not any_paths_allowed():
         for i, m in enumerate(members):
             check_inside(m.spec, i, path)
@@ -450,7 +450,7 @@ def solve_population(settings: MetaSettings, out: str | Path, *, resume: bool = 
         )
         folder = out / "population"
         _write_population(folder, members, settings.population, shipped)
-        manifest = folder / "population.json"
+        manifest = folder.resolve() / "population.json"
         check = check_cells(
             specs, f"{POPULATION_PREFIX}{manifest}", n, rules, settings.games_checked, settings.seed + 1
         )

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from hoity_env.agents.policies.manifest import PATH_PREFIXES, POPULATION_PREFIX
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.chunks import worker_initializer
 from hoity_env.evaluation.harness import evaluate
@@ -242,6 +243,12 @@ class CellFile:
         return out
 
 
+def short_name(spec: str) -> str:
+    """A spec with its file named by the file's name alone (``npz:members/m.npz`` -> ``npz:m.npz``)."""
+    prefix = next((p for p in (*PATH_PREFIXES, POPULATION_PREFIX) if spec.startswith(p)), None)
+    return spec if prefix is None else prefix + Path(spec[len(prefix) :]).name
+
+
 def _cell_order(key: str) -> tuple[int, ...]:
     """Table cells first, by member indices, then the check's."""
     check = key.startswith("check:")
@@ -290,9 +297,9 @@ def play_cells(
             number,
             len(todo),
             cell.key,
-            cell.agents[0],
+            short_name(cell.agents[0]),
             result.score(0),
-            cell.agents[1],
+            short_name(cell.agents[1]),
             result.games,
             seconds,
         )
