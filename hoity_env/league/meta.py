@@ -47,7 +47,15 @@ from numpy.typing import ArrayLike
 
 from hoity_env.engine.errors import ConfigError
 
-__all__ = ["MetaSolution", "SolverSettings", "deviation_gap", "expected_payoffs", "solve"]
+__all__ = [
+    "MetaSolution",
+    "SolverSettings",
+    "check_payoffs",
+    "check_weights",
+    "deviation_gap",
+    "expected_payoffs",
+    "solve",
+]
 
 _CHECK_EVERY = 50
 """Iterations of a method's turn: the candidates' gaps are measured after each."""

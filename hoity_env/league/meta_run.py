@@ -8,7 +8,7 @@ weights) into one weighted by the meta-solver, in a run folder ``OUT``::
                     rewritten atomically after each, so an interrupted run resumes where it stopped
     population/     the solved population: population.json and the kept members' files
     solution.json   the payoff table, every member's weight, the gap, the check: the run is over
-    result.md       the table ``hoity-eval meta`` prints
+    result.md       the table ``hoity-eval meta`` prints (:mod:`hoity_env.league.meta_result`)
 
 Steps: the payoff table (``A[i, j]``: member ``i``'s score against ``N - 1`` copies of ``j``),
 the meta-solver (:mod:`hoity_env.league.meta`) on it, then the **shipped mixture**: members
@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import os
 import shutil
 import tempfile
@@ -61,9 +60,9 @@ from hoity_env.engine.config import resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import positive_int
-from hoity_env.evaluation.stats import Z95
 from hoity_env.files import hold_lock, write_atomically
 from hoity_env.league.meta import MetaSolution, SolverSettings, deviation_gap, expected_payoffs, solve
+from hoity_env.league.meta_result import MetaMember, MetaResult, score_interval
 from hoity_env.league.meta_table import (
     CellFile,
     CellResult,
@@ -73,12 +72,11 @@ from hoity_env.league.meta_table import (
     table_cells,
 )
 
-__all__ = ["MetaMember", "MetaResult", "MetaSettings", "population_manifest", "solve_population"]
+__all__ = ["DEFAULT_THRESHOLD", "MetaSettings", "population_manifest", "shipped_weights", "solve_population"]
 
 logger = logging.getLogger(__name__)
 
 META_FORMAT = "hoity-meta/1"
-SOLUTION_FORMAT = "hoity-meta-solution/1"
 LOCK_FILE = ".hoity-meta.lock"
 DEFAULT_THRESHOLD = 0.01
 """Members below 1% of the largest weight are dropped from the shipped population."""
@@ -150,102 +148,6 @@ class MetaSettings:
             "threshold": self.threshold,
             "solver": dataclasses.asdict(self.solver),
         }
-
-
-@dataclasses.dataclass(frozen=True)
-class MetaMember:
-    """One member's line of the result: its weights, its score against the mixture and in the check.
-
-    ``value`` is its score against the shipped mixture in the payoff table's model;
-    ``check_score`` what it scored in the check's games, ``check_low``/``check_high`` the
-    95% interval (Wilson's, on the score; a score in [0, 1] varies at most as a win rate does).
-    """
-
-    spec: str
-    origin: str
-    weight: float
-    shipped_weight: float
-    value: float
-    check_games: int
-    check_score: float
-    check_low: float
-    check_high: float
-
-
-@dataclasses.dataclass(frozen=True)
-class MetaResult:
-    """A finished run: the payoff table, the solution, the shipped population and the check."""
-
-    population: str
-    num_players: int
-    rules: str
-    games: int
-    seed: int
-    threshold: float
-    members: tuple[MetaMember, ...]
-    payoffs: tuple[tuple[float, ...], ...]
-    gap: float
-    shipped_gap: float
-    method: str
-    iterations: int
-    manifest: str
-    """The shipped population's manifest (``population:`` it to play it)."""
-
-    @property
-    def fair_share(self) -> float:
-        """The score of a member no better than the mixture: ``1/N``."""
-        return 1.0 / self.num_players
-
-    @property
-    def largest_gain(self) -> MetaMember:
-        """The member that scored the most in the check."""
-        return max(self.members, key=lambda m: m.check_score)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form (``solution.json``)."""
-        best = self.largest_gain
-        return {
-            "format": SOLUTION_FORMAT,
-            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "members"},
-            "members": [dataclasses.asdict(m) for m in self.members],
-            "payoffs": [list(row) for row in self.payoffs],
-            "check": {
-                "fair_share": self.fair_share,
-                "largest_gain": best.check_score - self.fair_share,
-                "low": best.check_low - self.fair_share,
-                "high": best.check_high - self.fair_share,
-                "member": best.spec,
-            },
-        }
-
-    def to_markdown(self) -> str:
-        """The table ``hoity-eval meta`` prints: one row per member, then the gaps."""
-        lines = [
-            f"Meta-solver weights of {self.population} ({self.num_players} players, {self.rules} rules, "
-            f"{self.games} games per cell, seed {self.seed})",
-            "",
-            "| member | weight | shipped | score vs mixture (table) | check score [95% CI] |",
-            "|---|---:|---:|---:|---:|",
-        ]
-        for m in self.members:
-            shipped = f"{m.shipped_weight:.3f}" if m.shipped_weight > 0 else "dropped"
-            lines.append(
-                f"| {m.spec} | {m.weight:.3f} | {shipped} | {m.value:.3f} | "
-                f"{m.check_score:.3f} [{m.check_low:.3f}, {m.check_high:.3f}] |"
-            )
-        best = self.largest_gain
-        fair = self.fair_share
-        kept = sum(m.shipped_weight > 0 for m in self.members)
-        lines += [
-            "",
-            f"Gap (the most a member gains by deviating, in the table): {self.gap:.4f} solved, "
-            f"{self.shipped_gap:.4f} shipped ({kept} of {len(self.members)} members; {self.method}).",
-            f"Check, each member against the shipped population in the other {self.num_players - 1} seat(s): "
-            f"largest gain over the fair share {fair:.3f} is {best.check_score - fair:+.3f} "
-            f"[{best.check_low - fair:+.3f}, {best.check_high - fair:+.3f}] ({best.spec}).",
-            f"Shipped population: {self.manifest}",
-        ]
-        return "\n".join(lines)
 
 
 def population_manifest(text: str, rules: str = "standard", num_players: int | None = None) -> Path:
@@ -342,7 +244,8 @@ def _claimed(out: Path, record: dict[str, Any], resume: bool) -> Iterator[None]:
 
 
 def shipped_weights(weights: Sequence[float], threshold: float) -> np.ndarray:
-    """``weights`` without those below ``threshold`` times the largest, renormalised (dropped ones 0)."""
+    """``weights`` without those below ``threshold`` times the largest (nor those of weight 0, which a
+    manifest cannot hold), renormalised; the dropped ones are 0."""
     w = np.asarray(weights, dtype=np.float64)
     kept = np.where(w >= threshold * w.max(), w, 0.0)
     kept[w <= 0] = 0.0
@@ -410,18 +313,6 @@ def _umask() -> int:
     return mask
 
 
-def _score_interval(score: float, games: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a mean score in [0, 1] over ``games`` games.
-
-    A score in [0, 1] with mean ``p`` has a variance of at most ``p (1 - p)`` (a win rate's),
-    so the binomial interval is at least as wide as the score needs.
-    """
-    n, z2 = float(games), Z95 * Z95
-    centre = (score + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 / (1 + z2 / n) * math.sqrt(max(score * (1 - score), 0.0) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def solve_population(settings: MetaSettings, out: str | Path, *, resume: bool = False) -> MetaResult:
     """Weigh the members of ``settings.population`` by the meta-solver in the run folder ``out``.
 
@@ -475,7 +366,7 @@ def _result(
     for i, member in enumerate(members):
         cell = checked[f"check:{i}"]
         score = cell.score(0)
-        low, high = _score_interval(score, cell.games)
+        low, high = score_interval(score, cell.games)
         rows.append(
             MetaMember(
                 spec=member.spec,

@@ -58,7 +58,9 @@ __all__ = [
     "CellResult",
     "check_cells",
     "payoff_matrix",
+    "play_cell",
     "play_cells",
+    "short_name",
     "table_cells",
 ]
 
