@@ -16,7 +16,7 @@ import pytest
 
 from hoity_env.agents import make
 from hoity_env.agents.policies.export import export_population, main
-from hoity_env.agents.policies.manifest import read_population, write_population
+from hoity_env.agents.policies.population import read_population, write_population
 from hoity_env.agents.policies.registry import Registry
 from hoity_env.engine.errors import ConfigError
 from tests.agents.test_batched_agents import collect_rows
@@ -47,8 +47,8 @@ def test_an_npz_spec_makes_the_choices_of_ppo_sample_on_its_checkpoint(tmp_path:
     np.testing.assert_array_equal(mine, theirs)
     with pytest.raises(ConfigError, match="names no weights file"):
         make("npz:")
-    with pytest.raises(ConfigError, match="no readable metadata"):
-        make(f"npz:{ckpt}")  # a zip is not numpy weights (np.load opens it, and finds no metadata)
+    with pytest.raises(ConfigError, match=r"not an \.npz file of \.npy arrays"):
+        make(f"npz:{ckpt}")  # a zip is not numpy weights (its members are no .npy arrays)
 
 
 def test_an_exported_population_plays_the_same_games_as_its_league(tmp_path: Path) -> None:
