@@ -467,6 +467,13 @@ def _one_error_line(err: str) -> None:
     assert "Traceback" not in err
 
 
+_NUL_WEIGHT = (
+    '{"format": "hoity-population/1", "members": [{"spec": "random\\u0000", "weight": 1},'
+    ' {"spec": "random", "weight": 1' + "0" * 400 + "}]}"
+)
+"""A manifest with a spec holding ``\\u0000`` and a weight of 401 digits (the first is reported)."""
+
+
 @pytest.fixture
 def bad_policy(tmp_path: Path) -> Path:
     path = tmp_path / "bad.npz"
@@ -495,7 +502,7 @@ def bad_policy(tmp_path: Path) -> Path:
 def test_hoity_eval_refuses_a_damaged_file_with_one_line(
     tmp_path: Path, bad_policy: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    manifest = write_manifest(tmp_path / "population.json", [{"spec": "random\0", "weight": 1.0}])
+    manifest = write_manifest(tmp_path / "population.json", raw=_NUL_WEIGHT)
     before = _snapshot(tmp_path)
     filled = [a.format(policy=bad_policy, manifest=manifest, tmp=tmp_path) for a in argv]
     assert eval_main([*filled, "-q"]) == 2
@@ -503,13 +510,16 @@ def test_hoity_eval_refuses_a_damaged_file_with_one_line(
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("against", ["npz:{policy}", "population:{manifest}"])
 def test_hoity_learn_refuses_a_damaged_opponent_with_one_line(
-    tmp_path: Path, bad_policy: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, bad_policy: Path, against: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from hoity_env.cli.learn import main as learn_main
 
+    manifest = write_manifest(tmp_path / "population.json", raw=_NUL_WEIGHT)
     before = _snapshot(tmp_path)
-    assert learn_main(["--against", f"npz:{bad_policy}", "--out", str(tmp_path / "run")]) == 2
+    spec = against.format(policy=bad_policy, manifest=manifest)
+    assert learn_main(["--against", spec, "--out", str(tmp_path / "run")]) == 2
     _one_error_line(capsys.readouterr().err)
     assert _snapshot(tmp_path) == before
 
@@ -550,3 +560,32 @@ def test_the_export_refuses_a_damaged_manifest_with_one_line(
     assert info.value.code == 2
     _one_error_line(capsys.readouterr().err)
     assert _snapshot(tmp_path) == before
+
+
+# ------------------------------------------------- a hand-made position of numpy integers
+def test_a_hand_made_position_of_numpy_integers_plays_as_its_plain_twin() -> None:
+    """Read back from arrays, a position holds ``np.int64`` values: they were refused as
+    "holds np.int64(28), not a card id in [0, 44]", which is not why."""
+    import hoity_env
+
+    env = hoity_env.parallel_env(num_players=4)
+    env.reset(seed=0)
+    plain = env.game_state.to_dict()
+    numpy = {
+        **plain,
+        "money": [np.int64(v) for v in plain["money"]],
+        "hands": [[np.int64(c) for c in hand] for hand in plain["hands"]],
+        "round": np.int64(plain["round"]),
+    }
+    env.reset(seed=1, options={"position": numpy})
+    assert env.game_state.to_dict() == plain
+    assert all(type(v) is int for v in env.game_state.to_dict()["money"])
+
+
+def test_identifying_an_agent_never_opens_a_fifo(tmp_path: Path) -> None:
+    """The ladder hashes what a spec plays (``content_hash``): a FIFO would block the read."""
+    from hoity_env.agents.policies.content import content_hash
+
+    os.mkfifo(tmp_path / "f.npz")
+    with pytest.raises(FileFormatError, match="named pipe"):
+        content_hash(f"npz:{tmp_path / 'f.npz'}")
