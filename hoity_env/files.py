@@ -41,6 +41,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -224,9 +225,10 @@ def folder_atomically(target: Path) -> Iterator[Path]:
 
 def scratch_folders(target: Path) -> list[Path]:
     """The hidden folders :func:`folder_atomically` left beside ``target`` (their writer was killed)."""
-    prefix = f".{target.name}."
+    # exactly mkdtemp's names (8 random characters): ".out.v2.<random>.scratch" is another target's
+    name = re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}" + re.escape(SCRATCH))
     try:
-        found = [p for p in target.parent.iterdir() if p.name.startswith(prefix) and p.name.endswith(SCRATCH)]
+        found = [p for p in target.parent.iterdir() if name.fullmatch(p.name)]
     except OSError:
         return []
     return sorted(p for p in found if p.is_dir() and not p.is_symlink())
@@ -786,7 +788,11 @@ def open_npz(
             archive = zipfile.ZipFile(handle)
         except (*_ZIP_ERRORS, ValueError) as exc:
             empty = handle.seek(0, os.SEEK_END) == 0
-            problem = "is empty (0 bytes)" if empty else f"is not an .npz archive, or is cut short ({exc})"
+            problem = (
+                "is empty (0 bytes)"
+                if empty
+                else f"is not an .npz file (a zip of .npy arrays), or is cut short ({exc})"
+            )
             raise FileFormatError(where, problem) from None
         with archive:
             yield NpzArchive(archive, where, _npz_entries(archive, where, max_elements, text_arrays))

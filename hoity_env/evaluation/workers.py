@@ -107,6 +107,7 @@ def _serve(
         except Exception as exc:  # sent back and re-raised in the parent
             reply = ("error", exc, traceback.format_exc())
         except KeyboardInterrupt as exc:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the parent's stop may follow: one line only
             logger.warning("%s (pid %d): %s", name, os.getpid(), exc or "interrupted")
             with contextlib.suppress(EOFError, OSError):  # a plain one: a subclass may not unpickle
                 conn.send(("error", KeyboardInterrupt(str(exc)), ""))

@@ -169,14 +169,16 @@ def test_a_scratch_folder_left_by_a_kill_is_reported_and_removed_by_the_next_exp
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     manifest = _league(tmp_path)
-    left = tmp_path / f".shipped.k1ll3d{SCRATCH}"  # what a kill -9 mid-export leaves
+    left = tmp_path / f".shipped.k1ll3d_9{SCRATCH}"  # what a kill -9 mid-export leaves
+    other = tmp_path / f".shipped.v2.k1ll3d_9{SCRATCH}"  # another target's ("shipped.v2"): kept
+    other.mkdir()
     (left / "members-main_1.npz").parent.mkdir()
     (left / "members-main_1.npz").write_bytes(b"half")
     with caplog.at_level(logging.WARNING, logger="hoity_env"):
         export_population(manifest, tmp_path / "shipped")
     assert not left.exists()
     assert any(str(left) in r.getMessage() for r in caplog.records)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "shipped"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "run", "shipped"]
 
 
 @pytest.mark.parametrize(("stop", "status"), [("sigterm", 143), ("ctrl-c", 130)])

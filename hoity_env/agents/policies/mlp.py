@@ -171,7 +171,9 @@ def check_metadata(meta: Any, where: str) -> None:
         raise ConfigError(f"{where}: metadata lacks {', '.join(missing)}")
     fields.integer("obs_dim", 1, MAX_WIDTH)
     fields.integer("num_actions", 1, MAX_WIDTH)
-    fields.string("activation", choices=ACTIVATIONS)
+    activation = meta["activation"]
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise ConfigError(f"{where}: activation {activation!r:.80} is not one of {', '.join(ACTIVATIONS)}")
     fields.string("rules", max_chars=256)
     if kind == FORMAT:
         fields.integer("num_players", MIN_PLAYERS, MAX_PLAYERS)
