@@ -10,6 +10,9 @@ A temporary file is named ``.<name>.<random>.partial`` beside its target; a proc
 killed by SIGKILL mid-write leaves one behind, which :func:`remove_partials` clears
 (the run folders do on resume, holding their lock, so no live writer owns one).
 
+:func:`folder_atomically` does for a folder what :func:`write_atomic` does for a file: it is
+written as a hidden ``.<name>.<random>.scratch`` beside its target and renamed whole.
+
 :func:`hold_lock` is the one-writer rule of every folder a long command writes
 (``hoity-eval --out``, the ``hoity-learn`` and ``hoity-league`` run folders): an
 exclusive ``flock`` on a lock file, which the operating system lets go when the
@@ -826,7 +829,6 @@ __all__ = [
     "PARTIAL",
     "SCRATCH",
     "ArrayHeader",
-    "FileFormatError",
     "JsonObject",
     "NpzArchive",
     "check_file",
