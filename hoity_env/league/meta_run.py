@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.policies.content import content_hash
-from hoity_env.agents.policies.manifest import (
+from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     PATH_PREFIXES,
     POPULATION_PREFIX,

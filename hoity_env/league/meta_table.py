@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.policies.manifest import PATH_PREFIXES, POPULATION_PREFIX
+from hoity_env.agents.policies.population import PATH_PREFIXES, POPULATION_PREFIX
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.chunks import worker_initializer
 from hoity_env.evaluation.harness import evaluate

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import make
-from hoity_env.agents.policies.manifest import read_population, write_population
-from hoity_env.agents.policies.population import PopulationAgent
+from hoity_env.agents.policies.population import PopulationAgent, read_population, write_population
 from hoity_env.cli.eval import main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.league import meta_table
