@@ -53,9 +53,11 @@ class TrainingBar(BaseCallback):  # type: ignore[misc]
         return self.bar is not None
 
     def _on_training_start(self) -> None:
+        start, total = self.num_timesteps, self.locals["total_timesteps"]  # learn() made it the run's total
+        rollout = getattr(self.model, "n_steps", 1) * self.model.n_envs
         self.bar = tqdm(
-            total=self.locals["total_timesteps"],  # the run's total: learn() adds the steps already made
-            initial=self.num_timesteps,
+            total=start + max(-(-(total - start) // rollout), 0) * rollout,  # whole rollouts, as SB3 trains
+            initial=start,
             desc="training",
             unit="steps",
             file=sys.stderr,
