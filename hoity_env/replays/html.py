@@ -38,8 +38,6 @@ from hoity_env.replays.simulate import RoundView, rounds
 
 __all__ = ["replay_html", "script_safe_json", "viewer_policy", "write_html"]
 
-_STATIC = resources.files("hoity_env.replays") / "static"
-
 
 def _hash(text: str) -> str:
     """A Content-Security-Policy source that allows exactly this inline script or style."""
@@ -49,8 +47,9 @@ def _hash(text: str) -> str:
 @cache
 def _parts() -> tuple[Template, str, str]:
     """The page's template, style and script (``static/viewer.{html,css,js}`` here), read once."""
+    static = resources.files("hoity_env.replays") / "static"
     html_, style, script = (
-        (_STATIC / f"viewer.{kind}").read_text(encoding="utf-8") for kind in ("html", "css", "js")
+        (static / f"viewer.{kind}").read_text(encoding="utf-8") for kind in ("html", "css", "js")
     )
     return Template(html_), style, script
 

@@ -218,10 +218,11 @@ class Handler(BaseHTTPRequestHandler):
         table = self.server.table
         game = GAME.fullmatch(path)
         replay = REPLAY.fullmatch(path)
+        static = path.removeprefix("/static/")  # a name of STATIC, or anything else: 404
         if method == "GET" and path == "/":
             self._html(static_file("play.html"))
-        elif method == "GET" and path.startswith("/static/") and path[8:] in STATIC:
-            self._send(200, static_file(path[8:]).encode(), STATIC[path[8:]])
+        elif method == "GET" and static in STATIC:
+            self._send(200, static_file(static).encode(), STATIC[static])
         elif method == "GET" and path == "/favicon.ico":  # asked by the browser itself: no icon, no error
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Content-Length", "0")
