@@ -138,11 +138,13 @@ def score_checkpoint(
     num_players: int = 4,
     desc: str = "",
     rules: str = "standard",
+    progress: bool = True,
 ) -> dict[str, AgentStats]:
     """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format.
 
-    Shows a progress bar labelled ``desc`` on a terminal (these evaluations take
-    minutes); in a log file it stays silent and the caller's own lines tell the story.
+    Shows a progress bar labelled ``desc`` on a terminal unless ``progress`` is false
+    (these evaluations take minutes); in a log file it stays silent and the caller's
+    own lines tell the story.
     """
     learner = f"ppo:{model_path}"
     tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
@@ -153,7 +155,7 @@ def score_checkpoint(
         "workers": workers,
         "rules": rules,
     }
-    results = evaluate_tables(tables, progress=True, desc=desc, **match)
+    results = evaluate_tables(tables, progress=progress, desc=desc, **match)
     return {
         opponent: next(s for s in result.agent_stats if s.agent == learner)
         for opponent, result in zip(opponents, results, strict=True)

@@ -4,13 +4,16 @@ One learner seat (drawn every episode) against opponents drawn from the zoo
 for each seat and episode.  Writes under ``runs/<name>/`` (``runs/<name>_2/``, …
 when an earlier run holds it): TensorBoard logs (``tb/``), checkpoints
 (``checkpoints/``), ``final_model.zip``, the evaluation report
-(``evaluation.json``, ``evaluation.md``) and ``learning_curve.png`` (win rate
-against each zoo member over training).
+(``evaluation.json``, ``evaluation.md``), ``learning_curve.png`` (win rate
+against each zoo member over training) and SB3's training log (``log.txt``,
+``progress.csv``).  It prints where the run is, a progress bar (on a terminal) and
+the final table; ``--verbose`` prints the training log as well.
 
     python training/train_ppo.py                          # the README's small run
     python training/train_ppo.py --name ref --time-limit-minutes 60 --total-timesteps 100000000
     python training/train_ppo.py --resume runs/ppo/checkpoints/curve_200000.zip
     python training/train_ppo.py --select-best 4     # keep the best of the last snapshots
+    python training/train_ppo.py --verbose           # SB3's training tables on stdout too
 
 ``--select-best k`` compares the last ``k`` learning-curve snapshots before the end
 and the end-of-training model (each once) on a validation seed (``seed + 2``) and

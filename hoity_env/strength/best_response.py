@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hoity_env.agents.policies.content import content_hash
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
+from hoity_env.evaluation.reports.plots import PLOTS_INSTALL, can_plot
 from hoity_env.evaluation.reports.rows import AgentStats
 from hoity_env.evaluation.reports.serialize import rows_from_csv, rows_to_csv
 from hoity_env.evaluation.settings import MatchSettings
@@ -202,8 +203,10 @@ def exploitability_of(
     )
     write_atomically(run_dir / "exploit.json", one.to_json() + "\n")
     write_atomically(run_dir / "exploit.md", one.to_markdown())
-    if curve:
+    if curve and can_plot():
         write_atomic(run_dir / "learning_curve.png", lambda fh: one.plot_png(fh), binary=True)
+    elif curve:
+        logger.info("no learning_curve.png: charts need matplotlib (%s)", PLOTS_INSTALL)
     if resume_from is not None:  # finished: the resume state is spent
         resume_from.unlink(missing_ok=True)
         (run_dir / STOPPED).unlink(missing_ok=True)
