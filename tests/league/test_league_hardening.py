@@ -126,6 +126,7 @@ def test_a_damaged_checkpoint_falls_back_to_the_one_before_and_ends_as_the_whole
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, kind: str
 ) -> None:
     run = finished_league(tmp_path, capsys)
+    (run / "finished.json").unlink()  # not finished yet (a finished run is final: it trains nothing)
     whole = load_policy(run / "policy.zip").state_dict()
     record = json.loads((run / "league.json").read_text())
     suffix = "json" if kind == "league" else "pt"

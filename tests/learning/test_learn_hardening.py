@@ -355,6 +355,7 @@ def test_a_damaged_checkpoint_falls_back_to_the_one_before_and_ends_as_the_whole
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     run = finished_run(tmp_path, capsys)
+    (run / "finished.json").unlink()  # not finished yet (a finished run is final: it trains nothing)
     last = run / "checkpoints" / f"state_{3 * ITERATION:012d}.pt"
     whole = load_policy(run / "policy.zip").state_dict()
     last.write_bytes(last.read_bytes()[:1000])  # truncated (a disk that failed, a copy cut short)
@@ -376,7 +377,9 @@ def test_resume_removes_partial_files_incomplete_checkpoints_and_torn_or_later_p
 ) -> None:
     run = finished_run(tmp_path, capsys)
     checkpoints = run / "checkpoints"
-    # What a kill -9 during the last checkpoint's state write, mid-way through a progress line, leaves:
+    # What a kill -9 during the last checkpoint's state write, mid-way through a progress line, leaves
+    # (the run never reached its end, finished.json):
+    (run / "finished.json").unlink()
     (checkpoints / f"state_{3 * ITERATION:012d}.pt").unlink()
     (checkpoints / f".state_{3 * ITERATION:012d}.pt.x1y2.partial").write_bytes(b"half")
     with (run / "progress.jsonl").open("a") as fh:
