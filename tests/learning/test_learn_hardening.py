@@ -335,8 +335,10 @@ def test_each_command_refuses_the_others_run_folders_by_their_kind(
             "differs from the settings",
         ),
         (lambda text: text.replace('"epochs"', '"epoch"'), "unknown learner settings: epoch"),
+        (lambda text: "[" * 100_000 + "]" * 100_000, "is damaged (nested 100000 deep"),  # issue 44, 7
+        (lambda text: "[1, 2]", "does not hold valid learner settings"),
     ],
-    ids=["truncated", "edited", "misspelt"],
+    ids=["truncated", "edited", "misspelt", "nested", "not-an-object"],
 )
 def test_a_damaged_settings_json_is_one_error_line_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: Any, message: str
