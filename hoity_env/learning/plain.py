@@ -58,8 +58,7 @@ def array(values: Any, where: str, dtype: Any = None) -> np.ndarray:
 
 def generator_state(rng: np.random.Generator) -> dict[str, Any]:
     """A numpy generator's state (its bit generator's dict: names, integers)."""
-    state: dict[str, Any] = rng.bit_generator.state
-    return state
+    return dict(rng.bit_generator.state)
 
 
 def set_generator_state(rng: np.random.Generator, state: Any, where: str) -> None:

@@ -234,10 +234,10 @@ class Seating:
                 actors.append(None)
             elif "snapshot" in saved:
                 snap = saved["snapshot"]
-                agent = SnapshotAgent(policy, 0, str(snap["name"]), self.padder)
-                agent.policy.load_state_dict(snap["policy"])
-                agent.generator.set_state(snap["generator"])
-                actors.append(agent)
+                snapshot = SnapshotAgent(policy, 0, str(snap["name"]), self.padder)
+                snapshot.policy.load_state_dict(snap["policy"])
+                snapshot.generator.set_state(snap["generator"])
+                actors.append(snapshot)
             else:
                 spec = entries[saved["entry"]]
                 agent = built[spec].pop() if built.get(spec) else self._make(spec, seed=0)

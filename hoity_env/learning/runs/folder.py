@@ -315,8 +315,8 @@ class RunFolder:
         lines = progress.read_text(encoding="utf-8").splitlines() if progress.is_file() else []
         for line in lines:
             row = _row(line)
-            at = row.get("steps", 0) if row is not None else None
-            (kept if isinstance(at, int | float) and at <= steps else dropped).append(line)
+            done = None if row is None else row.get("steps", 0)
+            (kept if isinstance(done, int | float) and done <= steps else dropped).append(line)
         if dropped:
             write_atomically(progress, "".join(f"{line}\n" for line in kept))
         return {
