@@ -16,9 +16,9 @@ decides all of its seats with one ``act_batch`` call, the env steps all games at
 ``learning`` (GAE and the update).
 
 :meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
-two iterations completely (the env's games in progress and every generator
-included), so a run resumed from a checkpoint continues exactly as the
-uninterrupted run would have (tested).
+two iterations completely, as plain data (the env's games in progress and every
+generator included: :mod:`hoity_env.learning.plain`), so a run resumed from a
+checkpoint continues exactly as the uninterrupted run would have (tested).
 """
 
 from __future__ import annotations
