@@ -96,7 +96,8 @@ def _walked(value: object) -> bool:
 def object_state(obj: object) -> dict[str, Any]:
     """The generators, arrays and numbers ``obj`` holds, found by walking its attributes (module
     docstring); :func:`load_object_state` puts them back into an object built the same way."""
-    return _capture(obj, set())["object"]  # type: ignore[no-any-return]
+    captured = _capture(obj, set())
+    return dict(captured["object"]) if "object" in captured else {}  # another library's: nothing kept
 
 
 def _capture(value: object, seen: set[int]) -> Any:
@@ -124,7 +125,8 @@ def _capture(value: object, seen: set[int]) -> Any:
 def load_object_state(obj: object, state: Any, where: str) -> None:
     """Put :func:`object_state`'s ``state`` back into ``obj`` (built as the saved one was); a state
     that does not fit it is a :class:`ConfigError` naming ``where``."""
-    _restore(obj, {"object": state}, where)
+    if state:
+        _restore(obj, {"object": state}, where)
 
 
 def _restore(live: Any, saved: Any, where: str) -> Any:

@@ -325,6 +325,25 @@ def test_each_command_refuses_the_others_run_folders_by_their_kind(
         assert {p: listing(p) for p in before} == before
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_run_folder_of_an_older_format_is_one_error_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 43, item 7: hoity_env 0.1 pickled live objects into ``state_<steps>.pt`` and wrote no
+    format; such a folder is refused with its format named, never a traceback, and nothing changes."""
+    run = tmp_path / "run"
+    flags = ["--steps", "100000", "--time-limit-minutes", "1e-9", "--out", str(run)]
+    assert command_main(command)([*TINY, *flags]) == 0
+    kind = json.loads((run / "run.json").read_text())["kind"]
+    (run / "run.json").write_text(json.dumps({"kind": kind}))  # as 0.1 wrote it
+    before = listing(run)
+    assert command_main(command)(["--resume", str(run)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"run folder {run} was written by hoity_env 0.1 (run folder format 1)" in line
+    assert "this version reads format 2: start a new run" in line
+    assert listing(run) == before
+
+
 # ------------------------------------------------------------------ 7. damaged files
 @pytest.mark.parametrize(
     ("damage", "message"),

@@ -1,6 +1,6 @@
 """The resume state file, ``checkpoints/state_<steps>.pt``: everything a run holds, as plain data.
 
-The file is ``torch.save`` of ``{"format": FORMAT, "hoity_env": version, "learner": ...}``,
+The file is ``torch.save`` of ``{"format": FORMAT, "learner": ...}``,
 the learner part :meth:`~hoity_env.learning.loop.Learner.state_dict`: weights, optimizer
 state, generator states (numpy bit-generator dicts, torch state tensors), the games in
 progress (each game's :meth:`~hoity_env.engine.state.GameState.to_dict`), the seating and
@@ -37,10 +37,8 @@ def state_bytes(learner: Learner) -> bytes:
     """``learner``'s resume state as the bytes of a ``state_<steps>.pt`` file."""
     import torch
 
-    from hoity_env import __version__
-
     buffer = io.BytesIO()
-    torch.save({"format": FORMAT, "hoity_env": __version__, "learner": learner.state_dict()}, buffer)
+    torch.save({"format": FORMAT, "learner": learner.state_dict()}, buffer)
     return buffer.getvalue()
 
 
