@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_folder import copy_file, save_model
+from run_folder import copy_file, mark_finished, save_model
 from sb3_contrib import MaskablePPO
 
 from hoity_env.evaluation import AgentStats, evaluate_tables
@@ -125,7 +125,9 @@ def finish(
         "seed": args.seed + 1,
         **meta,
     }
-    return final, scores, write_report(run_dir, scores, args.num_players, meta)
+    table = write_report(run_dir, scores, args.num_players, meta)
+    mark_finished(run_dir, model.num_timesteps)  # written last: the run is final
+    return final, scores, table
 
 
 def score_checkpoint(

@@ -44,7 +44,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_setup import build_model, make_vec_env
 from recipe_args import RecipeArgs, parse_args, specs
-from run_folder import start_run
+from run_folder import run_folder
 from run_training import learn_and_finish, run_cli
 
 
@@ -63,21 +63,20 @@ class Args(RecipeArgs):
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
     args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
-    run_dir = start_run(args, resume)
-    torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-
-    env = make_vec_env(
-        args.n_envs,
-        args.vec_env,
-        num_players=args.num_players,
-        rules=args.rules,
-        opponent_pool=specs(args.opponents),
-        reward=args.reward,
-    )
-    model = build_model(args, env, run_dir, resume)
-    final, scores, table = learn_and_finish(
-        model, env, args, run_dir, specs(args.eval_opponents), script="training/train_ppo.py"
-    )
+    with run_folder(args, resume) as run_dir:
+        torch.set_num_threads(1)  # many small matrices: threads only add overhead here
+        env = make_vec_env(
+            args.n_envs,
+            args.vec_env,
+            num_players=args.num_players,
+            rules=args.rules,
+            opponent_pool=specs(args.opponents),
+            reward=args.reward,
+        )
+        model = build_model(args, env, run_dir, resume)
+        final, scores, table = learn_and_finish(
+            model, env, args, run_dir, specs(args.eval_opponents), script="training/train_ppo.py"
+        )
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 
