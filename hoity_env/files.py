@@ -474,7 +474,8 @@ def parse_json(
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        cut = " (the file ends too early: truncated?)" if exc.pos >= len(text.rstrip()) else ""
+        ends = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        cut = " (the file ends too early: truncated?)" if ends else ""
         problem = f"is not JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}){cut}"
         raise FileFormatError(where, problem, field) from None
     except RecursionError:

@@ -39,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arg_checks import check_args, check_zip, flag
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import write_atomic
-from hoity_env.learning.runs.bounded import read_json
+from hoity_env.files import read_json, write_atomic
 from hoity_env.learning.runs.folder import RECIPE, RunFolder, refuse_changes
 
 ARGS = "args.json"

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.files import read_json
 from hoity_env.learning.bounds import MAX_SEED, MAX_STEPS, MAX_WEIGHT, int_in, is_number
-from hoity_env.learning.runs.bounded import read_json
 from hoity_env.learning.settings import (
     SELF,
     SNAPSHOT,
@@ -40,6 +40,8 @@ from hoity_env.learning.settings import (
 
 PFSP = ("none", "hard")
 MAX_GAMES = 1_000_000
+LEAGUE_RECORD_BYTES = 64 << 20
+"""The largest league record read: it grows with the run's events (64 MiB is decades of them)."""
 """Games per scoring: a million per member is already hours of CPU; more is a typo."""
 EXPLOITER_SEED_STEP = 1000
 """Exploiter ``k`` plays and trains on seed ``main.seed + 1000 k`` (:mod:`.league`)."""
@@ -188,7 +190,7 @@ def read_league_record(path: Path, steps: int) -> dict[str, Any]:
     at ``steps``; a damaged one (truncated, edited, nested too deeply) is a :class:`ConfigError`
     naming it, which the run folder answers by falling back to the checkpoint before."""
     try:
-        return check_record(read_json(path), steps)
+        return check_record(read_json(path, max_bytes=LEAGUE_RECORD_BYTES), steps)
     except ConfigError as exc:
         raise ConfigError(exc.args[0] if str(path) in str(exc) else f"{path}: {exc}") from None
 

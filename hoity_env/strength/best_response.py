@@ -30,8 +30,7 @@ from hoity_env.evaluation.reports.plots import PLOTS_INSTALL, can_plot
 from hoity_env.evaluation.reports.rows import AgentStats
 from hoity_env.evaluation.reports.serialize import rows_from_csv, rows_to_csv
 from hoity_env.evaluation.settings import MatchSettings
-from hoity_env.files import write_atomic, write_atomically
-from hoity_env.learning.runs.bounded import read_json
+from hoity_env.files import read_json, write_atomic, write_atomically
 from hoity_env.learning.runs.folder import FORMAT, RESPONSE, RunFolder, read_record
 from hoity_env.strength.response import BestResponse, caveat
 from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult

@@ -55,7 +55,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.chunks import cap_workers
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.workers import run_in_order
-from hoity_env.learning.runs.bounded import read_json, read_json_text
+from hoity_env.files import read_json
 from hoity_env.learning.runs.folder import RESPONSE, RunFolder
 from hoity_env.strength.best_response import (
     IDENTITY,
@@ -147,7 +147,7 @@ def find_exploit(
         if run is None or not run.finished:
             continue
         try:
-            found = ExploitResult.from_json(read_json_text(folder / "exploit.json"))
+            found = ExploitResult.from_dict(read_json(folder / "exploit.json", finite=False))
             learner = read_json(folder / "settings.json")
         except (ConfigError, ValueError):
             continue

@@ -101,11 +101,11 @@ def test_a_finished_league_is_final_and_its_resume_writes_nothing(
 @pytest.mark.parametrize(
     ("name", "damage", "message"),
     [
-        ("league_settings.json", lambda t: t[: len(t) // 2], "is damaged"),
+        ("league_settings.json", lambda t: t[: len(t) // 2], "truncated?"),
         ("league_settings.json", lambda t: t.replace('"pfsp_games": 4', '"pfsp_games": 0'), "pfsp_games"),
-        ("settings.json", lambda t: t[:10], "is damaged"),
+        ("settings.json", lambda t: t[:10], "truncated?"),
         ("settings.json", lambda t: t.replace('"learning_rate": 0.001', '"learning_rate": 0.5'), "differs"),
-        ("league_settings.json", lambda t: "{" + '"a": {' * 50_000 + "}" * 50_001, "nested 50001 deep"),
+        ("league_settings.json", lambda t: "{" + '"a": {' * 50_000 + "}" * 50_001, "nested too deeply"),
         ("league_settings.json", lambda t: '"text"', "JSON object"),
     ],
     ids=[

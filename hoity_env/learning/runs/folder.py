@@ -41,8 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import hold_lock, remove_partials, write_atomically
-from hoity_env.learning.runs.bounded import read_json
+from hoity_env.files import hold_lock, read_json, remove_partials, write_atomically
 
 logger = logging.getLogger(__name__)
 

@@ -36,9 +36,8 @@ from types import FrameType
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import write_atomically
+from hoity_env.files import read_json, write_atomically
 from hoity_env.learning.loop import Learner
-from hoity_env.learning.runs.bounded import read_json
 from hoity_env.learning.runs.folder import LEARN, RunFolder
 from hoity_env.learning.runs.state import load_learner, state_bytes
 from hoity_env.learning.settings import LearnerSettings
