@@ -33,11 +33,15 @@ def main() -> None:
         "hoity_env/agents/models/champion-v3.npz",
         "hoity_env/agents/models/champion-mix.json",
         "hoity_env/agents/models/registry.json",
-        "hoity_env/serve/RULES.md",  # a link to docs/RULES.md in the checkout: the wheel has the text
+        "hoity_env/serve/static/play.html",
+        "hoity_env/serve/static/play.js",
+        "hoity_env/serve/static/rules.html",  # docs/RULES.md, rendered by docs/serve_rules.py
+        "hoity_env/replays/static/viewer.js",
     ):
         assert shipped in names, f"{wheel.name} lacks {shipped}"
     print(f"{wheel.name}: {wheel.stat().st_size} bytes, {len(names)} files")
-    assert importlib.util.find_spec("torch") is None, "the core install must not bring torch"
+    for extra in ("torch", "matplotlib", "markdown_it"):  # training, charts and Markdown are extras
+        assert importlib.util.find_spec(extra) is None, f"the core install must not bring {extra}"
 
     # Gymnasium first, hoity_env never imported by us: the id names the module to import.
     import gymnasium
@@ -70,6 +74,15 @@ def main() -> None:
     table = run("hoity-eval", "--agents", "champion,champion-mix,random,random", "--games", "40")
     assert "champion" in table and "champion-mix" in table, table
     print(table)
+    out = subprocess.run(
+        ["hoity-eval", "--agents", "expert,random", "--games", "8", "--out", "eval"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in Path("eval").glob("result.*")) == ["result.csv", "result.json", "result.md"]
+    assert "hoity_env[plots]" in out.stderr, out.stderr  # no chart without matplotlib, and how to get it
     assert "--opponents" in run("hoity-play", "--help")
     serve_smoke()
     print("installed wheel: OK")

@@ -54,7 +54,8 @@ from filelock import FileLock
 from tables_figures import LONG, SHORT, bars, settled_at_short
 from tune_best_response import add_run
 
-from hoity_env.files import write_atomically
+from hoity_env.engine.errors import FileFormatError
+from hoity_env.files import JsonObject, read_json, write_atomically
 from hoity_env.strength.jobs import Interrupted
 
 TABLES = tuple((rules, n) for rules in ("standard", "original") for n in range(2, 7))
@@ -76,8 +77,31 @@ def table_name(rules: str, n: int) -> str:
     return f"{rules}/{n}"
 
 
+def read_record(record: Path) -> dict[str, Any]:
+    """The record at ``record`` (``{}`` before the first run), checked: a JSON object whose ``runs``
+    and ``superseded`` are lists of runs with the fields the plan reads, typed (a damaged record is
+    one ``FileFormatError`` naming the file and the field, and is left as it is)."""
+    if not record.exists() and not record.is_symlink():
+        return {}
+    where = f"tables record {record}"
+    data = JsonObject(read_json(record, where), where)
+    names = [table_name(*t) for t in TABLES]
+    for key in ("runs", "superseded"):
+        for i, run in enumerate(data.array(key, max_items=100_000, default=[])):
+            row = JsonObject(run, where, f"{key}[{i}]")
+            row.string("kind", choices=("h2h", "exploit"))
+            row.string("table", choices=names)
+            row.string("estimator", max_chars=64)
+            row.integer("seed", 0, 2**63)
+            row.integer("budget", 0, 2**63)
+            row.number("win_rate", 0.0, 1.0)
+            row.string("target_hash", max_chars=128, default="")
+    return data.data
+
+
 def _runs(record: Path) -> list[dict[str, Any]]:
-    return json.loads(record.read_text(encoding="utf-8")).get("runs", []) if record.exists() else []
+    runs: list[dict[str, Any]] = read_record(record).get("runs", [])
+    return runs
 
 
 def strongest(runs: list[dict[str, Any]], table: str) -> str:
@@ -149,9 +173,9 @@ def retire_stale(record: Path, tables: list[tuple[str, int]]) -> list[dict[str, 
     judges what we ship, the record keeps the history, and the plan measures the new agent."""
     from hoity_env.agents.policies.content import content_hash
 
-    if not record.exists():
+    data = read_record(record)
+    if not data:
         return []
-    data = json.loads(record.read_text(encoding="utf-8"))
     now = {table_name(*t): content_hash(TARGET, rules=t[0], num_players=t[1]) for t in tables}
     stale = [
         r
@@ -247,12 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     kinds = {k.strip() for k in args.kinds.split(",")}
     if not kinds <= {"h2h", "2m", "10m"}:
         p.error(f"--kinds: unknown part(s) {sorted(kinds - {'h2h', '2m', '10m'})}")
+    try:  # a damaged record is one line: before the lock file or anything else exists, or later
+        read_record(Path(args.record))
+        return _measure(args, tables, kinds, command_of(argv))
+    except FileFormatError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")
+
+
+def _measure(args: argparse.Namespace, tables: list[tuple[str, int]], kinds: set[str], command: str) -> int:
+    """The runs left of the plan, each recorded as it ends (``main``'s arguments checked)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     import torch
 
     torch.set_num_threads(1)
     record, done = Path(args.record), 0
-    command, measured_versions = command_of(argv), versions()
+    measured_versions = versions()
     with FileLock(f"{record}.lock"):
         retire_stale(record, tables)
     while key := next_run(tables, kinds, _runs(record)):  # planned again after each run (the

@@ -89,7 +89,7 @@ def public_modules() -> set[str]:
 
 def npz_members(manifest: Path) -> set[str]:
     """The file names of a population manifest's own ``npz:`` members (they lie beside it)."""
-    from hoity_env.agents.policies.manifest import read_population
+    from hoity_env.agents.policies.population import read_population
 
     return {m.spec.removeprefix("npz:") for m in read_population(manifest) if m.spec.startswith("npz:")}
 

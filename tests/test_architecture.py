@@ -23,7 +23,7 @@ PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 # the CLIs of ``play`` and ``hoity-eval`` sit on top, and ``serve`` (the web app) above ``play``.
 RANKS: dict[str, int] = {
     "engine": 0,
-    "files": 0,
+    "files": 1,  # reads and writes files; refuses damaged ones with the engine's FileFormatError
     "threads": 0,  # the command lines' BLAS-thread limit; imports nothing of ours
     "environment": 1,
     "registration": 2,

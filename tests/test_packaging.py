@@ -1,12 +1,14 @@
 """What the built distributions must hold (CI builds and installs them: .ci/package_check.sh).
 
 These are the cheap, static halves of that check: the package data names every shipped
-model, the metadata points at no placeholder page, and CI runs the packaging script.
+model and every page file, the core install brings no chart or Markdown library, the
+metadata points at no placeholder page, and CI runs the packaging script.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 
 import pytest
 
@@ -31,6 +33,26 @@ def test_package_data_ships_every_named_model() -> None:
             expected += [f"agents/models/{folder}/{name}" for name in npz_members(models / file)]
     assert shipped == sorted(expected)
     assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in shipped), (shipped, globs)
+
+
+def test_package_data_ships_every_page_file_and_nothing_else_there() -> None:
+    """The pages of hoity-serve and the replay viewer (``*/static/``), read with importlib.resources."""
+    globs = PYPROJECT["tool"]["setuptools"]["package-data"]["hoity_env"]
+    package = ROOT / "hoity_env"
+    pages = sorted(p.relative_to(package).as_posix() for p in package.glob("*/static/*") if p.is_file())
+    assert {"serve/static/play.html", "serve/static/rules.html", "replays/static/viewer.js"} <= set(pages)
+    assert all(any(fnmatch.fnmatch(name, g) for g in globs) for name in pages), (pages, globs)
+    shipped_there = [g for g in globs if "/static/" in g]
+    assert all(fnmatch.filter(pages, g) for g in shipped_there), shipped_there  # no glob matches nothing
+
+
+def test_the_core_install_brings_no_chart_or_markdown_library() -> None:
+    """Charts are the ``plots`` extra (and ``train``'s); hoity-serve's rules page is rendered ahead."""
+    core = {re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0].lower() for d in PYPROJECT["project"]["dependencies"]}
+    assert core.isdisjoint({"matplotlib", "markdown-it-py", "markdown", "rich"}), core
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert any(d.startswith("matplotlib") for d in extras["plots"])
+    assert any(d.startswith("matplotlib") for d in extras["train"])  # the recipes' learning curve
 
 
 def test_metadata_points_at_no_placeholder() -> None:

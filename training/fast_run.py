@@ -17,9 +17,10 @@ Ctrl-C or SIGTERM saving a checkpoint and exiting 130 or 143.  What differs:
 * checkpoints and curve points fall between iterations (rollouts of ``num_games ×
   rollout_steps`` decisions), on the first iteration at or past each multiple of
   ``--checkpoint-every`` / ``--eval-every``, named by the learner steps they hold;
-* each checkpoint zip has ``state_<N>.pt`` beside it (optimizer, generators, the games
-  in progress; a pickle: resume only your own runs), written first, so a zip is there
-  only with its state, and a resumed run continues exactly as the uninterrupted one;
+* each checkpoint zip has ``state_<N>.pt`` beside it (the resume state of
+  :mod:`hoity_env.learning.runs.state`: optimizer, generators, the games in progress, as
+  plain data), written first, so a zip is there only with its state, and a resumed run
+  continues exactly as the uninterrupted one;
 * a signal lets the iteration in progress finish (about a second), then saves; a
   second signal aborts at once.
 """
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import io
 import json
 import sys
 import time
@@ -48,8 +48,8 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import AgentStats
 from hoity_env.files import write_atomically
 from hoity_env.learning import Learner, LearnerSettings, load_policy
-from hoity_env.learning.checkpoint import policy_bytes
-from hoity_env.learning.runs.session import load_learner, stop_on_signals
+from hoity_env.learning.runs.session import stop_on_signals
+from hoity_env.learning.runs.state import load_learner, write_state
 
 RECIPE_TO_LEARNER = {
     "n_steps": "rollout_steps",
@@ -105,18 +105,14 @@ class FastModel:
     def save(self, fh: Any, exclude: Sequence[str] | None = None) -> None:
         """The policy as a ``MaskablePPO`` zip into the open binary file ``fh`` (it holds no paths)."""
         learner = self.learner
-        fh.write(policy_bytes(learner.policy, learner.settings, learner.env.single_observation_space))
+        fh.write(learner.policy_zip())
 
     def log(self, text: str) -> None:
         print(text, flush=True)
 
     def save_state(self, folder: Path) -> None:
         """``state_<N>.pt``: everything a resume needs beside the policy zip (written before it)."""
-        import torch
-
-        buffer = io.BytesIO()
-        torch.save(self.learner.state_dict(), buffer)
-        write_atomically(folder / f"state_{self.learner.steps}.pt", buffer.getvalue())
+        write_state(folder / f"state_{self.learner.steps}.pt", self.learner)
 
 
 def build_learner(settings: LearnerSettings, args: Any, run_dir: Path, resume: Resume | None) -> Learner:

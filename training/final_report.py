@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_folder import copy_file, save_model
+from run_folder import copy_file, mark_finished, save_model
 from sb3_contrib import MaskablePPO
 
 from hoity_env.evaluation import AgentStats, evaluate_tables
@@ -125,7 +125,9 @@ def finish(
         "seed": args.seed + 1,
         **meta,
     }
-    return final, scores, write_report(run_dir, scores, args.num_players, meta)
+    table = write_report(run_dir, scores, args.num_players, meta)
+    mark_finished(run_dir, model.num_timesteps)  # written last: the run is final
+    return final, scores, table
 
 
 def score_checkpoint(
@@ -138,11 +140,13 @@ def score_checkpoint(
     num_players: int = 4,
     desc: str = "",
     rules: str = "standard",
+    progress: bool = True,
 ) -> dict[str, AgentStats]:
     """The checkpoint against ``num_players - 1`` copies of each opponent, duplicate format.
 
-    Shows a progress bar labelled ``desc`` on a terminal (these evaluations take
-    minutes); in a log file it stays silent and the caller's own lines tell the story.
+    Shows a progress bar labelled ``desc`` on a terminal unless ``progress`` is false
+    (these evaluations take minutes); in a log file it stays silent and the caller's
+    own lines tell the story.
     """
     learner = f"ppo:{model_path}"
     tables = [[learner, *([o] * (num_players - 1))] for o in opponents]
@@ -153,7 +157,7 @@ def score_checkpoint(
         "workers": workers,
         "rules": rules,
     }
-    results = evaluate_tables(tables, progress=True, desc=desc, **match)
+    results = evaluate_tables(tables, progress=progress, desc=desc, **match)
     return {
         opponent: next(s for s in result.agent_stats if s.agent == learner)
         for opponent, result in zip(opponents, results, strict=True)

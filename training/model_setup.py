@@ -1,12 +1,13 @@
 """What the recipes train with: the vector env, the MaskablePPO model and SB3's logger for the run.
 
-The logger is SB3's own (``stable_baselines3.common.logger``): the training table on
-stdout, ``progress.csv`` (fps, losses, the learning curve's win rates) and
-TensorBoard events in ``tb/``, all keyed by the run's timestep count.  Two
-changes make it fit a run that resumes in place: SB3's CSV writer truncates its
-file when opened, so :class:`ProgressCSV` continues the existing ``progress.csv``
-(whose rows past the checkpoint ``run_folder.record_resume`` has moved aside),
-and the TensorBoard writer purges the events past the checkpoint.
+The logger is SB3's own (``stable_baselines3.common.logger``): the training table and
+the run's messages in ``log.txt`` (and on stdout with ``--verbose``), ``progress.csv``
+(fps, losses, the learning curve's win rates) and TensorBoard events in ``tb/``, all
+keyed by the run's timestep count.  Three changes make it fit a run that resumes in
+place: SB3's text and CSV writers truncate their files when opened, so :class:`LogText`
+appends to ``log.txt`` and :class:`ProgressCSV` continues the existing ``progress.csv``
+(whose rows past the checkpoint ``run_folder.record_resume`` has moved aside), and the
+TensorBoard writer purges the events past the checkpoint.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from run_folder import Resume, record_resume
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import (
     CSVOutputFormat,
+    HumanOutputFormat,
     Logger,
     TensorBoardOutputFormat,
     make_output_format,
@@ -94,10 +96,22 @@ class ProgressCSV(CSVOutputFormat):  # type: ignore[misc]
         self.quotechar = '"'
 
 
-def run_logger(run_dir: Path, timesteps: int) -> Logger:
-    """SB3's logger for the run: stdout, ``progress.csv`` and TensorBoard (``tb/``).
+class LogText(HumanOutputFormat):  # type: ignore[misc]
+    """SB3's text log (``log.txt``: the training tables and the run's messages), appended to.
 
-    What ``configure(run_dir, ["stdout", "csv", "tensorboard"])`` builds, with the CSV
+    SB3 opens its file with mode ``"w"``; a resumed run adds its session below the earlier ones.
+    """
+
+    def __init__(self, filename: Path) -> None:
+        super().__init__(filename.open("a", encoding="utf-8"))
+        self.own_file = True  # closed with the logger
+
+
+def run_logger(run_dir: Path, timesteps: int, verbose: bool = False) -> Logger:
+    """SB3's logger for the run: ``log.txt`` (and stdout when ``verbose``), ``progress.csv``, ``tb/``.
+
+    What ``configure(run_dir, ["log", "csv", "tensorboard"])`` builds (``"stdout"`` too
+    when ``verbose``), with the text log appended to (:class:`LogText`), the CSV
     continued (:class:`ProgressCSV`) and TensorBoard's events from ``timesteps`` on
     purged, so that a resumed run shows each step once.
     """
@@ -105,7 +119,9 @@ def run_logger(run_dir: Path, timesteps: int) -> Logger:
     if timesteps:
         board.writer.close()
         board.writer = SummaryWriter(log_dir=str(run_dir / "tb"), purge_step=timesteps)
-    formats = [make_output_format("stdout", str(run_dir)), ProgressCSV(run_dir / "progress.csv"), board]
+    formats = [LogText(run_dir / "log.txt"), ProgressCSV(run_dir / "progress.csv"), board]
+    if verbose:
+        formats.insert(0, make_output_format("stdout", str(run_dir)))
     return Logger(folder=str(run_dir), output_formats=formats)
 
 
@@ -118,7 +134,7 @@ def build_model(args: Any, env: VecEnv, run_dir: Path, resume: Resume | None = N
         model = MaskablePPO.load(args.resume, env=env, device="cpu")
         if resume is not None:
             record_resume(run_dir, args, model.num_timesteps, resume)
-        model.set_logger(run_logger(run_dir, model.num_timesteps))
+        model.set_logger(run_logger(run_dir, model.num_timesteps, args.verbose))
         model.logger.log(f"resumed from {args.resume} at {model.num_timesteps:,} timesteps")
         return model
     # ``final_lr_fraction < 1`` decays the rate linearly over ``total_timesteps`` (a run
@@ -137,7 +153,7 @@ def build_model(args: Any, env: VecEnv, run_dir: Path, resume: Resume | None = N
     model = MaskablePPO(
         "MlpPolicy", env, learning_rate=learning_rate, seed=args.seed, device="cpu", policy_kwargs=net, **ppo
     )
-    model.set_logger(run_logger(run_dir, 0))
+    model.set_logger(run_logger(run_dir, 0, args.verbose))
     return model
 
 

@@ -4,7 +4,8 @@ Each recipe declares a typed ``Args`` dataclass (CleanRL style) that extends
 :class:`RecipeArgs` with its own knobs and defaults; :func:`parse_args` turns it
 into ``--flags`` (one per field, with the one-line help of :data:`FLAG_HELP`) and,
 for ``--resume``, takes the run's own settings from its ``args.json``
-(:func:`run_folder.resume_settings`).
+(:func:`run_folder.resume_settings`).  ``--verbose`` is not a setting of the run (it
+is never in ``args.json`` and may change on a resume): it says what this session prints.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the recipes' modules sit side by side
 from arg_checks import VEC_ENVS, ZOO, specs
@@ -56,6 +57,9 @@ class RecipeArgs:
     workers: int = 2
     resume: str = ""
     runs_dir: str = "runs"
+    verbose: ClassVar[bool] = False
+    """``--verbose``: print SB3's training log here too (it is always in the run's ``log.txt``); set by
+    :func:`parse_args` on the instance, a class variable so that it is no setting of the run."""
 
 
 _SPEC_SYNTAX = f"comma-separated agent specs ({SPEC_FORMS}), or 'zoo' for {','.join(ZOO)}"
@@ -116,6 +120,11 @@ FLAG_HELP = {
 }
 """One-line help of every recipe flag, with its choices or syntax (``--help`` shows the default too)."""
 
+VERBOSE_HELP = (
+    "print MaskablePPO's training log (its tables, the evaluations' lines) here instead of a progress bar; "
+    "the log is always written to RUNS_DIR/NAME/log.txt"
+)
+
 
 def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> tuple[A, Resume | None]:
     """A command line with one ``--flag`` per field of the ``Args`` dataclass ``cls``.
@@ -139,10 +148,13 @@ def parse_args(cls: type[A], argv: Sequence[str] | None, description: str) -> tu
             parser.add_argument(
                 flag, type=kind, default=argparse.SUPPRESS, help=f"{text} (default: {default!r})".strip()
             )
+    parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     given: dict[str, Any] = vars(parser.parse_args(argv))
-    if given.get("resume"):
-        return resume_settings(cls, given)
-    return cls(**given), None
+    verbose = given.pop("verbose")
+    args, resume = resume_settings(cls, given) if given.get("resume") else (cls(**given), None)
+    if verbose:
+        args.verbose = True  # type: ignore[attr-defined]
+    return args, resume
 
 
 __all__ = ["FLAG_HELP", "ZOO", "RecipeArgs", "parse_args", "specs"]

@@ -4,7 +4,8 @@ SB3 counts ``save_freq`` and ``eval_freq`` in callback calls, which restart at 0
 every ``learn`` and step ``n_envs`` timesteps at a time; a run that resumes in place
 needs its checkpoints and curve points at the same timesteps as an uninterrupted
 one, so both subclasses below fire when ``num_timesteps`` reaches the next multiple
-of their period (:func:`next_multiple`).
+of their period (:func:`next_multiple`).  :class:`TrainingBar` is what a run shows
+while it trains, unless ``--verbose`` prints SB3's log instead.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from run_folder import curve_timesteps, save_model
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import VecEnv
+from tqdm import tqdm
 
 from hoity_env.evaluation import AgentStats
 
@@ -29,6 +31,59 @@ from hoity_env.evaluation import AgentStats
 def next_multiple(timesteps: int, every: int) -> int:
     """The first multiple of ``every`` after ``timesteps``."""
     return (timesteps // every + 1) * every
+
+
+class TrainingBar(BaseCallback):  # type: ignore[misc]
+    """A progress bar of the run's timesteps on stderr, with the learning curve's latest point.
+
+    What SB3's ``progress_bar=True`` shows, drawn with tqdm alone (SB3's bar needs
+    ``rich`` too, which the ``train`` extra does not bring), counted from the run's
+    timestep count so that a resumed run continues the bar.  As the evaluation
+    harness's bars (:mod:`hoity_env.evaluation.progress`), it is drawn on a terminal
+    only: in a log file or a pipe it writes nothing.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bar: tqdm | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the bar is on screen now (between the start and the end of ``learn``)."""
+        return self.bar is not None
+
+    def _on_training_start(self) -> None:
+        start, total = self.num_timesteps, self.locals["total_timesteps"]  # learn() made it the run's total
+        rollout = getattr(self.model, "n_steps", 1) * self.model.n_envs
+        self.bar = tqdm(
+            total=start + max(-(-(total - start) // rollout), 0) * rollout,  # whole rollouts, as SB3 trains
+            initial=start,
+            desc="training",
+            unit="steps",
+            file=sys.stderr,
+            disable=None,  # a terminal only
+            dynamic_ncols=True,
+            mininterval=0.5,
+        )
+
+    def _on_step(self) -> bool:
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps - self.bar.n)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Leave the bar as it is now (at the end of training, or when a signal stops it)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar (what the run is doing, or the curve's latest point)."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(text)
 
 
 class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
@@ -43,7 +98,8 @@ class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
     ``best_mean_reward``, ``callback_on_new_best`` and ``callback_after_eval`` keep
     their SB3 meaning with the mean win rate as the reward. The games are the
     harness's own, so SB3's ``eval_env`` (a required argument) holds the training env
-    and is never stepped here.
+    and is never stepped here.  With a ``bar`` (:class:`TrainingBar`) on screen, a
+    point's games show on that bar rather than on a bar of their own.
     """
 
     def __init__(
@@ -52,13 +108,15 @@ class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
         run_dir: Path,
         every: int,
         opponents: Sequence[str],
-        score: Callable[[Path, str], dict[str, AgentStats]],
+        score: Callable[..., dict[str, AgentStats]],
         num_players: int,
+        bar: TrainingBar | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(env, eval_freq=every, n_eval_episodes=0, verbose=0, **kwargs)
         self.run_dir, self.opponents, self.score = run_dir, list(opponents), score
         self.num_players = num_players
+        self.bar = bar
         self.csv_path = run_dir / "curve.csv"
         self.scored = curve_timesteps(self.csv_path)
         """Timesteps already on the curve (a resumed run never scores one twice)."""
@@ -92,13 +150,18 @@ class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
         if not path.is_file():  # else: saved before an interrupt cut this evaluation short; kept
             save_model(self.model, path)
         self.logger.log(f"[eval @ {n:,}] scoring against {', '.join(self.opponents)} ...")
-        scores = self.score(path, f"[eval @ {n:,}]")
+        on_bar = self.bar is not None and self.bar.active
+        if self.bar is not None:
+            self.bar.note(f"scoring the learning curve at {n:,} steps")
+        scores = self.score(path, f"[eval @ {n:,}]", progress=not on_bar)
         append_curve(self.csv_path, n, scores)
         self.scored.add(n)
         plot_curve(self.csv_path, self.run_dir / "learning_curve.png", self.num_players)
         for name, s in scores.items():
             self.logger.record(f"eval/win_rate_vs_{name}", s.win_rate)
         mean = sum(s.win_rate for s in scores.values()) / len(scores)
+        if self.bar is not None:
+            self.bar.note(f"mean win rate {mean:.2f} at {n:,} steps")
         self.last_mean_reward = mean
         self.evaluations_timesteps.append(n)
         self.logger.record("eval/mean_reward", mean)
@@ -114,10 +177,11 @@ class CurveEvalCallback(MaskableEvalCallback):  # type: ignore[misc]
         return scores
 
 
-def curve_scorer(args: Any, opponents: Sequence[str]) -> Callable[[Path, str], dict[str, AgentStats]]:
-    """``score(path, desc)``: a curve point of a recipe's ``Args`` (``--eval-games``, seed ``SEED``)."""
+def curve_scorer(args: Any, opponents: Sequence[str]) -> Callable[..., dict[str, AgentStats]]:
+    """``score(path, desc, progress=True)``: a curve point of a recipe's ``Args`` (``--eval-games``,
+    seed ``SEED``), with the harness's progress bar labelled ``desc`` unless ``progress`` is false."""
 
-    def score(path: Path, desc: str) -> dict[str, AgentStats]:
+    def score(path: Path, desc: str, progress: bool = True) -> dict[str, AgentStats]:
         return score_checkpoint(
             path,
             opponents,
@@ -127,15 +191,20 @@ def curve_scorer(args: Any, opponents: Sequence[str]) -> Callable[[Path, str], d
             num_players=args.num_players,
             desc=desc,
             rules=args.rules,
+            progress=progress,
         )
 
     return score
 
 
 def curve_callback(env: VecEnv, run_dir: Path, args: Any, opponents: Sequence[str]) -> CurveEvalCallback:
-    """The learning curve of a recipe's ``Args``: ``--eval-every``, ``--eval-games``, seed ``SEED``."""
+    """The learning curve of a recipe's ``Args``: ``--eval-every``, ``--eval-games``, seed ``SEED``.
+
+    Unless ``args.verbose``, its ``bar`` is a :class:`TrainingBar` for the training loop to run.
+    """
     score = curve_scorer(args, opponents)
-    return CurveEvalCallback(env, run_dir, args.eval_every, opponents, score, args.num_players)
+    bar = None if args.verbose else TrainingBar()
+    return CurveEvalCallback(env, run_dir, args.eval_every, opponents, score, args.num_players, bar)
 
 
 class RunCheckpoints(CheckpointCallback):  # type: ignore[misc]

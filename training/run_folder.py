@@ -1,20 +1,24 @@
-"""Run folders that survive mistakes: one folder per run, resume in place with the run's own settings.
+"""The recipes' run folders: the package's one run folder, with a recipe's settings and checkpoints.
 
-A training run is hours of compute, so the recipes promise (docs/design.md §4):
+A recipe's run folder is a :class:`hoity_env.learning.runs.folder.RunFolder` of kind
+``training-recipe``, so it keeps that module's rules (docs/guarantees.md): a fresh run gets
+``runs/<name>`` or the first free ``<name>_2``, … (never an earlier run's, never another
+run's started together), one process at a time writes it (its lock is held while the recipe
+runs: :func:`run_folder`), a folder of another kind or format is refused, and a finished
+run (``finished.json``, written after ``final_model.zip`` and ``evaluation.json``) is final.
+What is the recipe's own:
 
-* a fresh run never writes into an older run's folder, and two runs started together
-  never share one (:func:`run_directory`);
-* ``--resume RUN_FOLDER`` (its latest complete checkpoint) or ``--resume CHECKPOINT``
-  continues in the run folder the checkpoint belongs to, with the settings of that
-  run's ``args.json``: a flag that contradicts them is refused, except the few of
+* its settings are ``args.json``, the recipe's ``Args`` as written (never rewritten);
+  ``--resume RUN_FOLDER`` (its latest complete checkpoint) or ``--resume CHECKPOINT``
+  continues in the run folder the checkpoint belongs to with those settings: a flag that
+  contradicts them is refused by the run folder's resume rule, except the few of
   :data:`OVERRIDES`, which are printed at start (:func:`resume_settings`);
-* a finished run (``final_model.zip`` and ``evaluation.json`` written) is final: a
-  resume is refused and nothing in its folder changes;
-* the original ``args.json`` stays as written; each resume appends a record to
-  ``resumes.jsonl``, with the curve and log rows past the checkpoint (another
-  future, which the resumed run replaces) moved into it (:func:`record_resume`);
-* every file is written under a temporary name and renamed into place, so a kill
-  mid-save never leaves a truncated checkpoint under its real name (:func:`save_model`).
+* its checkpoints are SB3 zips (``curve_<N>.zip``, ``<name>_<N>_steps.zip``), saved
+  atomically (:func:`save_model`); the latest intact one resumes, and an earlier one than
+  the run's latest is refused (what came after it would be replaced);
+* each resume appends a record to ``resumes.jsonl``, with the curve and log rows past the
+  checkpoint (another future, which the resumed run replaces) moved into it
+  (:func:`record_resume`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import io
 import json
 import re
 import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,19 +39,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arg_checks import check_args, check_zip, flag
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import create_first_file, write_atomic
+from hoity_env.files import read_json, write_atomic
+from hoity_env.learning.runs.folder import RECIPE, RunFolder, refuse_changes
 
-RESUMES = "resumes.jsonl"
-"""One JSON line per resume of a run (the original ``args.json`` is never rewritten)."""
+ARGS = "args.json"
+"""The recipe's settings, as the run was started with them."""
 
 OVERRIDES = ("time_limit_minutes", "workers")
 """Settings a resume may change: how long this session trains and how many processes
 evaluate (seeded games score the same with any worker count). Every other flag given
 with ``--resume`` must equal the run's own ``args.json`` value."""
-
-LEGACY = {"learner": "sb3"}
-"""What an ``args.json`` written before a setting existed meant by leaving it out (runs made
-before ``--learner`` trained with MaskablePPO, whatever today's default)."""
 
 A = TypeVar("A")
 
@@ -69,11 +71,6 @@ def checkpoint_step(path: Path) -> int | None:
     return None if match is None else int(match.group(1) or match.group(2))
 
 
-def finished(run: Path) -> bool:
-    """A run is finished once its final model and its evaluation report are written."""
-    return (run / "final_model.zip").is_file() and (run / "evaluation.json").is_file()
-
-
 def _intact(path: Path) -> bool:
     try:
         check_zip(str(path))
@@ -93,25 +90,36 @@ def latest_checkpoint(run: Path) -> Path | None:
     return None
 
 
-def _run_of(target: Path) -> tuple[Path | None, Path]:
-    """``(run folder or None, checkpoint)`` of a ``--resume`` value; a folder gives its latest checkpoint."""
+def _run_of(target: Path) -> tuple[RunFolder | None, Path]:
+    """``(run folder or None, checkpoint)`` of a ``--resume`` value; a folder gives its latest checkpoint.
+
+    The run folder is checked (a recipe's, of this format, no live run writing it); a checkpoint
+    outside any run folder starts a new run from its weights.
+    """
     if target.is_dir():
-        if not (target / "args.json").is_file():
-            raise ConfigError(f"--resume: {target} is not a run folder (it holds no args.json)")
-        if finished(target):
-            return target, target / "final_model.zip"
+        if not (target / ARGS).is_file():
+            raise ConfigError(f"--resume: {target} is not a run folder (it holds no {ARGS})")
+        folder = RunFolder.open(target, RECIPE)
         checkpoint = latest_checkpoint(target)
-        if checkpoint is None:
+        if checkpoint is None and not folder.finished:
             raise ConfigError(
                 f"--resume: {target} holds no complete checkpoint in checkpoints/ (it was stopped "
                 "before its first one): start it again as a new run"
             )
-        return target, checkpoint
+        return folder, checkpoint or target / "final_model.zip"
     if not target.is_file():
         raise ConfigError(f"--resume: checkpoint file not found: {target}")
     here = target.resolve()
-    run = next((d for d in (here.parent, here.parent.parent) if (d / "args.json").is_file()), None)
-    return run, target
+    run = next((d for d in (here.parent, here.parent.parent) if (d / ARGS).is_file()), None)
+    return (None if run is None else RunFolder.open(run, RECIPE)), target
+
+
+def read_args(run: Path) -> dict[str, Any]:
+    """The run's ``args.json`` (its one reader): a JSON object, else a :class:`ConfigError` naming it."""
+    saved = read_json(run / ARGS)
+    if not isinstance(saved, dict):
+        raise ConfigError(f"{run / ARGS} is damaged (not a JSON object of settings)")
+    return saved
 
 
 def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | None]:
@@ -123,10 +131,11 @@ def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | No
     successors would be replaced), or when a flag contradicts the run's settings and
     is not one of :data:`OVERRIDES`; nothing has been written then.
     """
-    run, checkpoint = _run_of(Path(given["resume"]))
-    if run is None:
+    folder, checkpoint = _run_of(Path(given["resume"]))
+    if folder is None:
         return cls(**given), None
-    if finished(run):
+    run = folder.path
+    if folder.finished:
         raise ConfigError(
             f"--resume: the run in {run} is finished (final_model.zip and evaluation.json are written); "
             "a finished run is final and nothing in it is replaced: train on as a new run (a checkpoint "
@@ -139,75 +148,64 @@ def resume_settings(cls: type[A], given: dict[str, Any]) -> tuple[A, Resume | No
             f"--resume {checkpoint}: the run in {run} has a later checkpoint, {latest}; resuming an "
             f"earlier one would replace what came after it: resume the latest (--resume {run})"
         )
-    saved = json.loads((run / "args.json").read_text(encoding="utf-8"))
+    saved = read_args(run)
     fields = {f.name: f.default for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(saved) - set(fields))
     if unknown:
         raise ConfigError(
-            f"--resume: {run}/args.json has settings this recipe does not take ({', '.join(unknown)}): "
+            f"--resume: {run / ARGS} has settings this recipe does not take ({', '.join(unknown)}): "
             "resume it with the recipe that made it"
         )
-    values = {name: saved.get(name, LEGACY.get(name, default)) for name, default in fields.items()}
-    overrides: dict[str, tuple[Any, Any]] = {}
-    for name, value in given.items():
-        if name == "resume" or value == values[name]:
-            continue
+    values = {name: saved.get(name, default) for name, default in fields.items()}
+
+    def agrees(name: str, value: Any) -> bool:  # the run's own value, its own name or runs folder
         if name == "name" and value == run.name:
-            continue
-        if name == "runs_dir" and Path(value).resolve() == run.parent.resolve():
-            continue
-        if name in OVERRIDES:
-            overrides[name] = (values[name], value)
-            values[name] = value
-            continue
-        allowed = ", ".join(flag(o) for o in OVERRIDES)
-        raise ConfigError(
-            f"{flag(name)} {value!r}: the run in {run} was made with {flag(name)} {values[name]!r} "
-            f"(its args.json); a resume keeps the run's own settings and may change only {allowed}: "
-            "leave the flag out, or start a new run"
-        )
-    values["resume"] = str(checkpoint)
+            return True
+        return value == values[name] or (name == "runs_dir" and Path(value).resolve() == run.parent.resolve())
+
+    overrides = {n: (values[n], v) for n, v in given.items() if n in OVERRIDES and v != values[n]}
+    changes = [
+        (flag(n), v, values[n])
+        for n, v in given.items()
+        if n not in (*OVERRIDES, "resume") and not agrees(n, v)
+    ]
+    refuse_changes(changes, run, ARGS, ", ".join(flag(o) for o in OVERRIDES))
+    values.update({name: new for name, (_, new) in overrides.items()}, resume=str(checkpoint))
     return cls(**values), Resume(run, checkpoint, overrides)
 
 
-def run_directory(runs_dir: str, name: str, args_json: str = "{}") -> Path:
-    """The run folder ``runs_dir/name``, or ``name_2``, ``name_3``, … if that one is taken,
-    claimed by creating its ``args.json`` (``args_json``) exclusively.
+@contextmanager
+def run_folder(args: Any, resume: Resume | None, *subdirs: str) -> Iterator[Path]:
+    """Check the recipe's ``Args``, then make (or reopen) its run folder and hold its lock.
 
-    A fresh run never writes into an older run's folder: its curve would be appended
-    to the old one and ``--select-best`` could pick the old run's snapshots.  And two
-    runs started together never share one: the folder is theirs who created its
-    ``args.json`` first (:func:`hoity_env.files.create_first_file`; a look, then a
-    ``mkdir`` and a write, let two runs take the same one).
-    """
-    base = Path(runs_dir) / name
-    run_dir = create_first_file(base, "args.json", args_json)
-    if run_dir != base:
-        print(f"{base} holds an earlier run; writing to {run_dir}", flush=True)
-    return run_dir
-
-
-def start_run(args: Any, resume: Resume | None, *subdirs: str) -> Path:
-    """Check the recipe's ``Args``, then make (or reopen) its run folder.
-
-    Bad arguments (agent specs included) fail before any folder or worker process
-    exists (``arg_checks.check_args``). A fresh run gets :func:`run_directory`'s
-    folder, created with its ``args.json``, and ``checkpoints/`` and ``subdirs``
-    inside; a resume continues in its own folder and leaves ``args.json`` as it was.
+    Bad arguments (agent specs included) fail before any folder or worker process exists
+    (``arg_checks.check_args``). A fresh run gets ``runs_dir/name`` or the first free
+    ``name_2``, … (``RunFolder.create``), made with its ``args.json`` and ``checkpoints/``;
+    a resume continues in its own folder and leaves ``args.json`` as it was. ``subdirs``
+    are made inside.  The lock is held until the block ends (the recipe's whole run).
     """
     check_args(args)
     if resume is None:
-        run_dir = run_directory(args.runs_dir, args.name, json.dumps(dataclasses.asdict(args), indent=1))
+        text = json.dumps(dataclasses.asdict(args), indent=1)
+        base = Path(args.runs_dir) / args.name
+        folder = RunFolder.create(base, RECIPE, {ARGS: text}, next_free=True)
+        if folder.path != base:
+            print(f"{base} holds an earlier run; writing to {folder.path}", flush=True)
     else:
-        run_dir = resume.run_dir
-    for sub in ("checkpoints", *subdirs):
-        (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    if resume is None:
-        return run_dir
-    print(f"resuming {run_dir} from {resume.checkpoint} with the run's own settings (args.json)")
-    for name, (old, new) in resume.overrides.items():
-        print(f"  override {flag(name)}: {new!r} (the run's: {old!r})")
-    return run_dir
+        folder = RunFolder(resume.run_dir, RECIPE)
+    with folder.locked():
+        for sub in ("checkpoints", *subdirs):
+            (folder.path / sub).mkdir(parents=True, exist_ok=True)
+        if resume is not None:
+            print(f"resuming {folder.path} from {resume.checkpoint} with the run's own settings ({ARGS})")
+            for name, (old, new) in resume.overrides.items():
+                print(f"  override {flag(name)}: {new!r} (the run's: {old!r})")
+        yield folder.path
+
+
+def mark_finished(run_dir: Path, timesteps: int) -> None:
+    """The run reached its end (``final_model.zip`` and ``evaluation.json`` written): it is final."""
+    RunFolder(run_dir, RECIPE).finish({"timesteps": timesteps})
 
 
 # ------------------------------------------------------------------ atomic writes
@@ -260,20 +258,13 @@ def curve_timesteps(csv_path: Path) -> set[int]:
 
 
 def record_resume(run_dir: Path, args: Any, timesteps: int, resume: Resume) -> None:
-    """Append a resume record; curve and log rows past the checkpoint move into it (another future).
-
-    Without this the resumed run would log those timesteps again: duplicate rows.
-    """
-    record = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "checkpoint": str(resume.checkpoint),
-        "timesteps": timesteps,
-        "args": dataclasses.asdict(args),
-        "overrides": {name: new for name, (_, new) in resume.overrides.items()},
-        "curve_rows_after_checkpoint": trim_csv(run_dir / "curve.csv", "timesteps", timesteps),
-        "progress_rows_after_checkpoint": trim_csv(
-            run_dir / "progress.csv", "time/total_timesteps", timesteps
-        ),
-    }
-    with (run_dir / RESUMES).open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record) + "\n")
+    """Append the run folder's resume record; curve and log rows past the checkpoint move into it
+    (another future). Without this the resumed run would log those timesteps again: duplicate rows."""
+    RunFolder(run_dir, RECIPE).record_resume(
+        timesteps,
+        {name: new for name, (_, new) in resume.overrides.items()},
+        checkpoint=str(resume.checkpoint),
+        args=dataclasses.asdict(args),
+        curve_rows_after_checkpoint=trim_csv(run_dir / "curve.csv", "timesteps", timesteps),
+        progress_rows_after_checkpoint=trim_csv(run_dir / "progress.csv", "time/total_timesteps", timesteps),
+    )

@@ -82,12 +82,18 @@ def learn_and_finish(
     """
     curve = curve_callback(env, run_dir, args, opponents)
     checkpoints = RunCheckpoints(args.checkpoint_every, run_dir / "checkpoints", args.name, curve)
+    bar = [] if curve.bar is None else [curve.bar]  # first: the curve's games show at its step
+    if curve.bar is not None:
+        log = run_dir / "log.txt"
+        print(f"training in {run_dir}; the training log goes to {log} (--verbose prints it too)", flush=True)
     with signals_as_interrupts():
         try:
             start = time.time()
             model.learn(
                 total_timesteps=remaining_timesteps(model, args.total_timesteps),
-                callback=CallbackList([*callbacks, curve, checkpoints, TimeLimit(args.time_limit_minutes)]),
+                callback=CallbackList(
+                    [*bar, *callbacks, curve, checkpoints, TimeLimit(args.time_limit_minutes)]
+                ),
                 reset_num_timesteps=not args.resume,
             )
             train_seconds = time.time() - start
@@ -95,6 +101,8 @@ def learn_and_finish(
             curve.evaluate()  # the last point of the curve
             return finish(model, args, run_dir, opponents, train_seconds, **meta())
         except KeyboardInterrupt as stop:
+            if curve.bar is not None:
+                curve.bar.close()
             signum = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
             interrupted(model, env, args, run_dir, script, signum)
 

@@ -46,7 +46,7 @@ from final_report import score_checkpoint
 from model_setup import build_model, make_vec_env
 from recipe_args import RecipeArgs, parse_args, specs
 from run_callbacks import next_multiple
-from run_folder import Resume, copy_file, save_model, start_run
+from run_folder import Resume, copy_file, run_folder, save_model
 from run_training import learn_and_finish, run_cli
 
 from hoity_env.engine.errors import ConfigError
@@ -211,18 +211,18 @@ def main_fast(args: Args, resume: Resume | None) -> dict[str, object]:
     settings = settings.replace(
         num_games=settings.num_games + args.shared_games, snapshot_every=0, snapshots_kept=args.max_snapshots
     )
-    run_dir = start_run(args, resume, "league")
-    learner = build_learner(settings, args, run_dir, resume)
-    league = FastLeague(args, run_dir / "league", learner)
-    final, scores, table = learn_and_finish_fast(
-        learner,
-        args,
-        run_dir,
-        specs(args.zoo),
-        script="training/selfplay.py",
-        each_iteration=league,
-        meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
-    )
+    with run_folder(args, resume, "league") as run_dir:
+        learner = build_learner(settings, args, run_dir, resume)
+        league = FastLeague(args, run_dir / "league", learner)
+        final, scores, table = learn_and_finish_fast(
+            learner,
+            args,
+            run_dir,
+            specs(args.zoo),
+            script="training/selfplay.py",
+            each_iteration=league,
+            meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
+        )
     print(
         f"\nleague: {len(league.snapshots)} snapshot(s); {final} against "
         f"{args.num_players - 1} copies of each scripted agent:\n\n{table}\n"
@@ -270,23 +270,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         return main_fast(args, resume)
     if args.shared_games and (args.vec_env != "batched" or not rules_batchable(args.rules)):
         raise ConfigError("--shared-games needs --vec-env batched")
-    run_dir = start_run(args, resume, "league")
-    league_dir = run_dir / "league"
-    torch.set_num_threads(1)
+    with run_folder(args, resume, "league") as run_dir:
+        league_dir = run_dir / "league"
+        torch.set_num_threads(1)
 
-    env = league_env(args)
-    model = build_model(args, env, run_dir, resume)
-    league = League(args, league_dir, env)
-    final, scores, table = learn_and_finish(
-        model,
-        env,
-        args,
-        run_dir,
-        specs(args.zoo),
-        script="training/selfplay.py",
-        callbacks=[league],
-        meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
-    )
+        env = league_env(args)
+        model = build_model(args, env, run_dir, resume)
+        league = League(args, league_dir, env)
+        final, scores, table = learn_and_finish(
+            model,
+            env,
+            args,
+            run_dir,
+            specs(args.zoo),
+            script="training/selfplay.py",
+            callbacks=[league],
+            meta=lambda: {"league": [str(p) for p in league.snapshots], "gates": league.history},
+        )
     print(
         f"\nleague: {len(league.snapshots)} snapshot(s); {final} against "
         f"{args.num_players - 1} copies of each scripted agent:\n\n{table}\n"

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fast_run import build_learner, fast_settings, learn_and_finish_fast
 from model_setup import build_model
 from recipe_args import RecipeArgs, parse_args, specs
-from run_folder import start_run
+from run_folder import run_folder
 from run_training import learn_and_finish, run_cli
 
 from hoity_env.wrappers.sb3_vec_env import HoitySharedSB3VecEnv
@@ -63,17 +63,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     common = {"script": "training/shared_ppo.py", "meta": lambda: {"parameter_sharing": True}}
     if args.learner == "fast":
         settings = fast_settings(args, (("self", 1.0),), "num_games")  # bad values fail before the folder
-        run_dir = start_run(args, resume)
-        learner = build_learner(settings, args, run_dir, resume)
-        final, scores, table = learn_and_finish_fast(learner, args, run_dir, opponents, **common)
+        with run_folder(args, resume) as run_dir:
+            learner = build_learner(settings, args, run_dir, resume)
+            final, scores, table = learn_and_finish_fast(learner, args, run_dir, opponents, **common)
     else:
-        run_dir = start_run(args, resume)
-        torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-        env = HoitySharedSB3VecEnv(
-            num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
-        )
-        model = build_model(args, env, run_dir, resume)
-        final, scores, table = learn_and_finish(model, env, args, run_dir, opponents, **common)
+        with run_folder(args, resume) as run_dir:
+            torch.set_num_threads(1)  # many small matrices: threads only add overhead here
+            env = HoitySharedSB3VecEnv(
+                num_games=args.num_games, num_players=args.num_players, reward=args.reward, rules=args.rules
+            )
+            model = build_model(args, env, run_dir, resume)
+            final, scores, table = learn_and_finish(model, env, args, run_dir, opponents, **common)
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 

@@ -4,13 +4,16 @@ One learner seat (drawn every episode) against opponents drawn from the zoo
 for each seat and episode.  Writes under ``runs/<name>/`` (``runs/<name>_2/``, …
 when an earlier run holds it): TensorBoard logs (``tb/``), checkpoints
 (``checkpoints/``), ``final_model.zip``, the evaluation report
-(``evaluation.json``, ``evaluation.md``) and ``learning_curve.png`` (win rate
-against each zoo member over training).
+(``evaluation.json``, ``evaluation.md``), ``learning_curve.png`` (win rate
+against each zoo member over training) and SB3's training log (``log.txt``,
+``progress.csv``).  It prints where the run is, a progress bar (on a terminal) and
+the final table; ``--verbose`` prints the training log as well.
 
     python training/train_ppo.py                          # the README's small run
     python training/train_ppo.py --name ref --time-limit-minutes 60 --total-timesteps 100000000
     python training/train_ppo.py --resume runs/ppo/checkpoints/curve_200000.zip
     python training/train_ppo.py --select-best 4     # keep the best of the last snapshots
+    python training/train_ppo.py --verbose           # SB3's training tables on stdout too
 
 ``--select-best k`` compares the last ``k`` learning-curve snapshots before the end
 and the end-of-training model (each once) on a validation seed (``seed + 2``) and
@@ -41,7 +44,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model_setup import build_model, make_vec_env
 from recipe_args import RecipeArgs, parse_args, specs
-from run_folder import start_run
+from run_folder import run_folder
 from run_training import learn_and_finish, run_cli
 
 
@@ -60,21 +63,20 @@ class Args(RecipeArgs):
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     """Train, evaluate, write the run folder; returns the final scores."""
     args, resume = parse_args(Args, argv, __doc__.splitlines()[0])
-    run_dir = start_run(args, resume)
-    torch.set_num_threads(1)  # many small matrices: threads only add overhead here
-
-    env = make_vec_env(
-        args.n_envs,
-        args.vec_env,
-        num_players=args.num_players,
-        rules=args.rules,
-        opponent_pool=specs(args.opponents),
-        reward=args.reward,
-    )
-    model = build_model(args, env, run_dir, resume)
-    final, scores, table = learn_and_finish(
-        model, env, args, run_dir, specs(args.eval_opponents), script="training/train_ppo.py"
-    )
+    with run_folder(args, resume) as run_dir:
+        torch.set_num_threads(1)  # many small matrices: threads only add overhead here
+        env = make_vec_env(
+            args.n_envs,
+            args.vec_env,
+            num_players=args.num_players,
+            rules=args.rules,
+            opponent_pool=specs(args.opponents),
+            reward=args.reward,
+        )
+        model = build_model(args, env, run_dir, resume)
+        final, scores, table = learn_and_finish(
+            model, env, args, run_dir, specs(args.eval_opponents), script="training/train_ppo.py"
+        )
     print(f"\n{final} against {args.num_players - 1} copies of each scripted agent:\n\n{table}\n")
     return {"scores": scores, "run_dir": str(run_dir)}
 

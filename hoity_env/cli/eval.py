@@ -7,6 +7,7 @@ Usage::
     hoity-eval h2h --pool expert,collector,random --players 4 --games 200
     hoity-eval exploit --target expert --budget 200000
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
+    hoity-eval meta --population runs/league/population.json --players 2 --out runs/meta
 
 The match commands (``evaluate``, the default, ``tournament``, ``h2h``) are
 :mod:`hoity_env.cli.evaluate`; the ones that train (``exploit``, ``ladder``) are
@@ -41,6 +42,7 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 
 from hoity_env.cli import evaluate as match_cli
+from hoity_env.cli import meta as meta_cli
 from hoity_env.cli import strength as strength_cli
 from hoity_env.cli.args import add_blas_threads, fail, parse
 from hoity_env.engine.errors import ConfigError
@@ -54,7 +56,7 @@ from hoity_env.threads import limit_blas
 __all__ = ["PROG", "build_parser", "configure_logging", "main"]
 
 PROG = "hoity-eval"
-COMMANDS = (*match_cli.COMMANDS, *strength_cli.COMMANDS)
+COMMANDS = (*match_cli.COMMANDS, *strength_cli.COMMANDS, meta_cli.COMMAND)
 logger = logging.getLogger("hoity_env.cli.eval")
 
 
@@ -62,6 +64,8 @@ def build_parser(command: str) -> argparse.ArgumentParser:
     """The parser of one command (``evaluate`` is the default command), with ``-q`` and ``-v``."""
     if command in strength_cli.COMMANDS:
         p = strength_cli.build_parser(PROG, command)
+    elif command == meta_cli.COMMAND:
+        p = meta_cli.build_parser(PROG)
     else:
         p = match_cli.build_parser(PROG, command)
     loudness = p.add_mutually_exclusive_group()
@@ -99,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = configure_logging(args.quiet, args.verbose)
     try:
         with _sigterm_raises():
+            if command == meta_cli.COMMAND:  # its own run folder, resumable: not the --out of the others
+                return meta_cli.run(PROG, args, argv)
             return _run(parser.prog, command, args, argv)
     except _Terminated:
         print(f"{parser.prog}: terminated (SIGTERM)", file=sys.stderr)

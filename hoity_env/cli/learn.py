@@ -41,8 +41,7 @@ from hoity_env.cli.runs import (
     stopped,
 )
 from hoity_env.engine.errors import ConfigError
-from hoity_env.learning.runs.folder import LATEST, SETTINGS
-from hoity_env.learning.runs.session import finished, new_run, open_run, run
+from hoity_env.learning.runs.session import LATEST, SETTINGS, finished, new_run, open_run, run
 from hoity_env.learning.settings import SELF, LearnerSettings, parse_counts, parse_pool
 
 DEFAULTS = LearnerSettings()
@@ -174,7 +173,7 @@ def _main(
         check_out(given, args.out, folder.path)
         refuse_changes(changes(given, args, learner.settings), folder.path, SETTINGS)
         where.append(folder.path)
-        if finished(learner):
+        if finished(folder, learner):
             print(f"hoity-learn: the run in {folder.path} is finished ({learner.steps:,} learner steps)")
         else:
             resumed.session = session_of(args)

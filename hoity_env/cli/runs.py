@@ -3,7 +3,8 @@
 Both commands train in a run folder, so they keep the same promises (docs/guarantees.md):
 
 * ``--resume DIR`` continues with the run's own settings: a settings flag given beside it
-  that differs from them is refused (:func:`refuse_changes`), and so is an ``--out`` other
+  that differs from them is refused (:func:`refuse_changes`, the run folder's one resume
+  rule), and so is an ``--out`` other
   than ``DIR``.  What belongs to this *session* may change: ``--time-limit-minutes``,
   ``--workers`` and ``--blas-threads`` (:data:`SESSION_FLAGS`), printed at the start and
   recorded in the run's ``resumes.jsonl``, and the ``--eval-*`` flags, which act after
@@ -27,6 +28,7 @@ from typing import Any
 
 from hoity_env.cli.args import fail, non_negative_real, parse_and_log, positive
 from hoity_env.engine.errors import ConfigError
+from hoity_env.learning.runs import folder
 from hoity_env.learning.runs.session import Aborted, Stop
 from hoity_env.learning.update import DivergenceError
 from hoity_env.threads import limit_blas
@@ -56,14 +58,9 @@ def session_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def refuse_changes(changes: Iterable[tuple[str, Any, Any]], run: Path, record: str) -> None:
-    """A :class:`ConfigError` for the first ``(flag, given, the run's)`` whose values differ."""
-    for flag, given, saved in changes:
-        if given != saved:
-            raise ConfigError(
-                f"{flag} {given!r}: the run in {run} was made with {flag} {saved!r} (its {record}); "
-                f"a resume keeps the run's own settings and may change only {ALLOWED}: "
-                "leave the flag out, or start a new run"
-            )
+    """The run folder's resume rule (:func:`hoity_env.learning.runs.folder.refuse_changes`) with
+    these commands' session flags."""
+    folder.refuse_changes(changes, run, record, ALLOWED)
 
 
 def check_out(given: set[str], out: Path, run: Path) -> None:

@@ -108,7 +108,7 @@ class StateFields:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)  # np.int64 too: read as int
 
 
 class StateReader:

@@ -19,11 +19,14 @@ parent dies (``kill -9``, an out-of-memory kill) exits at once, even in the midd
 of a task: a watchdog thread in each worker waits on the parent's sentinel (a pipe
 the operating system closes when the parent ends) and ends the process when it
 fires, so workers are never orphaned and never finish a chunk no one will read.
+A task interrupted in a worker (a second stop signal: the job's ``Aborted``, a
+``KeyboardInterrupt``) ends that worker with one logged line naming it, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import signal
@@ -37,12 +40,16 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+logger = logging.getLogger(__name__)
+
 _JOIN_S = 5.0
 """How long a stopped worker gets to exit before it is killed."""
 _POLL_S = 0.2
 """How often the parent looks at ``stop`` while it waits for the workers."""
 ORPHAN_EXIT = 3
 """A worker's exit status when it ends because its parent died."""
+INTERRUPTED_EXIT = 130
+"""A worker's exit status when its task was interrupted (128 + SIGINT, as a shell reports Ctrl-C)."""
 
 
 class WorkerDied(RuntimeError):
@@ -75,8 +82,15 @@ def exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
-def _serve(conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[], None] | None) -> None:
-    """Worker loop: receive a task, send back ``("ok", result)`` or ``("error", exc, text)``."""
+def _serve(
+    conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[], None] | None, name: str = "worker"
+) -> None:
+    """Worker loop: receive a task, send back ``("ok", result)`` or ``("error", exc, text)``.
+
+    An interrupted task (``KeyboardInterrupt`` or a subclass: a job aborted by a second signal)
+    ends the worker with one line naming it (``name``), and the parent is told as it would be
+    by an error; a traceback from every worker would bury the parent's one line.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     exit_with_parent()
     if initializer is not None:
@@ -92,10 +106,31 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], initializer: Callable[[],
             reply: tuple[Any, ...] = ("ok", fn(task))
         except Exception as exc:  # sent back and re-raised in the parent
             reply = ("error", exc, traceback.format_exc())
+        except KeyboardInterrupt as exc:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the parent's stop may follow: one line only
+            logger.warning("%s (pid %d): %s", name, os.getpid(), exc or "interrupted")
+            with contextlib.suppress(EOFError, OSError):  # a plain one: a subclass may not unpickle
+                conn.send(("error", KeyboardInterrupt(str(exc)), ""))
+            _flush_log_queues()
+            # At once: the interpreter's teardown after a task cut short can take seconds (measured
+            # 5 to 8 s in a best response), and the parent is waiting to exit.
+            os._exit(INTERRUPTED_EXIT)
         try:
             conn.send(reply)
         except (EOFError, OSError):
             return
+
+
+def _flush_log_queues() -> None:
+    """Send the log records queued for the parent (a ``QueueHandler``'s multiprocessing queue hands
+    them to the pipe from a thread, which ``os._exit`` would not wait for)."""
+    for log in (logging.getLogger(), logging.getLogger("hoity_env")):
+        for handler in log.handlers:
+            queue: Any = getattr(handler, "queue", None)
+            if hasattr(queue, "join_thread"):
+                with contextlib.suppress(Exception):  # a queue already closed: nothing left to send
+                    queue.close()
+                    queue.join_thread()
 
 
 class _Worker(Generic[T]):
@@ -137,7 +172,8 @@ def run_in_order(
     try:
         for number in range(workers):
             parent, child = ctx.Pipe()
-            process = ctx.Process(target=_serve, args=(child, fn, initializer), daemon=True)
+            name = f"{label[0]} {number}"
+            process = ctx.Process(target=_serve, args=(child, fn, initializer, name), daemon=True)
             process.start()
             child.close()
             pool.append(_Worker(number, process, parent, label))
@@ -197,8 +233,8 @@ def run_in_order(
 
 def _stop(pool: list[_Worker[Any]]) -> None:
     """Ask every worker to exit, then terminate (and finally kill) any that do not."""
-    for worker in pool:
-        if worker.process.is_alive() and worker.task is None:
+    for worker in pool:  # a busy one reads it once its task ends (it may ignore SIGTERM between tasks)
+        if worker.process.is_alive():
             with contextlib.suppress(EOFError, OSError):
                 worker.conn.send(None)
     for worker in pool:

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.files import read_json
 from hoity_env.learning.bounds import MAX_SEED, MAX_STEPS, MAX_WEIGHT, int_in, is_number
-from hoity_env.learning.runs.folder import read_json
 from hoity_env.learning.settings import (
     SELF,
     SNAPSHOT,
@@ -40,6 +40,8 @@ from hoity_env.learning.settings import (
 
 PFSP = ("none", "hard")
 MAX_GAMES = 1_000_000
+LEAGUE_RECORD_BYTES = 64 << 20
+"""The largest league record read: it grows with the run's events (64 MiB is decades of them)."""
 """Games per scoring: a million per member is already hours of CPU; more is a typo."""
 EXPLOITER_SEED_STEP = 1000
 """Exploiter ``k`` plays and trains on seed ``main.seed + 1000 k`` (:mod:`.league`)."""
@@ -177,8 +179,20 @@ class Member:
         return cls(**values)
 
 
+MEMBER_KINDS = ("start", "snapshot", "exploiter")
+"""What a member is (:attr:`Member.kind`)."""
 RECORD_KEYS = ("steps", "cpu", "members", "due", "events", "exploiters")
 """The keys of a league record (``league.json``, ``checkpoints/league_<steps>.json``)."""
+
+
+def read_league_record(path: Path, steps: int) -> dict[str, Any]:
+    """The league record ``checkpoints/league_<steps>.json`` (its one reader) for the learner state
+    at ``steps``; a damaged one (truncated, edited, nested too deeply) is a :class:`ConfigError`
+    naming it, which the run folder answers by falling back to the checkpoint before."""
+    try:
+        return check_record(read_json(path, max_bytes=LEAGUE_RECORD_BYTES), steps)
+    except ConfigError as exc:
+        raise ConfigError(exc.args[0] if str(path) in str(exc) else f"{path}: {exc}") from None
 
 
 def check_record(data: Any, steps: int) -> dict[str, Any]:
@@ -194,6 +208,13 @@ def check_record(data: Any, steps: int) -> dict[str, Any]:
         events = list(data["events"])
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise ConfigError(f"not a league record ({exc})") from None
+    for m in members:
+        texts = (m.spec, m.origin, m.kind)
+        weights = (m.base_weight, m.weight)
+        if not all(isinstance(t, str) for t in texts) or m.kind not in MEMBER_KINDS:
+            raise ConfigError(f"not a league record (a member {m.spec!r} of kind {m.kind!r})")
+        if not all(is_number(w) and w >= 0 for w in weights):
+            raise ConfigError(f"not a league record (member {m.spec!r} weighs {m.weight!r})")
     if data["steps"] != steps or not members or not is_number(cpu) or exploiters < 0:
         raise ConfigError(f"the league record does not match the learner state at {steps} steps")
     return {**data, "members": [m.to_dict() for m in members], "due": due, "events": events}
@@ -231,6 +252,7 @@ __all__ = [
     "Member",
     "check_record",
     "pfsp_factor",
+    "read_league_record",
     "read_league_settings",
     "starting_members",
 ]

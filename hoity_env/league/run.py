@@ -29,32 +29,33 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.agents.policies.population import resolve_spec, write_population
-from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.settings import MatchSettings
-from hoity_env.files import fresh_folder, write_atomically
+from hoity_env.files import write_atomically
 from hoity_env.league.members import (
     EXPLOITER_SEED_STEP,
     LeagueSettings,
     Member,
-    check_record,
     pfsp_factor,
+    read_league_record,
     read_league_settings,
     starting_members,
 )
 from hoity_env.learning.loop import Learner
-from hoity_env.learning.runs.folder import LEAGUE, RunFolder, read_json
-from hoity_env.learning.runs.folder import SETTINGS as LEARNER_SETTINGS
+from hoity_env.learning.runs.folder import LEAGUE, RESPONSE, RunFolder
+from hoity_env.learning.runs.session import SETTINGS as LEARNER_SETTINGS
 from hoity_env.learning.runs.session import (
     Resumed,
     Stop,
     check_same_settings,
     diverged,
-    load_learner,
     prepare_resume,
     read_settings,
+    save_checkpoint,
+    settings_text,
     stop_on_signals,
 )
+from hoity_env.learning.runs.state import load_learner
 from hoity_env.learning.update import DivergenceError
 from hoity_env.strength.exploit import exploitability_of
 from hoity_env.strength.response import BestResponse
@@ -108,7 +109,7 @@ class League:
         free ``path_2`` …); every setting and agent spec is checked before the folder exists."""
         learner = Learner(settings.main)
         files = {
-            LEARNER_SETTINGS: json.dumps(settings.main.to_dict(), indent=2) + "\n",
+            LEARNER_SETTINGS: settings_text(settings.main),
             SETTINGS: json.dumps(settings.to_dict(), indent=2) + "\n",
         }
         folder = RunFolder.create(path, LEAGUE, files, next_free=next_free)
@@ -130,22 +131,17 @@ class League:
     def resume(cls, path: str | Path) -> League:
         """The run in ``path`` at its newest readable checkpoint, with its own settings (nothing is
         written until :meth:`run`)."""
-        folder = RunFolder(path, LEAGUE)
-        folder.check_kind()
-        with folder.locked():  # a live run is refused now, before anything is loaded
-            pass
+        folder = RunFolder.open(path, LEAGUE)
         settings = read_league_settings(folder.path / SETTINGS)
         main = read_settings(folder.path / LEARNER_SETTINGS)
         where = f"the main settings in {SETTINGS}"
         check_same_settings(folder.path / LEARNER_SETTINGS, main, settings.main, where)
 
         def load(at: int) -> tuple[dict[str, Any], Learner]:
-            record = folder.checkpoints / f"league_{folder.tag(at)}.json"
-            try:
-                state = check_record(read_json(record), at)
-            except ConfigError as exc:
-                raise ConfigError(f"{record}: {exc}") from None
-            return state, load_learner(folder.checkpoints / f"state_{folder.tag(at)}.pt")
+            state = read_league_record(folder.checkpoints / f"league_{folder.tag(at)}.json", at)
+            # The members' agents are built where the folder is now (it may have moved).
+            specs = [_resolve(Member.from_dict(m), folder.path) for m in state["members"]]
+            return state, load_learner(folder.state_file(at), specs)
 
         steps, (state, learner), damaged = folder.latest(load)
         check_same_settings(folder.path / SETTINGS, settings.main, learner.settings)
@@ -153,9 +149,10 @@ class League:
 
     @property
     def finished(self) -> bool:
+        """Whether the run reached its end: ``finished.json``, or its steps or CPU budget spent."""
         s = self.settings
         over_cpu = bool(s.cpu_budget) and self.cpu_now() >= s.cpu_budget
-        return self.learner.steps >= s.main.total_steps or over_cpu
+        return self.folder.finished or self.learner.steps >= s.main.total_steps or over_cpu
 
     def cpu_now(self) -> float:
         return self.cpu + time.process_time() - self._started
@@ -195,6 +192,8 @@ class League:
                 raise diverged(exc, self.folder) from None
             if last != self.learner.steps or self.learner.steps not in self.folder.complete():
                 self.checkpoint()
+            if self.finished:
+                self.folder.finish({"steps": self.learner.steps, "cpu": self.cpu_now()})
         return self.learner
 
     def _events(self, stop: Any) -> bool:
@@ -231,7 +230,7 @@ class League:
 
     def _resolve(self, member: Member) -> str:
         """A member's spec as the agent loader takes it (added members' paths are run-relative)."""
-        return member.spec if member.kind == "start" else resolve_spec(member.spec, self.path)
+        return _resolve(member, self.path)
 
     def _add(self, spec: str, origin: str, kind: str, weight: float, **extra: Any) -> None:
         member = Member(spec, origin, kind, self.learner.steps, weight, weight, **extra)
@@ -252,7 +251,8 @@ class League:
         s, main = self.settings, self.settings.main
         target = f"ppo-sample:{self.path / self._save_main()}"
         self.exploiters += 1
-        run_dir = fresh_folder(self.path / "exploiters" / f"exploiter_{self.exploiters}")
+        base = self.path / "exploiters" / f"exploiter_{self.exploiters}"
+        run_dir = RunFolder.create(base, RESPONSE, next_free=True).path
         match = MatchSettings(
             num_players=main.player_counts[0],  # a league trains at one count (LeagueSettings)
             rules=main.rules,
@@ -318,7 +318,7 @@ class League:
     def checkpoint(self) -> None:
         """The league record (first), then the learner's checkpoint; league.json and population.json."""
         text = json.dumps(self.state(), indent=1) + "\n"
-        self.folder.save(self.learner, first={f"league_{self._tag()}.json": text})
+        save_checkpoint(self.folder, self.learner, first={f"league_{self._tag()}.json": text})
         self._publish(text)
 
     def _publish(self, text: str | None = None) -> None:
@@ -341,6 +341,12 @@ class League:
         ]
         members.append({"spec": "ppo-sample:policy.zip", "weight": 1.0, "origin": "the main agent, latest"})
         return members
+
+
+def _resolve(member: Member, run: Path) -> str:
+    """A member's spec as the agent loader takes it, for the run folder ``run`` (added members'
+    paths are relative to it)."""
+    return member.spec if member.kind == "start" else resolve_spec(member.spec, run)
 
 
 def train_league(settings: LeagueSettings, path: str | Path) -> League:

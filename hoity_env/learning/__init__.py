@@ -22,12 +22,13 @@ One call each::
 Each takes ``settings=`` (a :class:`LearnerSettings` whose other fields are kept) and
 ``run_dir=`` (a run folder with checkpoints, progress and resume, see
 :mod:`hoity_env.learning.runs.session`; without it nothing is written).  The parts, one
-module each: :mod:`.settings`, :mod:`.policy` (masked categorical), :mod:`.buffer`,
-:mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`, :mod:`.update`,
-:mod:`.seats` (who plays which seat), :mod:`.loop` (the learner), :mod:`.checkpoint`,
-:mod:`.folder` (a run folder: its kind, its lock, complete checkpoints), :mod:`.runs`,
-:mod:`.bounds` (the settings' limits), :mod:`.cli` (``hoity-learn`` / ``python -m
-hoity_env.learning``) and :mod:`.cli_runs` (what it shares with ``hoity-league``).
+module each: :mod:`.settings` (and :mod:`.bounds`, their limits), :mod:`.policy` (masked
+categorical), :mod:`.buffer`, :mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`,
+:mod:`.update`, :mod:`.tables` and :mod:`.seats` (the games, who plays which seat),
+:mod:`.memory` (the policy's inputs), :mod:`.loop` (the learner), :mod:`.checkpoint` (policy
+zips), :mod:`.plain` (live objects as plain data) and :mod:`.runs` (THE run folder: its
+lock, resume state, checkpoints and the finished rule, shared by every command that trains).
+The command line is ``hoity-learn`` (:mod:`hoity_env.cli.learn`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from pathlib import Path
 from hoity_env.learning.checkpoint import load_policy, save_policy
 from hoity_env.learning.loop import Learner
 from hoity_env.learning.policy import MaskedPolicy
-from hoity_env.learning.runs.session import RunFolder, resume, train_in_folder
+from hoity_env.learning.runs.folder import RunFolder
+from hoity_env.learning.runs.session import resume, train_in_folder
 from hoity_env.learning.settings import LearnerSettings
 
 

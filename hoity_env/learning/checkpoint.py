@@ -17,7 +17,7 @@ comparable values.  A policy that reads padded observations (``settings.padded``
 ``hoity_env.json`` entry in the zip naming its rules and player counts
 (:mod:`hoity_env.agents.policies.padded`), which every ``ppo:`` agent reads to pad the env's
 observations.  The learner's own resumable state (optimizer, generators,
-games in progress) is a separate file; see :mod:`hoity_env.learning.runs.session`.
+games in progress) is a separate file; see :mod:`hoity_env.learning.runs.state`.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ decides all of its seats with one ``act_batch`` call, the env steps all games at
 ``learning`` (GAE and the update).
 
 :meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
-two iterations completely (the env's games in progress and every generator
-included), so a run resumed from a checkpoint continues exactly as the
-uninterrupted run would have (tested).
+two iterations completely, as plain data (the env's games in progress and every
+generator included: :mod:`hoity_env.learning.plain`), so a run resumed from a
+checkpoint continues exactly as the uninterrupted run would have (tested).
 """
 
 from __future__ import annotations
@@ -35,11 +35,13 @@ import torch
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.batched import BatchedHoityEnv
+from hoity_env.files import write_atomically
 from hoity_env.learning.buffer import RolloutBuffer
-from hoity_env.learning.checkpoint import save_policy
+from hoity_env.learning.checkpoint import policy_bytes
 from hoity_env.learning.gae import gae
 from hoity_env.learning.magnet import Magnet
 from hoity_env.learning.memory import PolicyInputs
+from hoity_env.learning.plain import array, tensor
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
@@ -238,51 +240,47 @@ class Learner:
                 break
         return self.policy
 
+    def policy_zip(self) -> bytes:
+        """The policy as the bytes of a ``MaskablePPO`` zip: a ``ppo:PATH`` agent once written."""
+        return policy_bytes(self.policy, self.settings, self.inputs.space(self.observation_space))
+
     def save_policy(self, path: str | Path) -> Path:
         """The policy as a ``MaskablePPO`` zip at ``path`` (atomic): a ``ppo:PATH`` agent."""
-        return save_policy(self.policy, path, self.settings, self.inputs.space(self.observation_space))
+        return write_atomically(path, self.policy_zip())
 
     # ------------------------------------------------------------ resume
     def state_dict(self) -> dict[str, Any]:
-        """Everything a run holds between two iterations (torch-saveable; see the module docstring)."""
+        """Everything a run holds between two iterations, as plain data (numbers, strings, lists,
+        dicts, tensors: :mod:`hoity_env.learning.plain`); :meth:`from_state_dict` continues it."""
         return {
             "settings": self.settings.to_dict(),
+            "steps": self.steps,
+            "updates": self.updates,
             "policy": self.policy.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "sampler": self.sampler.get_state(),
             "shuffler": self.shuffler.get_state(),
-            "magnet": self.magnet,
-            "tables": self.tables,
-            "inputs": self.inputs,
-            "x": self.x,
-            "returns": self._returns,
-            "steps": self.steps,
-            "updates": self.updates,
+            "magnet": self.magnet.state_dict(),
+            "tables": self.tables.state_dict(),
+            "inputs": self.inputs.state_dict(),
+            "x": tensor(self.x) if self.inputs.history is not None else None,
+            "returns": tensor(self._returns),
         }
 
     @classmethod
     def from_state_dict(cls, state: dict[str, Any]) -> Learner:
-        """The learner :meth:`state_dict` captured, ready to continue."""
+        """The learner :meth:`state_dict` captured, ready to continue (a state that does not fit
+        its own settings raises :class:`ConfigError`)."""
         learner = cls(LearnerSettings.from_dict(state["settings"]))
         learner.policy.load_state_dict(state["policy"])
         learner.optimizer.load_state_dict(state["optimizer"])
-        for group in learner.optimizer.param_groups:  # a state saved before foreach loads as None
-            group["foreach"] = True
         learner.sampler.set_state(state["sampler"])
         learner.shuffler.set_state(state["shuffler"])
-        learner.magnet, learner._returns = state["magnet"], state["returns"]
-        if "tables" in state:
-            learner.tables = state["tables"]
-        else:  # a state saved before tables existed: one env and seating
-            table = learner.tables.tables[0]
-            table.env, table.seating = state["env"], state["seating"]
-            table.seating.rules = learner.settings.rules  # it did not record them then
-            table.obs, table.masks = state["obs"], state["masks"]
-            learner.tables.refresh()
-        if "inputs" in state:  # a memory run's histories of the games in progress
-            learner.inputs, learner.x = state["inputs"], state["x"]
-        else:  # a state saved before memory existed: the policy reads the observations
-            learner.inputs.tables, learner.x = learner.tables, learner.tables.obs
+        learner.magnet.load_state_dict(state["magnet"])
+        learner.tables.load_state_dict(state["tables"], learner.policy)
+        learner.inputs.load_state_dict(state["inputs"])
+        learner.x = learner.tables.obs if state["x"] is None else array(state["x"], "x", np.float32)
+        learner._returns = array(state["returns"], "returns", np.float64).copy()
         learner.steps, learner.updates = int(state["steps"]), int(state["updates"])
         return learner
 

@@ -15,9 +15,11 @@ far, so a resumed run anneals exactly as the uninterrupted one).
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import torch
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.learning.loss import uniform_log_probs
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
@@ -25,10 +27,6 @@ from hoity_env.learning.settings import LearnerSettings
 
 class Magnet:
     """The magnet of one run; :meth:`log_probs` is what the loss compares the policy with."""
-
-    final: float | None = None  # class defaults: a magnet pickled before annealing existed
-    start: float = 0.0
-    total: int = 0
 
     def __init__(self, settings: LearnerSettings, policy: MaskedPolicy) -> None:
         self.kind = settings.magnet
@@ -73,6 +71,21 @@ class Magnet:
                 mine.lerp_(theirs, self.rate)
         elif self.refresh and updates % self.refresh == 0:
             self.network.load_state_dict(policy.state_dict())
+
+    def state_dict(self) -> dict[str, Any]:
+        """What changes as the run goes (plain data): the coefficient and a network magnet's weights."""
+        network = None if self.network is None else self.network.state_dict()
+        return {"coef": self.coef, "network": network}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Take back :meth:`state_dict` (a magnet built from the same settings)."""
+        self.coef = float(state["coef"])
+        if (state["network"] is None) != (self.network is None):
+            raise ConfigError(
+                f"a saved {self.kind!r} magnet {'has' if self.network is None else 'lacks'} a network"
+            )
+        if self.network is not None:
+            self.network.load_state_dict(state["network"])
 
 
 def frozen_copy(policy: MaskedPolicy) -> MaskedPolicy:

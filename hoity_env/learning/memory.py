@@ -20,7 +20,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import History, observation_layout
+from hoity_env.learning.plain import load_object_state, object_state
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.tables import Tables
 
@@ -64,6 +66,17 @@ class PolicyInputs:
             self.history.reset(np.flatnonzero(done))
         flat = obs.reshape(self.rows.size, -1)
         return self.history.augment(self.rows, flat).reshape(*obs.shape[:-1], -1)
+
+    def state_dict(self) -> dict[str, Any] | None:
+        """The histories of the games in progress as plain data (``None`` without memory)."""
+        return None if self.history is None else object_state(self.history)
+
+    def load_state_dict(self, state: dict[str, Any] | None) -> None:
+        """Take back :meth:`state_dict` (inputs built from the same settings)."""
+        if (state is None) != (self.history is None):
+            raise ConfigError("the saved policy inputs are not this run's (memory differs)")
+        if self.history is not None:
+            load_object_state(self.history, state, "the policy inputs' history")
 
 
 def checkpoint_history(settings: LearnerSettings) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ plays on against the newer weights.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,6 +30,14 @@ from hoity_env.agents.batch import act_batch, plays_per_game, start_games
 from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.environment.padding import Padder
 from hoity_env.learning.magnet import frozen_copy
+from hoity_env.learning.plain import (
+    array,
+    generator_state,
+    load_object_state,
+    object_state,
+    set_generator_state,
+    tensor,
+)
 from hoity_env.learning.policy import MaskedPolicy, masked_probs, sample
 from hoity_env.learning.settings import SELF, SNAPSHOT, LearnerSettings
 
@@ -38,8 +47,6 @@ LEARNER = -1
 
 class SnapshotAgent:
     """A frozen copy of the policy playing seats by sampling (a batched ``no_grad`` forward pass)."""
-
-    padder: Padder | None = None  # a class default: a snapshot pickled before padding existed
 
     def __init__(
         self, policy: MaskedPolicy, seed: int, name: str = "snapshot", padder: Padder | None = None
@@ -58,6 +65,14 @@ class SnapshotAgent:
         if seed is not None:
             self.generator.manual_seed(seed)
 
+    def state_dict(self) -> dict[str, Any]:
+        """The snapshot as plain data: its name, weights and generator."""
+        return {
+            "name": self.name,
+            "policy": self.policy.state_dict(),
+            "generator": self.generator.get_state(),
+        }
+
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 actions sampled from the snapshot for well-formed rows."""
@@ -70,9 +85,6 @@ class SnapshotAgent:
 
 class Seating:
     """The seat assignment of B games and the actors of the non-learner seats (module docstring)."""
-
-    padder: Padder | None = None  # class defaults: a seating pickled before padding existed
-    rules: str = "standard"  # (and before it knew its rules: the learner sets them on resume)
 
     def __init__(
         self,
@@ -116,10 +128,12 @@ class Seating:
     def _seed(self) -> int:
         return int(self.rng.integers(2**62))
 
-    def _make(self, spec: str) -> object:
-        """The agent of ``spec`` for this seating's table, seeded from the seating's generator."""
+    def _make(self, spec: str, seed: int | None = None) -> object:
+        """The agent of ``spec`` for this seating's table, seeded from the seating's generator
+        (or with ``seed``: an agent whose state is then loaded draws nothing from it)."""
         n, size = self.num_players, self.num_actions
-        return make(spec, seed=self._seed(), num_players=n, rules=self.rules, num_actions=size)
+        seed = self._seed() if seed is None else seed
+        return make(spec, seed=seed, num_players=n, rules=self.rules, num_actions=size)
 
     # -------------------------------------------------------------- snapshots
     def add_snapshot(self, policy: MaskedPolicy) -> None:
@@ -179,6 +193,65 @@ class Seating:
         if values.sum() <= 0:
             raise ConfigError(f"weights must not all be 0, got {list(weights)!r}")
         self.weights = values / values.sum()
+
+    # -------------------------------------------------------------- resume
+    def state_dict(self) -> dict[str, Any]:
+        """The seating as plain data: the pool, its generator, every game's seats, and each actor
+        (a spec agent's own state, :func:`~hoity_env.learning.plain.object_state`; a snapshot's
+        weights; ``None`` once freed)."""
+        actors: list[dict[str, Any] | None] = []
+        for index, actor in enumerate(self.actors):
+            if actor is None:
+                actors.append(None)
+            elif isinstance(actor, SnapshotAgent):
+                actors.append({"snapshot": actor.state_dict()})
+            else:
+                actors.append({"entry": self.entry_actor.index(index), "state": object_state(actor)})
+        return {
+            "rng": generator_state(self.rng),
+            "entries": list(self.entries),
+            "weights": tensor(self.weights),
+            "entry_actor": list(self.entry_actor),
+            "first_snapshot": self.first_snapshot,
+            "snapshots": self.snapshots,
+            "assignment": tensor(self.assignment),
+            "actors": actors,
+        }
+
+    def load_state_dict(self, state: dict[str, Any], policy: MaskedPolicy) -> None:
+        """Take back :meth:`state_dict` (a seating built from the same settings; ``policy``: the
+        learner's, the shape of the snapshots).  The agents the settings' pool built are reused;
+        an entry added later (a league's member) is built again from its spec."""
+        where = f"the seating of the {self.num_players}-player games"
+        built: dict[str, list[object]] = {}
+        for spec, index in zip(self.entries, self.entry_actor, strict=True):
+            if index != LEARNER:
+                built.setdefault(spec, []).append(self.actors[index])
+        entries = [str(spec) for spec in state["entries"]]
+        actors: list[object] = []
+        for k, saved in enumerate(state["actors"]):
+            if saved is None:
+                actors.append(None)
+            elif "snapshot" in saved:
+                snap = saved["snapshot"]
+                snapshot = SnapshotAgent(policy, 0, str(snap["name"]), self.padder)
+                snapshot.policy.load_state_dict(snap["policy"])
+                snapshot.generator.set_state(snap["generator"])
+                actors.append(snapshot)
+            else:
+                spec = entries[saved["entry"]]
+                agent = built[spec].pop() if built.get(spec) else self._make(spec, seed=0)
+                load_object_state(agent, saved["state"], f"{where}, actor {k} ({spec})")
+                actors.append(agent)
+        assignment = array(state["assignment"], f"{where}: assignment", np.int64)
+        weights = array(state["weights"], f"{where}: weights", np.float64)
+        entry_actor = [int(i) for i in state["entry_actor"]]
+        if assignment.shape != self.assignment.shape or not len(entries) == len(entry_actor) == len(weights):
+            raise ConfigError(f"{where} does not fit this run's games ({assignment.shape} seats)")
+        set_generator_state(self.rng, state["rng"], f"{where}: generator")
+        self.entries, self.entry_actor, self.actors = entries, entry_actor, actors
+        self.weights, self.assignment = weights.copy(), assignment.copy()
+        self.first_snapshot, self.snapshots = int(state["first_snapshot"]), int(state["snapshots"])
 
     # -------------------------------------------------------------- seats
     def place(self, games: np.ndarray) -> None:

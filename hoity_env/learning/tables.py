@@ -22,12 +22,15 @@ seating from ``default_rng(seed)`` for ``k = 0`` (the one table of a single-coun
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from hoity_env.engine.errors import ConfigError, StateError
 from hoity_env.environment.batched import BatchedHoityEnv
 from hoity_env.environment.padding import Padder, padded_dim, padder, ruleset_name
+from hoity_env.learning.plain import array, generator_state, set_generator_state, tensor
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
@@ -161,10 +164,54 @@ class Tables:
         for seating in self.seatings():
             seating.add_snapshot(policy)
 
+    # ----------------------------------------------------------------- resume
+    def state_dict(self) -> list[dict[str, Any]]:
+        """Every table as plain data: its env's games (:func:`env_state`) and its seating."""
+        out = []
+        for t in self.tables:
+            assert t.seating is not None
+            out.append({"env": env_state(t.env), "seating": t.seating.state_dict()})
+        return out
+
+    def load_state_dict(self, state: list[dict[str, Any]], policy: MaskedPolicy) -> None:
+        """Take back :meth:`state_dict` (tables built from the same settings)."""
+        if not isinstance(state, list) or len(state) != len(self.tables):
+            raise ConfigError(f"the saved games are not {len(self.tables)} table(s) of this run's counts")
+        for t, saved in zip(self.tables, state, strict=True):
+            assert t.seating is not None
+            t.obs, t.masks = load_env_state(t.env, saved["env"], f"the {t.num_players}-player games")
+            t.seating.load_state_dict(saved["seating"], policy)
+        self._gather()
+
     def counts_of(self, rows: np.ndarray) -> np.ndarray:
         """The player count of the table of each flat row."""
         out: np.ndarray = self._counts[np.searchsorted(self._starts, rows, side="right") - 1]
         return out
 
 
-__all__ = ["Table", "Tables"]
+def env_state(env: BatchedHoityEnv) -> dict[str, Any]:
+    """A batched env's games in progress as plain data: each game's state dict
+    (:meth:`~hoity_env.engine.state.GameState.to_dict`, its generator included), each slot's
+    generator (which deals that slot's next games) and its step count."""
+    games = [state.to_dict() for state in env.batched.to_states(env.game_state)]
+    slots = [generator_state(rng) for rng in env._rngs]  # the env has no public form of them
+    return {"games": games, "slots": slots, "cycles": tensor(env._cycles)}
+
+
+def load_env_state(env: BatchedHoityEnv, state: dict[str, Any], where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Put :func:`env_state`'s games back into ``env`` (of the same configuration): its observations
+    and masks.  The games go through the env's own positions check (``reset(options=...)``)."""
+    slots, cycles = state["slots"], array(state["cycles"], f"{where}: step counts", np.int64)
+    if len(slots) != env.num_envs or cycles.shape != (env.num_envs,):
+        raise ConfigError(f"{where}: saved for {len(slots)} games, not {env.num_envs}")
+    try:
+        obs, masks, _ = env.reset(options={"position": list(state["games"])})
+    except StateError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    for k, (rng, saved) in enumerate(zip(env._rngs, slots, strict=True)):
+        set_generator_state(rng, saved, f"{where}: the generator of game slot {k}")
+    env._cycles[:] = cycles
+    return obs, masks
+
+
+__all__ = ["Table", "Tables", "env_state", "load_env_state"]

@@ -20,12 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hoity_env.engine.errors import FileFormatError
+from hoity_env.files import open_file
 from hoity_env.replays.errors import ReplayError
 
 __all__ = ["MAX_LINE_BYTES", "json_lines", "parse_line"]
 
 MAX_LINE_BYTES = 1 << 20
 """Longest line read (1 MiB): far above any line this package writes, far below a memory problem."""
+MAX_FILE_BYTES = 1 << 40
+"""No bound in practice: the file is streamed; only its kind is checked before it is opened."""
 
 
 def _no_constant(name: str) -> Any:
@@ -58,10 +62,10 @@ def parse_line(text: str, where: str) -> Any:
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` of each non-blank line of ``path``, read and parsed one at a time."""
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise ReplayError(f"cannot read {path}: {exc}") from exc
+    try:  # a FIFO or a device is refused before it is opened (opening a FIFO would block)
+        handle = open_file(path, f"cannot read {path}", max_bytes=MAX_FILE_BYTES)
+    except FileFormatError as exc:
+        raise ReplayError(str(exc)) from None
     with handle:
         number = 0
         while True:

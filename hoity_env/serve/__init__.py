@@ -6,8 +6,8 @@
   table of games (its limits, idle games, finished ones);
 * :mod:`~hoity_env.serve.replay_files` / :mod:`~hoity_env.serve.replay_list`: the replays folder,
   and the table of saved games at ``/replays``;
-* :mod:`~hoity_env.serve.page` / :mod:`~hoity_env.serve.page_script`: the play page and the rules
-  page, and the play page's script;
+* :mod:`~hoity_env.serve.page`: the pages, files of ``serve/static/`` (the play page's HTML, style
+  and script, the rules page), and their Content-Security-Policy;
 * :mod:`~hoity_env.serve.server`: the HTTP side;
 * :mod:`~hoity_env.cli.serve`: the command.
 """

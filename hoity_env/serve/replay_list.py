@@ -18,7 +18,6 @@ from typing import Any
 from urllib.parse import quote
 
 from hoity_env.replays.format import ReplayError, open_replay
-from hoity_env.serve.page import STYLE
 
 __all__ = ["ReplayRow", "replays_page", "summarize"]
 
@@ -94,7 +93,7 @@ def replays_page(rows: Sequence[ReplayRow], ladder: bool) -> str:
     extra = ' | <a href="/ladder">ladder report</a>' if ladder else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Hoity Toity: replays</title>'
-        f"<style>{STYLE}</style></head><body><h1>Saved games</h1>"
+        '<link rel="stylesheet" href="/static/play.css"></head><body><h1>Saved games</h1>'
         f'<p><a href="/">play</a> | <a href="/rules">the rules</a>{extra}</p>'
         "<p>Click a game to watch it: every seat's choices, round by round.</p>"
         f"{table}</body></html>\n"

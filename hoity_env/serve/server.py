@@ -33,8 +33,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from hoity_env.replays.html import viewer_policy
 from hoity_env.serve.games import GameTable
-from hoity_env.serve.page import PLAY_PAGE, rules_page
+from hoity_env.serve.page import PAGE_POLICY, STATIC, static_file
 from hoity_env.serve.replay_list import replays_page
 from hoity_env.serve.settings import (
     BadRequest,
@@ -51,10 +52,6 @@ logger = logging.getLogger(__name__)
 DIGITS = re.compile(r"[0-9]+", re.ASCII)
 GAME = re.compile(r"/api/games/([0-9a-f]{16})(/action|/hint|/leave)?")
 REPLAY = re.compile(r"/replays/([^/]+)")
-PAGE_POLICY = (
-    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-    "connect-src 'self'"
-)
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -143,8 +140,8 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, value: Any) -> None:
         self._send(status, json.dumps(value, separators=(",", ":")).encode(), "application/json")
 
-    def _html(self, text: str) -> None:
-        self._send(200, text.encode(), "text/html; charset=utf-8", PAGE_POLICY)
+    def _html(self, text: str, policy: str = PAGE_POLICY) -> None:
+        self._send(200, text.encode(), "text/html; charset=utf-8", policy)
 
     def _body(self) -> dict[str, Any]:
         length = (self.headers.get("Content-Length") or "").strip()
@@ -221,14 +218,17 @@ class Handler(BaseHTTPRequestHandler):
         table = self.server.table
         game = GAME.fullmatch(path)
         replay = REPLAY.fullmatch(path)
+        static = path.removeprefix("/static/")  # a name of STATIC, or anything else: 404
         if method == "GET" and path == "/":
-            self._html(PLAY_PAGE)
+            self._html(static_file("play.html"))
+        elif method == "GET" and static in STATIC:
+            self._send(200, static_file(static).encode(), STATIC[static])
         elif method == "GET" and path == "/favicon.ico":  # asked by the browser itself: no icon, no error
             self.send_response(HTTPStatus.NO_CONTENT)
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif method == "GET" and path == "/rules":
-            self._html(rules_page())
+            self._html(static_file("rules.html"))
         elif method == "GET" and path == "/api/setup":
             self._json(200, self._setup())
         elif method == "POST" and path == "/api/games":
@@ -242,7 +242,7 @@ class Handler(BaseHTTPRequestHandler):
         elif method == "GET" and path == "/replays":
             self._html(replays_page(table.replays.rows(), self.server.ladder is not None))
         elif method == "GET" and replay is not None:
-            self._html(table.replays.viewer(replay.group(1)))
+            self._html(table.replays.viewer(replay.group(1)), viewer_policy())  # one file: inline parts
         elif method == "GET" and path == "/ladder" and self.server.ladder is not None:
             self._send(200, self.server.ladder, "text/plain; charset=utf-8")
         else:

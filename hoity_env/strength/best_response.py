@@ -2,11 +2,13 @@
 
 :func:`exploitability_of` is the unit every strength measurement is made of (``exploit``, the
 sweeps, the ladder, the league's exploiters): it trains a best response to one target for
-one budget in one folder (:mod:`hoity_env.strength.training`), scores its learning curve
-and its final policy, and writes ``exploit.json``.  The folder says what the run is
-(``response.json``, :func:`identity`: target and its content hash, players, rules, seed,
-games, budget, curve, learner settings), and, once stopped by a signal, how far it got
-(``stopped.json`` beside its checkpoint), so a later call in the same folder continues it.
+one budget in one run folder (:mod:`hoity_env.learning.runs.folder`, kind ``best-response``:
+its lock, its format, the finished rule) with :mod:`hoity_env.strength.training`, scores its
+learning curve and its final policy, and writes ``exploit.json``, then ``finished.json``.  The
+folder says what the run is (``response.json``, :func:`identity`: target and its content
+hash, players, rules, seed, games, budget, curve, learner settings), and, once stopped by a
+signal, how far it got (``stopped.json`` beside its checkpoint), so a later call in the same
+folder continues it.
 The target's content hash is taken again after the scoring: a file replaced during the
 measurement is an error, not a mixed result.  Progress lines go to the
 ``hoity_env.strength.exploit`` logger, as they always have.
@@ -24,10 +26,12 @@ from typing import TYPE_CHECKING, Any
 from hoity_env.agents.policies.content import content_hash
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import evaluate
+from hoity_env.evaluation.reports.plots import PLOTS_INSTALL, can_plot
 from hoity_env.evaluation.reports.rows import AgentStats
 from hoity_env.evaluation.reports.serialize import rows_from_csv, rows_to_csv
 from hoity_env.evaluation.settings import MatchSettings
-from hoity_env.files import write_atomic, write_atomically
+from hoity_env.files import read_json, write_atomic, write_atomically
+from hoity_env.learning.runs.folder import FORMAT, RESPONSE, RunFolder, read_record
 from hoity_env.strength.response import BestResponse, caveat
 from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult
 from hoity_env.strength.training import train
@@ -35,7 +39,15 @@ from hoity_env.strength.training import train
 if TYPE_CHECKING:  # torch only when something is trained
     from hoity_env.learning.runs.session import Stop
 
-__all__ = ["IDENTITY", "STOPPED", "ResponseStopped", "exploitability_of", "identity"]
+__all__ = [
+    "IDENTITY",
+    "STOPPED",
+    "ResponseStopped",
+    "exploitability_of",
+    "identity",
+    "read_identity",
+    "response_folder",
+]
 
 logger = logging.getLogger("hoity_env.strength.exploit")
 
@@ -69,6 +81,27 @@ def identity(
     }
 
 
+def response_folder(path: Path) -> RunFolder | None:
+    """The best-response run folder ``path`` of this format, or ``None`` (missing, another kind's,
+    another format's, damaged: never reused, never continued)."""
+    try:
+        record = read_record(path)
+    except ConfigError:
+        return None
+    if record["kind"] != RESPONSE or record["format"] != FORMAT:
+        return None
+    return RunFolder(path, RESPONSE)
+
+
+def read_identity(path: Path) -> dict[str, Any] | None:
+    """``response.json`` of the best-response folder ``path`` (its one reader); ``None`` if unreadable."""
+    try:
+        data = read_json(path / IDENTITY)
+    except ConfigError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _score(path: Path, target: str, settings: MatchSettings) -> AgentStats:
     """The results of a saved learner against copies of the target (its row of the evaluation)."""
     learner = f"ppo:{path}"
@@ -77,14 +110,21 @@ def _score(path: Path, target: str, settings: MatchSettings) -> AgentStats:
 
 
 def _stopped_at(run_dir: Path) -> dict[str, Any] | None:
-    """``stopped.json`` of a best response stopped earlier (its checkpoint still there), else None."""
+    """``stopped.json`` of a best response stopped earlier (its one reader), if it is whole and its
+    checkpoint inside the folder is still there, else ``None`` (the run starts over)."""
     try:
-        record: dict[str, Any] = json.loads((run_dir / STOPPED).read_text(encoding="utf-8"))
-        if (run_dir / record["checkpoint"]).is_file():
-            return record
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return None
+        record = read_json(run_dir / STOPPED)
+    except ConfigError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("checkpoint"), str):
+        return None
+    numbers = [record.get(k) for k in ("steps", "train_seconds", "train_cpu_seconds")]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
+        return None
+    checkpoint = (run_dir / record["checkpoint"]).resolve()
+    if run_dir.resolve() not in checkpoint.parents or not checkpoint.is_file():
+        return None
+    return record
 
 
 def _curve_until(run_dir: Path, steps: int) -> list[CurvePoint]:
@@ -99,11 +139,23 @@ def _curve_until(run_dir: Path, steps: int) -> list[CurvePoint]:
 def exploitability_of(
     target: str, settings: MatchSettings, response: BestResponse, run_dir: Path, stop: Stop | None = None
 ) -> ExploitEntry:
-    """One target's best response in ``run_dir`` (see :func:`exploitability`; arguments checked there).
+    """One target's best response in the run folder ``run_dir`` (made by
+    :meth:`~hoity_env.learning.runs.folder.RunFolder.create`; arguments checked before that).
 
     A folder holding a stopped run of the same best response (``stopped.json``) continues it;
-    a ``stop`` request checkpoints the run and raises :class:`ResponseStopped`.
+    a ``stop`` request checkpoints the run and raises :class:`ResponseStopped`.  The folder's
+    lock is held throughout: a second process training in it is refused.
     """
+    folder = RunFolder(run_dir, RESPONSE)
+    with folder.locked():
+        return _measure(target, settings, response, folder, stop)
+
+
+def _measure(
+    target: str, settings: MatchSettings, response: BestResponse, folder: RunFolder, stop: Stop | None
+) -> ExploitEntry:
+    """:func:`exploitability_of` holding the folder's lock."""
+    run_dir = folder.path
     target_hash = content_hash(target, rules=settings.rules, num_players=settings.num_players)
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     # The learner's settings beside its results: a ladder reuses a finished run only with these.
@@ -202,11 +254,14 @@ def exploitability_of(
     )
     write_atomically(run_dir / "exploit.json", one.to_json() + "\n")
     write_atomically(run_dir / "exploit.md", one.to_markdown())
-    if curve:
+    if curve and can_plot():
         write_atomic(run_dir / "learning_curve.png", lambda fh: one.plot_png(fh), binary=True)
+    elif curve:
+        logger.info("no learning_curve.png: charts need matplotlib (%s)", PLOTS_INSTALL)
     if resume_from is not None:  # finished: the resume state is spent
         resume_from.unlink(missing_ok=True)
         (run_dir / STOPPED).unlink(missing_ok=True)
+    folder.finish({"steps": trained.steps})
     logger.info(
         "[exploit %s] best response wins %.3f [%.3f, %.3f]; %s",
         target,

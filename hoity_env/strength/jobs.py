@@ -12,8 +12,13 @@ this process:
   a replaced checkpoint is a new target), budget, seed, players, rules, games and learner
   settings is read back (:func:`find_exploit`); an unfinished one (stopped, or killed) with
   the same ``response.json`` is continued in its own folder;
-* otherwise a fresh folder is taken and its ``response.json`` written at once, so no later
-  job takes it.
+* otherwise a fresh run folder is made (:meth:`~hoity_env.learning.runs.folder.RunFolder.create`,
+  the one way every command picks a free name) with its ``response.json``, so no later job
+  takes it.
+
+Before any folder is placed, every job's training is checked
+(:func:`~hoity_env.strength.training.check_training`): a refused command leaves nothing behind,
+and a ``--runs-dir`` that cannot be made is one :class:`~hoity_env.engine.errors.ConfigError`.
 
 Placing first, in order, gives every job the same folder whatever the number of workers.
 It then trains the jobs left: one after another in this process (``workers`` 1, or a single
@@ -46,13 +51,23 @@ from pathlib import Path
 from typing import Any
 
 from hoity_env.agents.policies.content import content_hash
+from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.chunks import cap_workers
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.workers import run_in_order
-from hoity_env.files import fresh_folder, write_atomically
-from hoity_env.strength.best_response import IDENTITY, ResponseStopped, exploitability_of, identity
+from hoity_env.files import read_json
+from hoity_env.learning.runs.folder import RESPONSE, RunFolder
+from hoity_env.strength.best_response import (
+    IDENTITY,
+    ResponseStopped,
+    exploitability_of,
+    identity,
+    read_identity,
+    response_folder,
+)
 from hoity_env.strength.response import BestResponse, run_folder_name
 from hoity_env.strength.results import ExploitEntry, ExploitResult
+from hoity_env.strength.training import check_training
 
 __all__ = ["Interrupted", "Job", "find_exploit", "run_jobs"]
 
@@ -122,16 +137,19 @@ def find_exploit(
 ) -> ExploitEntry | None:
     """A finished best response of ``target`` with exactly these settings in ``runs_dir``, if any.
 
-    A run folder (``runs_dir/<target>``, or ``base``, and their ``_N`` siblings) matches when its
-    ``exploit.json`` names ``target`` with the same content hash, budget, players, rules, seed and
-    evaluation games, and its ``settings.json`` holds the same learner settings; anything
-    unreadable is skipped (and trained again elsewhere).
+    A run folder (``runs_dir/<target>``, or ``base``, and their ``_N`` siblings) matches when it is
+    a finished best response of this format whose ``exploit.json`` names ``target`` with the same
+    content hash, budget, players, rules, seed and evaluation games, and whose ``settings.json``
+    holds the same learner settings; anything unreadable is skipped (and trained again elsewhere).
     """
     for folder in _candidates(base or runs_dir / run_folder_name(target)):
+        run = response_folder(folder)
+        if run is None or not run.finished:
+            continue
         try:
-            found = ExploitResult.from_json((folder / "exploit.json").read_text(encoding="utf-8"))
-            learner = json.loads((folder / "settings.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            found = ExploitResult.from_dict(read_json(folder / "exploit.json", finite=False))
+            learner = read_json(folder / "settings.json")
+        except (ConfigError, ValueError):
             continue
         if learner != settings:
             continue
@@ -159,25 +177,23 @@ def _place(job: Job, reuse: bool, taken: set[Path]) -> ExploitEntry | Path:
             logger.info("[%s] found finished in %s", job, found.run_dir)
             return found
         for folder in _candidates(job.base):
-            try:
-                same = json.loads((folder / IDENTITY).read_text(encoding="utf-8")) == me
-            except (OSError, ValueError):
+            run = response_folder(folder)
+            if run is None or run.finished or folder in taken or read_identity(folder) != me:
                 continue
-            if same and folder not in taken and not (folder / "exploit.json").exists():
-                logger.info("[%s] continuing in %s", job, folder)
-                taken.add(folder)
-                return folder
-    folder = fresh_folder(job.base)
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / IDENTITY, json.dumps(me, indent=1) + "\n")
-    taken.add(folder)
-    return folder
+            logger.info("[%s] continuing in %s", job, folder)
+            taken.add(folder)
+            return folder
+    made = RunFolder.create(job.base, RESPONSE, {IDENTITY: json.dumps(me, indent=1) + "\n"}, next_free=True)
+    taken.add(made.path)
+    return made.path
 
 
 def run_jobs(jobs: Sequence[Job], *, reuse: bool, workers: int) -> list[ExploitEntry]:
     """Each job's finished best response, in job order (see the module docstring)."""
     from hoity_env.learning.runs.session import stop_on_signals
 
+    for job in jobs:  # what training would refuse, refused before any folder exists
+        check_training(job.target, job.match, job.response)
     taken: set[Path] = set()
     placed = [_place(job, reuse, taken) for job in jobs]
     todo = [(i, folder) for i, folder in enumerate(placed) if isinstance(folder, Path)]

@@ -29,6 +29,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import MatchSettings
+from hoity_env.learning.bounds import MAX_STEPS
 
 if TYPE_CHECKING:  # torch only when a fast learner is built
     from hoity_env.learning import LearnerSettings
@@ -224,8 +225,14 @@ class BestResponse:
     preset: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
-            raise ConfigError(f"budget must be an integer >= 1 (learner steps), got {self.budget!r}")
+        if (
+            not isinstance(self.budget, int)
+            or isinstance(self.budget, bool)
+            or not 1 <= self.budget <= MAX_STEPS
+        ):
+            raise ConfigError(
+                f"budget must be an integer in [1, {MAX_STEPS:,}] (learner steps), got {self.budget!r}"
+            )
         for name, least in (("curve_points", 0), ("curve_games", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:

@@ -6,21 +6,22 @@ mark, and looks at ``stop`` (a :class:`~hoity_env.learning.runs.session.Stop`, s
 as it goes:
 
 * the **fast learner** stops after the iteration in progress and saves everything it
-  holds (``checkpoints/state_<steps>.pt``: policy, optimizer, generators, the games in
-  progress, as ``hoity-learn`` does).  Resumed from it, the run continues exactly as
+  holds (``checkpoints/state_<steps>.pt``, the resume state of :mod:`hoity_env.learning.runs.state`,
+  as ``hoity-learn`` writes it).  Resumed from it, the run continues exactly as
   the uninterrupted one would have: same weights, same curve, same result (tested);
 * **MaskablePPO** stops at the next env step and saves the model
   (``checkpoints/sb3_<steps>.zip``: weights and optimizer), its step count set back to
   the last whole rollout it learned from (the partial rollout is dropped).  Resumed,
   it continues from those weights on fresh games: the same total, not the same numbers.
 
-Either way :class:`Trained` says how far it got and where the checkpoint is.  Training
+Either way :class:`Trained` says how far it got and where the checkpoint is.
+:func:`check_training` refuses, before any folder exists, what the training would refuse
+later (a budget whose total no learner takes, a seed past the learner's bound).  Training
 needs the ``train`` extra.
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import math
 from collections.abc import Callable
@@ -29,14 +30,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hoity_env.agents import make
+from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.settings import MatchSettings
-from hoity_env.files import write_atomic, write_atomically
+from hoity_env.files import write_atomic
+from hoity_env.learning.bounds import MAX_STEPS
 from hoity_env.strength.response import BestResponse, fast_learner_settings, maskable_ppo
 
 if TYPE_CHECKING:  # torch only when something is trained
     from hoity_env.learning.runs.session import Stop
 
-__all__ = ["Point", "Trained", "rollout_of", "train"]
+__all__ = ["Point", "Trained", "check_training", "rollout_of", "train"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +85,26 @@ class _Plan:
     marks: list[int]
 
 
+def _total(response: BestResponse) -> int:
+    """The learner steps trained: the budget rounded up to whole rollouts."""
+    rollout = rollout_of(response)
+    return math.ceil(response.budget / rollout) * rollout
+
+
+def check_training(target: str, settings: MatchSettings, response: BestResponse) -> None:
+    """A :class:`ConfigError` now for what training this best response would refuse later."""
+    total = _total(response)
+    if total > MAX_STEPS:
+        raise ConfigError(
+            f"budget {response.budget:,} rounds up to {total:,} learner steps, past {MAX_STEPS:,}"
+        )
+    if response.learner == "fast":
+        assert response.ppo is not None
+        fast_learner_settings(
+            response.ppo, settings.rules_name, settings.num_players, settings.seed, total, target
+        )
+
+
 def train(
     target: str,
     settings: MatchSettings,
@@ -92,19 +115,18 @@ def train(
     resume: Path | None = None,
 ) -> Trained:
     """Train a best response to ``target`` in ``run_dir`` (from checkpoint ``resume`` if given)."""
-    rollout = rollout_of(response)
-    total = math.ceil(response.budget / rollout) * rollout
-    plan = _Plan(target, settings, response, run_dir, total, _marks(total, rollout, response.curve_points))
+    total = _total(response)
+    marks = _marks(total, rollout_of(response), response.curve_points)
+    plan = _Plan(target, settings, response, run_dir, total, marks)
     run = _train_fast if response.learner == "fast" else _train_sb3
     return run(plan, point, stop, resume)
 
 
 def _train_fast(plan: _Plan, point: Point, stop: Stop | None, resume: Path | None) -> Trained:
     """The fast learner (:mod:`hoity_env.learning`) for ``total`` steps; a checkpoint if stopped."""
-    import torch
-
     from hoity_env.learning import Learner
-    from hoity_env.learning.runs.session import load_learner
+    from hoity_env.learning.runs.folder import RESPONSE, RunFolder
+    from hoity_env.learning.runs.state import load_learner, write_state
 
     ppo, settings, total = plan.response.ppo, plan.settings, plan.total
     assert ppo is not None
@@ -131,11 +153,7 @@ def _train_fast(plan: _Plan, point: Point, stop: Stop | None, resume: Path | Non
     learner.learn(on_iteration=on_iteration)
     if learner.steps >= total:
         return Trained(learner.steps, save)
-    buffer = io.BytesIO()
-    torch.save(learner.state_dict(), buffer)
-    path = write_atomically(
-        plan.run_dir / "checkpoints" / f"state_{learner.steps:012d}.pt", buffer.getvalue()
-    )
+    path = write_state(RunFolder(plan.run_dir, RESPONSE).state_file(learner.steps), learner)
     return Trained(learner.steps, save, path)
 
 

@@ -223,7 +223,7 @@ def test_malformed_policies_are_refused(tmp_path: Path, change: dict[str, object
 
 def test_unreadable_files_are_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    with pytest.raises(ConfigError, match=r"junk\.npz is not an MLP policy"):
+    with pytest.raises(ConfigError, match=r"junk\.npz: is not an \.npz file"):
         load_policy(tmp_path / "junk.npz")
     np.savez(tmp_path / "nometa.npz", w0=np.zeros((2, 2)))
     with pytest.raises(ConfigError, match="no readable metadata"):

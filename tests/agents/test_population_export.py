@@ -9,16 +9,22 @@ choices, play without torch, and refuse what it cannot export without writing an
 from __future__ import annotations
 
 import json
+import logging
+import os
+import signal
+import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from hoity_env.agents import make
-from hoity_env.agents.policies.export import export_population, main
-from hoity_env.agents.policies.manifest import read_population, write_population
+from hoity_env.agents.policies.export import export_checkpoint, export_population, main
+from hoity_env.agents.policies.population import read_population, write_population
 from hoity_env.agents.policies.registry import Registry
 from hoity_env.engine.errors import ConfigError
+from hoity_env.files import SCRATCH
 from tests.agents.test_batched_agents import collect_rows
 from tests.agents.test_policy_agent import save_tiny_model
 
@@ -47,8 +53,8 @@ def test_an_npz_spec_makes_the_choices_of_ppo_sample_on_its_checkpoint(tmp_path:
     np.testing.assert_array_equal(mine, theirs)
     with pytest.raises(ConfigError, match="names no weights file"):
         make("npz:")
-    with pytest.raises(ConfigError, match="no readable metadata"):
-        make(f"npz:{ckpt}")  # a zip is not numpy weights (np.load opens it, and finds no metadata)
+    with pytest.raises(ConfigError, match=r"not an \.npz file of \.npy arrays"):
+        make(f"npz:{ckpt}")  # a zip is not numpy weights (its members are no .npy arrays)
 
 
 def test_an_exported_population_plays_the_same_games_as_its_league(tmp_path: Path) -> None:
@@ -115,3 +121,89 @@ def test_the_registry_takes_a_population_folder_one_level_down_and_nothing_else(
     for bad in ("a/b/population.json", "mix/other.json", "../population.json", "/population.json"):
         with pytest.raises(ConfigError, match=r"FOLDER/population\.json"):
             reg(bad)
+
+
+# ------------------------------------------------ issue 44: an export stays in its two folders
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("where", ["{absolute}", "../elsewhere/policy.zip"])
+def test_a_member_outside_the_manifests_folder_is_refused_unless_allowed_and_lands_in_out(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ppo-sample:/abs/path/policy.zip`` was unpickled without the opt-in, and its ``.npz`` was
+    written at the file system's root (``scratch / "/-abs-path-policy.npz"``), named so in the
+    manifest, which ``population:`` then refused."""
+    (tmp_path / "elsewhere").mkdir()
+    outside = save_tiny_model(tmp_path / "elsewhere" / "policy.zip")
+    spec = f"ppo-sample:{where.replace('{absolute}', str(outside))}"
+    manifest = write_population(tmp_path / "run" / "population.json", [{"spec": spec, "weight": 1.0}])
+    before = _files(tmp_path)
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a checkpoint outside the manifest's folder was loaded")
+
+    with monkeypatch.context() as m:
+        m.setattr("hoity_env.agents.policies.export.load_checkpoint", never)
+        with pytest.raises(ConfigError, match=r"members\[0\]\.spec .*outside the manifest's folder"):
+            export_population(manifest, tmp_path / "out")
+    assert _files(tmp_path) == before  # nothing read, nothing written
+
+    written = export_population(manifest, tmp_path / "out", any_paths=True)
+    (member,) = read_population(written)
+    name = member.spec.removeprefix("npz:")
+    assert "/" not in name and (written.parent / name).is_file()
+    assert _files(tmp_path) - before == {"out", "out/population.json", f"out/{name}"}
+    assert len(make(f"population:{written}", num_players=4).agents) == 1  # plays without the opt-in
+
+
+def test_an_exported_folder_has_the_usual_permissions(tmp_path: Path) -> None:
+    out = export_population(_league(tmp_path), tmp_path / "shipped").parent
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask  # mkdtemp's 0700 is not kept
+
+
+def test_a_scratch_folder_left_by_a_kill_is_reported_and_removed_by_the_next_export(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    manifest = _league(tmp_path)
+    left = tmp_path / f".shipped.k1ll3d_9{SCRATCH}"  # what a kill -9 mid-export leaves
+    other = tmp_path / f".shipped.v2.k1ll3d_9{SCRATCH}"  # another target's ("shipped.v2"): kept
+    other.mkdir()
+    (left / "members-main_1.npz").parent.mkdir()
+    (left / "members-main_1.npz").write_bytes(b"half")
+    with caplog.at_level(logging.WARNING, logger="hoity_env"):
+        export_population(manifest, tmp_path / "shipped")
+    assert not left.exists()
+    assert any(str(left) in r.getMessage() for r in caplog.records)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "run", "shipped"]
+
+
+@pytest.mark.parametrize(("stop", "status"), [("sigterm", 143), ("ctrl-c", 130)])
+def test_a_stopped_export_leaves_no_scratch_folder(
+    tmp_path: Path,
+    stop: str,
+    status: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    manifest = _league(tmp_path)
+    real = export_checkpoint
+    calls: list[Path] = []
+
+    def export_then_stop(checkpoint: Path, out: Path, **kwargs: Any) -> Path:
+        calls.append(real(checkpoint, out, **kwargs))
+        if stop == "sigterm":
+            os.kill(os.getpid(), signal.SIGTERM)  # the command's handler unwinds at the next line
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("hoity_env.agents.policies.export.export_checkpoint", export_then_stop)
+    handler = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as info:
+        main(["--population", str(manifest), str(tmp_path / "shipped")])
+    assert info.value.code == status and len(calls) == 1  # stopped after one member was written
+    assert len(capsys.readouterr().err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no scratch folder, no lock, no OUT
+    assert signal.getsignal(signal.SIGTERM) is handler  # the command's own handler is gone

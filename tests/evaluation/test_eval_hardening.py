@@ -1,4 +1,5 @@
-"""hoity-eval, hardening round two (issue 21 items 4, 10) and its logging (issue 20 item 4).
+"""hoity-eval, hardening round two (issue 21 items 4, 10), its logging (issue 20 item 4), and its
+workers stopped by a second signal (issue 44 item 9).
 
 Each test here failed before its fix: ``-q`` and ``-v`` did not exist and every message
 went straight to stderr; a second run with the same ``--out`` played all its games
@@ -11,7 +12,11 @@ from __future__ import annotations
 import ast
 import io
 import logging
+import os
+import re
+import signal
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -23,6 +28,7 @@ from hoity_env.cli.eval import build_parser, main
 from hoity_env.evaluation import chunks, evaluate
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.reports.output import LOCK_FILE, claim
+from hoity_env.evaluation.workers import run_in_order
 
 PACKAGE = Path(hoity_env.__file__).resolve().parent
 TINY = ["--agents", "random,random", "--games", "4", "--no-progress"]
@@ -204,3 +210,49 @@ def test_records_are_kept_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chunks, "_play_task", _fake_chunk)
     result = evaluate(["random", "random"], num_players=2, games=40, progress=False, records=True)
     assert len(result.records) == 40 and result.records[1].rotation == 1
+
+
+# ------------------------------------------ issue 44 item 9: a second signal, one line a worker
+class _Aborted(KeyboardInterrupt):
+    """As a best response's second signal raises it (its constructor takes the signal number)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"aborted by signal {signum}")
+
+
+def _mark_then_wait_for_abort(marker: str) -> None:
+    """A task that says when it has started, then waits; SIGTERM aborts it (spawn workers import it)."""
+
+    def abort(signum: int, frame: Any) -> None:
+        raise _Aborted(signum)
+
+    signal.signal(signal.SIGTERM, abort)
+    Path(marker).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(60)
+
+
+def test_an_aborted_task_ends_its_worker_with_one_line_and_no_traceback(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Each ``exploit --workers 2`` worker printed a 47-line traceback on the second Ctrl-C (its
+    job's ``Aborted`` left the worker loop), and the command waited on them for seconds."""
+    markers = [str(tmp_path / str(i)) for i in range(2)]
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt, match="aborted by signal 15"):
+        list(
+            run_in_order(
+                _mark_then_wait_for_abort,
+                markers,
+                workers=2,
+                stop=lambda: all(Path(m).exists() for m in markers),  # then SIGTERM to each busy worker
+            )
+        )
+    pids = [int(Path(m).read_text(encoding="utf-8")) for m in markers]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+    lines = sorted(line for line in err.splitlines() if line.strip())
+    assert len(lines) == 2 and all(
+        re.fullmatch(r"evaluation worker [01] \(pid \d+\): aborted by signal 15", x) for x in lines
+    ), err
+    assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]  # none left running
+    assert time.monotonic() - started < 50  # the tasks did not run their minute out

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ from hoity_env.evaluation import (
     head_to_head,
     tournament,
 )
+from hoity_env.evaluation.reports.output import write_results
+from hoity_env.evaluation.reports.plots import can_plot
 from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats, WinTally
 from hoity_env.evaluation.reports.serialize import columns, rows_to_csv
 from hoity_env.strength.ladder_result import LadderRow
@@ -77,6 +81,30 @@ def test_png_is_written(results: dict[str, Result], kind: str, tmp_path: Path) -
     results[kind].plot_png(path)
     data = path.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 5000
+
+
+def test_without_matplotlib_the_results_are_written_but_the_chart(
+    results: dict[str, Result],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The core install has no matplotlib (the ``plots`` extra): ``result.png`` is left out and one
+    line says how to get it; drawing a chart anyway is one clear error naming the extra."""
+    assert can_plot()
+    for name in [m for m in sys.modules if m.startswith("matplotlib.")] + ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)  # what an import finds where it is not installed
+    assert not can_plot()
+    result = results["evaluation"]
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'hoity_env\[plots\]'"):
+        result.plot_png(tmp_path / "chart.png")
+    assert not (tmp_path / "chart.png").exists()
+    with caplog.at_level(logging.INFO, logger="hoity_env"):
+        paths = write_results(result, tmp_path / "out")
+    assert [p.name for p in paths] == ["result.json", "result.csv", "result.md"]
+    assert sorted(p.name for p in (tmp_path / "out").glob("result*")) == sorted(p.name for p in paths)
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "result.png" in line and "hoity_env[plots]" in line
 
 
 def test_malformed_inputs_are_value_errors(results: dict[str, Result]) -> None:

@@ -101,12 +101,21 @@ def test_a_finished_league_is_final_and_its_resume_writes_nothing(
 @pytest.mark.parametrize(
     ("name", "damage", "message"),
     [
-        ("league_settings.json", lambda t: t[: len(t) // 2], "is damaged"),
+        ("league_settings.json", lambda t: t[: len(t) // 2], "truncated?"),
         ("league_settings.json", lambda t: t.replace('"pfsp_games": 4', '"pfsp_games": 0'), "pfsp_games"),
-        ("settings.json", lambda t: t[:10], "is damaged"),
+        ("settings.json", lambda t: t[:10], "truncated?"),
         ("settings.json", lambda t: t.replace('"learning_rate": 0.001', '"learning_rate": 0.5'), "differs"),
+        ("league_settings.json", lambda t: "{" + '"a": {' * 50_000 + "}" * 50_001, "nested too deeply"),
+        ("league_settings.json", lambda t: '"text"', "JSON object"),
     ],
-    ids=["league-settings-truncated", "league-settings-edited", "settings-truncated", "settings-edited"],
+    ids=[
+        "league-settings-truncated",
+        "league-settings-edited",
+        "settings-truncated",
+        "settings-edited",
+        "league-settings-nested",  # issue 44, 7: a RecursionError
+        "league-settings-not-an-object",
+    ],
 )
 def test_a_damaged_settings_file_is_one_error_line_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, damage: Any, message: str
@@ -121,17 +130,22 @@ def test_a_damaged_settings_file_is_one_error_line_naming_it(
     assert listing(run) == before
 
 
-@pytest.mark.parametrize("kind", ["league", "state"])
+@pytest.mark.parametrize("kind", ["league", "league-nested", "league-member", "state"])
 def test_a_damaged_checkpoint_falls_back_to_the_one_before_and_ends_as_the_whole_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, kind: str
 ) -> None:
     run = finished_league(tmp_path, capsys)
+    (run / "finished.json").unlink()  # not finished yet (a finished run is final: it trains nothing)
     whole = load_policy(run / "policy.zip").state_dict()
     record = json.loads((run / "league.json").read_text())
-    suffix = "json" if kind == "league" else "pt"
-    last = run / "checkpoints" / f"{kind}_{3 * ITERATION:012d}.{suffix}"
+    suffix = "pt" if kind == "state" else "json"
+    last = run / "checkpoints" / f"{kind.split('-')[0]}_{3 * ITERATION:012d}.{suffix}"
     if kind == "league":
         last.write_text(last.read_text().replace('"members"', '"member"'))  # edited: no longer a record
+    elif kind == "league-nested":  # issue 44, 7: a RecursionError, not a fall-back
+        last.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "league-member":  # a member that is no agent spec
+        last.write_text(last.read_text().replace('"spec": "self"', '"spec": 7'))
     else:
         last.write_bytes(last.read_bytes()[:500])  # truncated
     assert main(["--resume", str(run)]) == 0

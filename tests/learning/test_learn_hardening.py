@@ -322,18 +322,39 @@ def test_each_command_refuses_the_others_run_folders_by_their_kind(
         assert {p: listing(p) for p in before} == before
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_run_folder_of_an_older_format_is_one_error_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 43, item 7: hoity_env 0.1 pickled live objects into ``state_<steps>.pt`` and wrote no
+    format; such a folder is refused with its format named, never a traceback, and nothing changes."""
+    run = tmp_path / "run"
+    flags = ["--steps", "100000", "--time-limit-minutes", "1e-9", "--out", str(run)]
+    assert command_main(command)([*TINY, *flags]) == 0
+    kind = json.loads((run / "run.json").read_text())["kind"]
+    (run / "run.json").write_text(json.dumps({"kind": kind}))  # as 0.1 wrote it
+    before = listing(run)
+    assert command_main(command)(["--resume", str(run)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"run folder {run} was written by hoity_env 0.1 (run folder format 1)" in line
+    assert "this version reads format 2: start a new run" in line
+    assert listing(run) == before
+
+
 # ------------------------------------------------------------------ 7. damaged files
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
-        (lambda text: text[: len(text) // 2], "is damaged"),
+        (lambda text: text[: len(text) // 2], "truncated?"),
         (
             lambda text: text.replace('"learning_rate": 0.001', '"learning_rate": 0.5'),
             "differs from the settings",
         ),
         (lambda text: text.replace('"epochs"', '"epoch"'), "unknown learner settings: epoch"),
+        (lambda text: "[" * 100_000 + "]" * 100_000, "nested too deeply"),  # issue 44, 7
+        (lambda text: "[1, 2]", "does not hold valid learner settings"),
     ],
-    ids=["truncated", "edited", "misspelt"],
+    ids=["truncated", "edited", "misspelt", "nested", "not-an-object"],
 )
 def test_a_damaged_settings_json_is_one_error_line_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: Any, message: str
@@ -352,6 +373,7 @@ def test_a_damaged_checkpoint_falls_back_to_the_one_before_and_ends_as_the_whole
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     run = finished_run(tmp_path, capsys)
+    (run / "finished.json").unlink()  # not finished yet (a finished run is final: it trains nothing)
     last = run / "checkpoints" / f"state_{3 * ITERATION:012d}.pt"
     whole = load_policy(run / "policy.zip").state_dict()
     last.write_bytes(last.read_bytes()[:1000])  # truncated (a disk that failed, a copy cut short)
@@ -373,7 +395,9 @@ def test_resume_removes_partial_files_incomplete_checkpoints_and_torn_or_later_p
 ) -> None:
     run = finished_run(tmp_path, capsys)
     checkpoints = run / "checkpoints"
-    # What a kill -9 during the last checkpoint's state write, mid-way through a progress line, leaves:
+    # What a kill -9 during the last checkpoint's state write, mid-way through a progress line, leaves
+    # (the run never reached its end, finished.json):
+    (run / "finished.json").unlink()
     (checkpoints / f"state_{3 * ITERATION:012d}.pt").unlink()
     (checkpoints / f".state_{3 * ITERATION:012d}.pt.x1y2.partial").write_bytes(b"half")
     with (run / "progress.jsonl").open("a") as fh:

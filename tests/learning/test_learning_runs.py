@@ -14,6 +14,7 @@ from hoity_env.cli.learn import build_parser, main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, best_response, load_policy, resume, train
+from hoity_env.learning.runs.state import load_learner, state_bytes
 
 TINY = LearnerSettings(
     num_games=4,
@@ -62,6 +63,25 @@ def test_stopped_and_resumed_run_equals_the_uninterrupted_one(
     assert len(lines) == straight.updates and json.loads(lines[-1])["steps"] == straight.steps
     saved = json.loads((tmp_path / "run" / "settings.json").read_text())
     assert LearnerSettings.from_dict(saved) == settings
+
+
+def test_every_kind_of_seat_resumes_to_the_uninterrupted_run(tmp_path: Path) -> None:
+    """The resume state is plain data: each seat's agent is built again from its spec and given back
+    what it carried (its generators, a population's member in each game, a memory policy's
+    histories of the games in progress), the snapshots their weights; resumed through a file read
+    with ``weights_only=True``, the run ends weight for weight as the uninterrupted one."""
+    memory = Learner(TINY.replace(memory=2, opponents=(("random", 1.0),)))
+    memory.save_policy(tmp_path / "memory.zip")  # a ppo-sample: agent that tracks every game's history
+    pool = (("expert", 1.0), ("champion-mix", 1.0), (f"ppo-sample:{tmp_path / 'memory.zip'}", 1.0))
+    settings = TINY.replace(opponents=(*pool, ("snapshot", 1.0)), total_steps=12 * 64)
+    straight = train(settings)
+    half = Learner(settings)
+    half.learn(6 * 64)
+    (tmp_path / "state.pt").write_bytes(state_bytes(half))
+    resumed = load_learner(tmp_path / "state.pt")
+    assert resumed.steps == half.steps and (resumed.obs == half.obs).all()
+    resumed.learn()
+    assert resumed.steps == straight.steps and _same_weights(resumed, straight)
 
 
 def test_a_new_run_never_writes_into_an_old_run_folder(tmp_path: Path) -> None:

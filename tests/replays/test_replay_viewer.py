@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from hoity_env.replays import RecordingEnv, write_html
+from hoity_env.replays.html import viewer_policy
 from tests.browser import Browser
 from tests.helpers import RULESETS
 
@@ -97,3 +98,19 @@ def test_hostile_agent_labels_render_as_text(tmp_path: Path, browser: Browser) -
     browser.press("End", 35)
     assert "game over" in browser.evaluate("document.getElementById('lines').textContent")
     assert browser.errors == []
+
+
+def test_the_viewer_runs_its_own_script_and_no_other(tmp_path: Path, browser: Browser) -> None:
+    """Its policy names its own style and script by hash: an inline script slipped into the file is
+    refused, while the viewer's own still steps through the game."""
+    policy = viewer_policy()
+    assert "'unsafe-inline'" not in policy and policy.count("'sha256-") == 2
+    page = _recorded_game(tmp_path)
+    text = page.read_text()
+    assert f'content="{policy}"' in text
+    page.write_text(text.replace("</body>", "<script>window.pwned = 1</script></body>"))
+    browser.open(page)
+    assert browser.evaluate("typeof window.pwned") == "undefined"
+    assert any("Content Security Policy" in e for e in browser.errors)  # refused, and said so
+    browser.press("End", 35)
+    assert "game over" in browser.evaluate("document.getElementById('lines').textContent")

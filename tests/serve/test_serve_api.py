@@ -76,7 +76,8 @@ def test_a_whole_game_is_played_and_its_replay_checks(tmp_path: Path, rules: str
 def test_setup_page_and_any_table(tmp_path: Path) -> None:
     with serving(settings(tmp_path)) as server:
         status, page = request(server, "GET", "/")
-        assert status == 200 and "<script>" in page and "http" not in page.split("<script>")[1]
+        assert status == 200 and '<script src="/static/play.js">' in page and "http" not in page
+        assert "fetch(" in request(server, "GET", "/static/play.js")[1]  # the page's script, from here
         assert request(server, "GET", "/favicon.ico")[0] == 204  # the browser's own request: no error
         setup = ok(server, "GET", "/api/setup")
         assert setup == {

@@ -1,15 +1,20 @@
-"""What ``hoity-serve``'s pages teach (issue 35): the rules page, the saved games' table, bids, mixture hints.
+"""What ``hoity-serve``'s pages teach (issue 35) and how they are served: files of ``serve/static/``.
 
-The rules page is ``docs/RULES.md`` itself, rendered locally (every rule id on it);
-``/replays`` is a table of date, players, rules, winner and length; a bid is offered
-as amounts (``bid`` on each choice) for one number box; a population's hint is the
-weighted mean of its members' distributions, not the one member a game drew.
+The rules page is ``docs/RULES.md`` itself, rendered when it changes (every rule id on
+it; a stale copy fails here); ``/replays`` is a table of date, players, rules, winner
+and length; a bid is offered as amounts (``bid`` on each choice) for one number box; a
+population's hint is the weighted mean of its members' distributions, not the one
+member a game drew.  The pages run only this server's own files: their
+Content-Security-Policy allows no inline script or style, and ``/static/`` serves the
+named files and nothing else.
 """
 
 from __future__ import annotations
 
 import html
+import http.client
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +23,12 @@ import numpy as np
 from hoity_env.agents import make
 from hoity_env.agents.policies.population import named_population, read_population
 from hoity_env.serve import ServeSettings
-from hoity_env.serve.page import CARD_CODES
+from hoity_env.serve.page import STATIC
 from tests.helpers import ROOT
 from tests.serve_client import ok, request, serving
+
+sys.path.insert(0, str(ROOT / "docs"))
+import serve_rules  # docs/serve_rules.py: the rules page's writer
 
 RULE_ID = re.compile(r"^\*\*([CSO]-\d+)\b", re.MULTILINE)
 
@@ -40,7 +48,52 @@ def test_the_rules_page_is_docs_rules_md_served_here(tmp_path: Path) -> None:
         assert "<table>" in page  # the choices table of docs/RULES.md, rendered
         status, play = request(server, "GET", "/")
         assert 'href="/rules"' in play and 'id="howto" open' in play  # the rules panel links it
-        assert CARD_CODES in play and "C1592 is series C" in CARD_CODES  # beside the hand
+        assert re.search(r'id="cardcodes">[^<]*C1592 is series C', play)  # card codes beside the hand
+
+
+def test_the_served_rules_page_is_current_with_docs_rules_md(tmp_path: Path) -> None:
+    assert not serve_rules.stale(), "run python docs/serve_rules.py"
+    rules = tmp_path / "RULES.md"  # the check can fail: an edit of the rules makes the page stale
+    rules.write_text(
+        serve_rules.RULES.read_text(encoding="utf-8") + "\n**A new rule.** It changes the page.\n"
+    )
+    assert serve_rules.stale(rules) and serve_rules.stale(page=tmp_path / "missing.html")
+    assert "<strong>A new rule.</strong>" in serve_rules.render(rules.read_text(encoding="utf-8"))
+
+
+def test_pages_run_only_the_servers_own_files(tmp_path: Path) -> None:
+    with serving(settings(tmp_path)) as server:
+        for path in ("/", "/rules", "/replays"):
+            status, headers, page = _raw(server, path)
+            policy = headers["Content-Security-Policy"]
+            assert status == 200 and "'unsafe-inline'" not in policy and "default-src 'none'" in policy
+            assert "<style" not in page and "style=" not in page and "<script>" not in page
+            scripts = ['<script src="/static/play.js">'] if path == "/" else []
+            assert re.findall(r"<script[^>]*>", page) == scripts
+            assert '<link rel="stylesheet" href="/static/play.css">' in page
+        for name, kind in STATIC.items():
+            status, headers, text = _raw(server, f"/static/{name}")
+            assert status == 200 and headers["Content-Type"] == kind and len(text) > 500
+            assert "http" not in text  # nothing fetched from elsewhere
+        for path in (
+            "/static/",
+            "/static/play.html",
+            "/static/../page.py",
+            "/static/rules.html",
+            "/static/a.js",
+        ):
+            assert request(server, "GET", path)[0] == 404, path  # the named files only
+
+
+def _raw(server: Any, path: str) -> tuple[int, dict[str, str], str]:
+    """``GET path``: its status, headers and body."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+    try:
+        conn.request("GET", path)
+        answer = conn.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read().decode()
+    finally:
+        conn.close()
 
 
 def _cells(page: str) -> list[list[str]]:

@@ -229,7 +229,9 @@ def test_cli_ladder_stopped_resumes_with_the_same_command(
     command = capsys.readouterr().err.split("continue with: ", 1)[1].strip()
     assert shlex.split(command) == ["hoity-eval", *argv]  # the ladder always resumes
     assert (runs / "thief" / "stopped.json").is_file()
-    assert sorted(p.name for p in (runs / "random").iterdir()) == ["response.json"]  # placed, not started
+    placed = ["checkpoints", "response.json", "run.json"]
+    assert sorted(p.name for p in (runs / "random").iterdir()) == placed  # placed, not started
+    assert not list((runs / "random" / "checkpoints").iterdir())
     monkeypatch.undo()
     assert main(argv) == 0
     assert (runs / "thief" / "exploit.json").is_file() and (runs / "random" / "exploit.json").is_file()
@@ -393,3 +395,53 @@ def test_one_call_never_gives_two_best_responses_one_folder(tmp_path: Path) -> N
         ["thief", "thief"], resume=True, budget=512, games=4, curve_points=0, **tiny_training(tmp_path)
     )
     assert [e.run_dir for e in result.entries] == [str(tmp_path / "thief"), str(tmp_path / "thief_2")]
+
+
+# ------------------------------------------------------------------ issue 44 items 6 and 10
+def _strength_argv(command: str, runs: str) -> list[str]:
+    """A tiny ``exploit`` or ``ladder`` command line writing best responses under ``runs``."""
+    argv = [command, "--games", "4", "--curve-points", "0", "--workers", "1", "--runs-dir", runs]
+    if command == "exploit":
+        return [*argv, "--target", "random"]
+    return [*argv, "--agents", "random,thief", "--exploit-games", "4"]
+
+
+@pytest.mark.parametrize(("command", "where"), [("exploit", "proc"), ("exploit", "file"), ("ladder", "proc")])
+def test_a_runs_dir_that_cannot_be_made_is_one_error_line(
+    command: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44, 6: ``--runs-dir /proc/x`` (``FileNotFoundError``) and ``--runs-dir afile/x``
+    (``NotADirectoryError``) were tracebacks."""
+    if where == "proc" and not Path("/proc/self").is_dir():
+        pytest.skip("needs /proc")
+    (tmp_path / "afile").write_text("not a folder")
+    runs = "/proc/hoity-x" if where == "proc" else str(tmp_path / "afile" / "x")
+    assert main([*_strength_argv(command, runs), "--budget", "512"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "Traceback" not in err
+    assert f"cannot create the run folder {runs}/" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+
+
+@pytest.mark.parametrize("command", ["exploit", "ladder"])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--budget", "99999999999999999999"], "budget must be an integer in [1, 9,007,199,254,740,992]"),
+        (["--budgets", "512,99999999999999999999"], "budget must be an integer in"),
+        (["--budget", "512", "--seeds", "0,4294967296"], "seed"),
+    ],
+    ids=["budget", "budgets", "seeds"],
+)
+def test_a_refused_budget_or_seed_leaves_no_folder_behind(
+    command: str, flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44, 10: ``exploit --budget 99999999999999999999`` was refused only after making
+    ``RUNS/random/`` (``settings.json``, ``response.json``, ``checkpoints/``), so the next sane run
+    went to ``random_2``.  Now every budget and seed is checked first: nothing exists, and the next
+    run takes the first name."""
+    runs = tmp_path / "runs"
+    assert main([*_strength_argv(command, str(runs)), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "Traceback" not in err and message in err
+    assert not runs.exists()

@@ -11,9 +11,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import torch
 
 from hoity_env.evaluation import evaluate
+from hoity_env.learning.runs.state import read_state
 from tests.helpers import ROOT
 
 TINY = [
@@ -106,8 +106,8 @@ def test_selfplay_admits_snapshots_through_the_gate(tmp_path: Path) -> None:
     assert len(result["league"]) == 2 and set(result["league"]) <= set(league)
     assert (tmp_path / "s" / "final_model.zip").is_file()
     state = sorted((tmp_path / "s" / "checkpoints").glob("state_*.pt"))[-1]
-    (seating,) = torch.load(state, weights_only=False)["tables"].seatings()  # the gate's snapshots play
-    assert seating.snapshots == len(result["gates"]) and seating.weights[-1] > 0
+    (table,) = read_state(state)["tables"]  # the gate's snapshots play
+    assert table["seating"]["snapshots"] == len(result["gates"]) and table["seating"]["weights"][-1] > 0
 
 
 def test_selfplay_gate_refuses_a_weak_learner(tmp_path: Path) -> None:
@@ -160,44 +160,18 @@ def test_final_lr_fraction_decays_the_learning_rate_linearly(tmp_path: Path) -> 
         env.close()
 
 
-def test_a_fresh_run_never_writes_into_an_earlier_runs_folder(tmp_path: Path) -> None:
-    folders = _load("run_folder")
-    (tmp_path / "x").mkdir()
-    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x"  # empty: taken
-    assert (tmp_path / "x" / "args.json").read_text() == "{}"  # claimed as it is chosen
-    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x_2"
-    (tmp_path / "x_3").mkdir()
-    (tmp_path / "x_3" / "curve.csv").write_text("old")
-    assert folders.run_directory(str(tmp_path), "x") == tmp_path / "x_4"
-
-
-def test_two_recipe_runs_started_together_never_share_a_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 37: the folder was chosen by a look, then made and written, so a second run
-    between the two took the same one (2 of 4 forced trials). Here the other run claims the
-    folder right after ours looked at it."""
-    import hoity_env.files as files
-
+def test_a_fresh_recipe_run_takes_a_free_run_folder_and_writes_nothing_elsewhere(tmp_path: Path) -> None:
+    """The recipes' folders are the package's run folders (the fresh-name rule and the race of two
+    runs started together are tested there, tests/learning/test_run_folder.py)."""
     folders = _load("run_folder")
     train = _load("train_ppo")
-    real = files.fresh_folder
-    other = tmp_path / "x" / "args.json"
-
-    def look_then_lose_the_race(base: Path) -> Path:
-        chosen = real(base)
-        if not other.exists():  # the other run writes its args.json between our look and our write
-            other.parent.mkdir(parents=True, exist_ok=True)
-            other.write_text('{"the": "other run"}')
-        return chosen
-
-    for module in (files, folders):
-        if hasattr(module, "fresh_folder"):
-            monkeypatch.setattr(module, "fresh_folder", look_then_lose_the_race)
-    run_dir = folders.start_run(train.Args(runs_dir=str(tmp_path), name="x"), None)
-    assert run_dir == tmp_path / "x_2"
-    assert other.read_text() == '{"the": "other run"}'  # the other run's folder is untouched
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "curve.csv").write_text("an earlier run")
+    with folders.run_folder(train.Args(runs_dir=str(tmp_path), name="x"), None) as run_dir:
+        assert run_dir == tmp_path / "x_2" and (run_dir / ".hoity-run.lock").is_file()  # held
     assert json.loads((run_dir / "args.json").read_text())["name"] == "x"
+    assert json.loads((run_dir / "run.json").read_text())["kind"] == "training-recipe"
+    assert [p.name for p in (tmp_path / "x").iterdir()] == ["curve.csv"]
 
 
 def test_vec_env_choice() -> None:

@@ -1,7 +1,7 @@
 """The kill test for the trainers: real processes stopped by SIGTERM and kill -9, then resumed (issue 21).
 
 A tiny ``train_ppo.py`` run on the batched vec env is stopped at seeded random
-timesteps (read off SB3's training table on its stdout): first by SIGTERM, which
+timesteps (read off SB3's training table on its stdout, ``--verbose``): first by SIGTERM, which
 must save a checkpoint, print the resume command and exit 143; then by kill -9,
 which saves nothing. Each time ``--resume RUN_FOLDER`` alone continues it. The
 run must end at its own total with its own settings, no checkpoint that existed
@@ -34,9 +34,10 @@ RUN = [
     "--name", "kt", "--total-timesteps", str(TOTAL), "--n-envs", "4", "--vec-env", "batched",
     "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1", "--net-width", "16",
     "--eval-every", "256", "--checkpoint-every", "128", "--eval-games", "4", "--final-eval-games", "4",
-    "--opponents", "random", "--eval-opponents", "random", "--workers", "1",
+    "--opponents", "random", "--eval-opponents", "random", "--workers", "1", "--verbose",
 ]  # fmt: skip
-"""128 steps per rollout: a checkpoint after every rollout, a curve point after every second."""
+"""128 steps per rollout: a checkpoint after every rollout, a curve point after every second;
+``--verbose`` prints SB3's training table on stdout, where the test reads the timesteps."""
 
 _STEPS = re.compile(r"total_timesteps\s*\|\s*(\d+)")
 
@@ -94,13 +95,13 @@ def test_a_run_killed_by_sigterm_and_kill_9_at_random_points_resumes_to_its_own_
     kept = _checkpoints(run)
     assert kept, "SIGTERM saved no checkpoint"
 
-    resumed = _start(["--resume", str(run)], log)
+    resumed = _start(["--resume", str(run), "--verbose"], log)  # not a setting: a resume may add it
     status, err = _stop_at(resumed, max(second, first + 128), signal.SIGKILL, log)
     assert status == -signal.SIGKILL, err
     assert all(_checkpoints(run)[name] == digest for name, digest in kept.items()), "a checkpoint changed"
     kept = _checkpoints(run)
 
-    finish = _start(["--resume", str(run)], log)
+    finish = _start(["--resume", str(run)], log)  # without --verbose: the table and the log file
     out, _ = finish.communicate(timeout=300)
     assert finish.returncode == 0, log.read_text()
     assert "override" not in out  # the resumes changed no setting
@@ -115,6 +116,9 @@ def test_a_run_killed_by_sigterm_and_kill_9_at_random_points_resumes_to_its_own_
         steps = [int(float(r["time/total_timesteps"])) for r in csv.DictReader(fh)]
     assert steps == sorted(steps) and steps[-1] == TOTAL, steps
     assert len((run / "resumes.jsonl").read_text().splitlines()) == 2
+    sessions = (run / "log.txt").read_text()  # each session appended to the log, none replaced
+    assert sessions.count("resumed from") == 2 and sessions.index("| 128 ") < sessions.index("resumed from")
+    assert "total_timesteps" not in out and "| random | 4 |" in out  # the table, not the log
     assert not any(p.name.startswith("ppo_") for p in (run / "checkpoints").iterdir())
     assert not list(tmp_path.glob("kt_*"))
 

@@ -24,6 +24,7 @@ import sb3_contrib
 import torch
 
 from hoity_env import ConfigError
+from hoity_env.learning.runs.folder import RECIPE, FormatError, RunFolder
 from tests.training.test_training import ROOT, TINY, _load
 
 pytestmark = pytest.mark.slow
@@ -199,7 +200,7 @@ def test_resume_continues_in_the_checkpoints_own_run_and_touches_no_other(
     assert _digests(first) == before_first
     assert (second / "args.json").read_bytes() == args_second
     (record,) = [json.loads(line) for line in (second / "resumes.jsonl").read_text().splitlines()]
-    assert record["checkpoint"] == str(checkpoint) and record["timesteps"] == 128
+    assert record["checkpoint"] == str(checkpoint) and record["steps"] == 128
     assert json.loads((second / "evaluation.json").read_text())["meta"]["timesteps"] == 256
     assert not list(tmp_path.glob("t_3"))
 
@@ -257,10 +258,9 @@ def test_resume_alone_takes_the_runs_own_settings_and_checkpoint_names(
 
 def _fake_run(tmp_path: Path, recipe: str = "train_ppo", **settings: Any) -> Path:
     """A run folder as ``recipe`` leaves it after its first checkpoint (no training needed)."""
-    run = tmp_path / "f"
-    (run / "checkpoints").mkdir(parents=True)
     args = _load(recipe).Args(name="f", runs_dir=str(tmp_path), **settings)
-    (run / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    text = json.dumps(dataclasses.asdict(args), indent=1)
+    run = RunFolder.create(tmp_path / "f", RECIPE, {"args.json": text}, next_free=False).path
     _checkpoint(tmp_path).rename(run / "checkpoints" / "curve_64.zip")
     return run
 
@@ -318,7 +318,7 @@ def test_resume_overrides_are_printed_and_recorded(
     out = capsys.readouterr().out
     assert "override --workers: 2 (the run's: 1)" in out and "override --time-limit-minutes: 5.0" in out
     (record,) = [json.loads(line) for line in (run / "resumes.jsonl").read_text().splitlines()]
-    assert record["overrides"] == {"workers": 2, "time_limit_minutes": 5.0}
+    assert record["session"] == {"workers": 2, "time_limit_minutes": 5.0}
     assert json.loads((run / "args.json").read_text())["workers"] == 1
 
 
@@ -328,6 +328,7 @@ def test_resuming_a_finished_run_is_refused_and_replaces_nothing(tmp_path: Path,
     run = _fake_run(tmp_path, n_envs=1, n_steps=64, batch_size=64, total_timesteps=128)
     (run / "final_model.zip").write_bytes((run / "checkpoints" / "curve_64.zip").read_bytes())
     (run / "evaluation.json").write_text('{"meta": {}, "scores": {}}')
+    RunFolder(run, RECIPE).finish()  # what the recipe writes last
     before = _digests(run)
     path = {"folder": run, "checkpoint": run / "checkpoints" / "curve_64.zip"}.get(target)
     with pytest.raises(ConfigError, match=r"is finished .* a finished run is final"):
@@ -441,10 +442,10 @@ def test_fast_recipe_sigterm_saves_exits_143_and_resumes_to_the_uninterrupted_we
         shared.main(["--resume", str(run)])
 
 
-def test_a_run_made_before_learner_existed_resumes_on_maskableppo(tmp_path: Path) -> None:
+def test_a_run_folder_of_an_older_format_is_refused_naming_its_format(tmp_path: Path) -> None:
     run = _fake_run(tmp_path, "shared_ppo")
-    saved = json.loads((run / "args.json").read_text())
-    del saved["learner"]  # an args.json from before --learner: those runs were MaskablePPO's
-    (run / "args.json").write_text(json.dumps(saved))
-    args, _ = _load("recipe_args").parse_args(_load("shared_ppo").Args, ["--resume", str(run)], "")
-    assert args.learner == "sb3"
+    (run / "run.json").unlink()  # a folder of hoity_env 0.1: no run.json, told by its args.json
+    before = _digests(run)
+    with pytest.raises(FormatError, match=r"written by hoity_env 0\.1 \(run folder format 1\).* format 2"):
+        _load("recipe_args").parse_args(_load("shared_ppo").Args, ["--resume", str(run)], "")
+    assert _digests(run) == before

@@ -25,7 +25,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hoity_env.agents.policies.manifest import (
+from hoity_env.agents.policies.named import GREEDY_SUFFIX, NAMED_AGENTS
+from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     PATH_PREFIXES,
     POPULATION_PREFIX,
@@ -33,19 +34,22 @@ from hoity_env.agents.policies.manifest import (
     read_population,
     resolve_spec,
 )
-from hoity_env.agents.policies.named import GREEDY_SUFFIX, NAMED_AGENTS
 from hoity_env.agents.policies.registry import resolve
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
+from hoity_env.files import open_file
 
 __all__ = ["content_hash"]
 
 _CHUNK = 1 << 20
+_MAX_BYTES = 1 << 40
+"""No file an agent plays is larger; the bound only keeps a hostile file from being read forever."""
 
 
 def _update(digest: Any, path: Path) -> None:
-    """Feed ``path``'s bytes to ``digest`` a chunk at a time (a checkpoint can be large)."""
-    with path.open("rb") as fh:
+    """Feed ``path``'s bytes to ``digest`` a chunk at a time (a checkpoint can be large); a FIFO,
+    a device or a missing file is refused before it is opened (:func:`~hoity_env.files.open_file`)."""
+    with open_file(path, f"cannot identify the agent: {path}", max_bytes=_MAX_BYTES) as fh:
         while chunk := fh.read(_CHUNK):
             digest.update(chunk)
 

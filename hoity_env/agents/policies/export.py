@@ -19,18 +19,25 @@ exports as a padded policy that plays every count it was trained on.
 ``--population`` exports a league's ``population.json`` (:func:`export_population`): each
 ``ppo-sample:`` member to an ``.npz`` in ``OUT_DIR`` and a manifest beside them whose members
 are ``npz:`` specs, so the mixture plays without torch (how a per-table ``champion-mix`` is
-shipped).
+shipped).  It reads only inside the manifest's folder (a member outside it is refused, as
+``population:`` refuses it, unless ``HOITY_POPULATION_PATHS=any`` allows it) and writes only
+``OUT_DIR``, built in a hidden scratch folder beside it and renamed whole at the end: a
+failure, Ctrl-C or SIGTERM leaves nothing, and a scratch folder left by a ``kill -9`` is
+reported and removed by the next export to the same ``OUT_DIR``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
-import json
 import logging
-import tempfile
-from collections.abc import Sequence
+import shutil
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -41,8 +48,9 @@ from hoity_env.agents.policies.padded import read_zip_entry
 from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.files import folder_atomically, hold_lock, read_json, scratch_folders
 
-__all__ = ["export_checkpoint", "export_population", "main", "policy_layers", "shipped_path"]
+__all__ = ["export_checkpoint", "export_population", "main", "npz_name", "policy_layers", "shipped_path"]
 
 LOG = logging.getLogger(__name__)
 
@@ -85,11 +93,13 @@ def export_checkpoint(
     name: str | None = None,
     rules: str | None = None,
     training_args: dict[str, Any] | None = None,
+    inside: Path | None = None,
 ) -> Path:
     """Write ``checkpoint``'s policy to ``out`` (atomically); returns ``out``.
 
     ``training_args`` default to the ``args.json`` beside the checkpoint (the
-    training recipes write one), or the fast learner's ``settings.json`` of its run folder,
+    training recipes write one), or the fast learner's ``settings.json`` of its run folder
+    (only those inside the folder ``inside``, when given),
     and ``rules`` to their ``rules`` (else ``standard``, the only preset before there were
     two).  A padded checkpoint (the fast learner's ``--players 2,3,…`` or ``--padded``)
     exports as a padded policy (``hoity_env.mlp_policy/2``) with its own rules and counts.
@@ -105,7 +115,7 @@ def export_checkpoint(
     padded = read_zip_entry(checkpoint)
     weights, biases, activation = policy_layers(model)
     if training_args is None:
-        training_args = _training_args(checkpoint)
+        training_args = _training_args(checkpoint, inside)
     obs_dim, num_actions = int(weights[0].shape[1]), int(weights[-1].shape[0])
     players = check_sizes(checkpoint, obs_dim, num_actions, None, None, padded)
     if padded is not None:  # its own record decides: the padded layout of its rules, its counts
@@ -135,27 +145,50 @@ def export_checkpoint(
     return save_policy(out, weights, biases, metadata)
 
 
-def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
+def npz_name(source: Path) -> str:
+    """The file name a ``ppo-sample:`` member exports to: its path's parts joined by ``-``
+    (``members/main_1.zip`` → ``members-main_1.npz``; a root or drive is dropped and ``..`` is
+    ``up``), so it lies in ``OUT_DIR`` itself, whatever the member's path."""
+    parts = list(source.parts[1:] if source.anchor else source.parts)
+    if parts and parts[-1] not in (".", ".."):
+        parts[-1] = Path(parts[-1]).stem
+    return f"{'-'.join('up' if part == '..' else part for part in parts if part != '.') or 'policy'}.npz"
+
+
+def export_population(manifest: str | Path, out_dir: str | Path, *, any_paths: bool | None = None) -> Path:
     """Export the population at ``manifest`` to ``out_dir``: its manifest there, each ``ppo-sample:``
     member an ``npz:`` file beside it; returns the new manifest's path.
 
     A member's file is named after its path in the run folder (``members/main_1019190.zip`` →
-    ``members-main_1019190.npz``), so two members never share one.  Named and scripted members
-    are kept as they are; a greedy ``ppo:`` member is refused (``npz:`` plays by sampling, as the
-    league's members do), and so is any other file spec, before anything is written; the files
-    are written in a scratch folder renamed whole at the end, so a failure leaves nothing.
+    ``members-main_1019190.npz``, :func:`npz_name`), so two members never share one.  Named and
+    scripted members are kept as they are; a greedy ``ppo:`` member is refused (``npz:`` plays by
+    sampling, as the league's members do), and so is any other file spec, and a member outside
+    the manifest's folder unless ``any_paths`` (``None``: as ``HOITY_POPULATION_PATHS`` says),
+    before anything is written.  The files are written in a scratch folder renamed whole at the
+    end (:func:`~hoity_env.files.folder_atomically`), holding a lock beside ``out_dir`` so that
+    one export writes it at a time; scratch folders a killed export left are removed (and logged)
+    first.  Nothing is written outside ``out_dir`` but the lock and the scratch folder.
     """
-    from hoity_env.agents.policies.manifest import Member, read_population, write_population
+    from hoity_env.agents.policies.population import (
+        Member,
+        any_paths_allowed,
+        check_inside,
+        read_population,
+        write_population,
+    )
 
     manifest = Path(manifest)
     members = read_population(manifest)
+    allowed = any_paths_allowed() if any_paths is None else any_paths
+    folder = manifest.parent
     jobs: dict[int, tuple[Path, str]] = {}
     """Member index → (its checkpoint, the ``.npz`` name it exports to)."""
     for index, member in enumerate(members):
         if member.spec.startswith("ppo-sample:"):
+            if not allowed:
+                check_inside(member.spec, index, manifest)
             source = Path(member.spec[len("ppo-sample:") :])
-            stem = "-".join(source.with_suffix("").parts)
-            jobs[index] = (source if source.is_absolute() else manifest.parent / source, f"{stem}.npz")
+            jobs[index] = (source if source.is_absolute() else folder / source, npz_name(source))
         elif ":" in member.spec:
             raise ConfigError(
                 f"population {manifest}: members[{index}] is {member.spec!r}; only ppo-sample: members, "
@@ -164,30 +197,45 @@ def export_population(manifest: str | Path, out_dir: str | Path) -> Path:
     if len({name for _, name in jobs.values()}) != len(jobs):
         raise ConfigError(f"population {manifest}: two members export to the same file name")
     out_dir = Path(out_dir)
-    if out_dir.exists():
-        raise ConfigError(f"{out_dir} exists; export a population to a new folder (nothing is replaced)")
+    if out_dir.name in ("", ".", ".."):
+        raise ConfigError(f"{out_dir}: name a new folder to export the population to")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    renamed: list[Member] = []
-    with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{out_dir.name}.") as scratch:
-        for index, member in enumerate(members):  # into a scratch folder, renamed whole
-            if index in jobs:
-                source, name = jobs[index]
-                export_checkpoint(source, Path(scratch) / name, name=name[: -len(".npz")])
-                member = Member(f"npz:{name}", member.weight, member.origin)
-            renamed.append(member)
-        write_population(Path(scratch) / "population.json", renamed)
-        Path(scratch).rename(out_dir)
-        Path(scratch).mkdir()  # for the context manager's clean-up
+    with hold_lock(out_dir.parent / f".{out_dir.name}.export.lock", _busy(out_dir)):
+        for left in scratch_folders(out_dir):
+            shutil.rmtree(left, ignore_errors=True)
+            LOG.warning("removed %s, left by an export to %s that was killed", left, out_dir)
+        if out_dir.exists() or out_dir.is_symlink():
+            raise ConfigError(f"{out_dir} exists; export a population to a new folder (nothing is replaced)")
+        with folder_atomically(out_dir) as scratch:
+            renamed: list[Member] = []
+            for index, member in enumerate(members):
+                if index in jobs:
+                    source, name = jobs[index]
+                    inside = None if allowed else folder
+                    export_checkpoint(source, scratch / name, name=name[: -len(".npz")], inside=inside)
+                    member = Member(f"npz:{name}", member.weight, member.origin)
+                renamed.append(member)
+            write_population(scratch / "population.json", renamed)
     return out_dir / "population.json"
 
 
-def _training_args(checkpoint: Path) -> dict[str, Any]:
+def _busy(out_dir: Path) -> Callable[[str], Exception]:
+    def busy(pid: str) -> ConfigError:
+        return ConfigError(f"another export to {out_dir} is running (pid {pid}); wait for it to end")
+
+    return busy
+
+
+def _training_args(checkpoint: Path, inside: Path | None = None) -> dict[str, Any]:
     """The training recipe's ``args.json`` beside ``checkpoint``, or a fast-learner run's
-    ``settings.json`` (``policy.zip`` sits in the run folder, checkpoints one folder down); else {}."""
+    ``settings.json`` (``policy.zip`` sits in the run folder, checkpoints one folder down); else {}.
+    With ``inside``, only files in that folder are looked at; a damaged one is refused."""
     run = "settings.json"  # hoity_env.learning.runs.session.SETTINGS (the learning layer sits above this one)
     for beside in (checkpoint.parent / "args.json", checkpoint.parent / run, checkpoint.parent.parent / run):
+        if inside is not None and not beside.resolve().is_relative_to(inside.resolve()):
+            continue
         if beside.is_file():
-            data = json.loads(beside.read_text(encoding="utf-8"))
+            data = read_json(beside, f"training settings {beside}", inside=inside)
             return data if isinstance(data, dict) else {}
     return {}
 
@@ -228,18 +276,50 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind, so that the scratch folder is removed (not an ``Exception``: no
+    ``except Exception`` on the way may take it for a failure of its own)."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises :class:`_Terminated` while the block runs (the main thread only)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status (2: a bad argument or file; 130/143: Ctrl-C/SIGTERM)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.population is not None:
         if args.shipped or args.checkpoint is None or args.out is not None:
             parser.error("give --population MANIFEST OUT_DIR")
+        handler = logging.StreamHandler(sys.stderr)  # the warning about a killed export's leftovers
+        LOG.addHandler(handler)
         try:
-            written = export_population(args.population, args.checkpoint)
+            with _sigterm_unwinds():
+                written = export_population(args.population, args.checkpoint)
         except (ConfigError, OSError) as exc:
             parser.exit(2, f"{parser.prog}: error: {exc}\n")
-        from hoity_env.agents.policies.manifest import read_population
+        except KeyboardInterrupt:
+            parser.exit(130, f"{parser.prog}: interrupted; nothing was written\n")
+        except _Terminated:
+            parser.exit(143, f"{parser.prog}: terminated (SIGTERM); nothing was written\n")
+        finally:
+            LOG.removeHandler(handler)
+        from hoity_env.agents.policies.population import read_population
 
         print(f"{args.population} -> {written} ({len(read_population(written))} members)")
         return 0

@@ -33,6 +33,14 @@ a reader that knows only ``/1`` refuses a ``/2`` file by its format, never misre
 
 Actions are chosen from the masked softmax of the logits, as sb3-contrib's
 ``MaskableCategorical`` does (illegal actions get probability 0).
+
+:func:`load_policy` is the one reader of the format, and treats the file as untrusted
+(:mod:`hoity_env.files`): a FIFO, a folder or a truncated file, metadata that is not a JSON
+object of the fields above with their types (``obs_dim`` an integer in range, ``activation``
+a known name), and arrays other than float weights of the shapes the metadata implies (at
+most :data:`MAX_WIDTH` wide, :data:`MAX_LAYERS` deep) are each one
+:class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field; shapes are
+checked on the arrays' headers before any array is read.
 """
 
 from __future__ import annotations
@@ -47,14 +55,18 @@ import numpy as np
 
 from hoity_env.agents.policies.padded import PaddedInputs
 from hoity_env.agents.view import num_players_of
-from hoity_env.engine.errors import ConfigError
-from hoity_env.files import write_atomic
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.errors import ConfigError, FileFormatError
+from hoity_env.files import JsonObject, NpzArchive, open_npz, parse_json, write_atomic
 
 __all__ = [
     "ACTIVATIONS",
     "FORMAT",
+    "MAX_LAYERS",
+    "MAX_WIDTH",
     "PADDED_FORMAT",
     "MlpPolicy",
+    "check_metadata",
     "load_policy",
     "masked_softmax",
     "save_policy",
@@ -73,6 +85,14 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 REQUIRED = ("format", "obs_dim", "num_actions", "num_players", "rules", "activation")
 PADDED_REQUIRED = ("format", "obs_dim", "num_actions", "padded", "player_counts", "rules", "activation")
+MAX_WIDTH = 1 << 16
+"""The widest layer (and observation, and action set) a policy file may declare."""
+MAX_LAYERS = 64
+"""The most layers a policy file may hold."""
+MAX_PARAMETERS = 1 << 28
+"""The most weights and biases a policy file may hold together (1 GiB of float32)."""
+MAX_METADATA_CHARS = 1 << 20
+"""The longest metadata text a policy file may hold."""
 
 
 @dataclass(frozen=True)
@@ -137,24 +157,43 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return out
 
 
+def check_metadata(meta: Any, where: str) -> None:
+    """Refuse metadata that is not a JSON object of the format's fields with their types and ranges
+    (module docstring), with one :class:`ConfigError` naming the field; other keys are kept as they are."""
+    if not isinstance(meta, Mapping):
+        raise ConfigError(f"{where}: metadata must be a JSON object, got {type(meta).__name__}")
+    fields = JsonObject(dict(meta), where, "metadata")
+    kind = fields.get("format", None)
+    if kind not in (FORMAT, PADDED_FORMAT):
+        raise ConfigError(f"{where}: format {kind!r:.80} is not {FORMAT!r} or {PADDED_FORMAT!r}")
+    missing = [key for key in (PADDED_REQUIRED if kind == PADDED_FORMAT else REQUIRED) if key not in meta]
+    if missing:
+        raise ConfigError(f"{where}: metadata lacks {', '.join(missing)}")
+    fields.integer("obs_dim", 1, MAX_WIDTH)
+    fields.integer("num_actions", 1, MAX_WIDTH)
+    activation = meta["activation"]
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise ConfigError(f"{where}: activation {activation!r:.80} is not one of {', '.join(ACTIVATIONS)}")
+    fields.string("rules", max_chars=256)
+    if kind == FORMAT:
+        fields.integer("num_players", MIN_PLAYERS, MAX_PLAYERS)
+    else:
+        fields.boolean("padded")
+        fields.array("player_counts", max_items=MAX_PLAYERS)
+
+
 def _check(policy: MlpPolicy) -> None:
     """Refuse an inconsistent policy with one :class:`ConfigError` naming the field."""
     meta, where = policy.metadata, policy.where
-    if meta.get("format") not in (FORMAT, PADDED_FORMAT):
-        raise ConfigError(f"{where}: format {meta.get('format')!r} is not {FORMAT!r} or {PADDED_FORMAT!r}")
-    missing = [
-        key for key in (PADDED_REQUIRED if meta["format"] == PADDED_FORMAT else REQUIRED) if key not in meta
-    ]
-    if missing:
-        raise ConfigError(f"{where}: metadata lacks {', '.join(missing)}")
-    if meta["activation"] not in ACTIVATIONS:
-        raise ConfigError(
-            f"{where}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}"
-        )
+    check_metadata(meta, where)
     if not policy.weights or len(policy.weights) != len(policy.biases):
         raise ConfigError(f"{where}: needs as many biases as weights, at least one layer")
     width = int(meta["obs_dim"])
     for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
+        for name, array in ((f"w{i}", w), (f"b{i}", b)):
+            if not isinstance(array, np.ndarray) or array.dtype.kind not in "fiu":
+                kind = getattr(array, "dtype", type(array).__name__)
+                raise ConfigError(f"{where}: {name} must be an array of real numbers, not {kind}")
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
             raise ConfigError(
                 f"{where}: layer {i} has shapes {w.shape} and {b.shape}, expected (out, {width})"
@@ -188,13 +227,17 @@ def save_policy(
 ) -> Path:
     """Check and write an MLP policy to ``path`` in the ``.npz`` format, atomically; returns ``path``."""
     path = Path(path)
+    try:  # numpy scalars (np.int64(117)) become the plain values they stand for
+        text = json.dumps(dict(metadata), sort_keys=True, allow_nan=False, default=_plain)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: metadata must be plain JSON values ({exc})") from None
     policy = MlpPolicy(
-        tuple(np.asarray(w, dtype=np.float32) for w in weights),
-        tuple(np.asarray(b, dtype=np.float32) for b in biases),
-        dict(metadata),
+        tuple(_real(w, f"{path}: w{i}") for i, w in enumerate(weights)),
+        tuple(_real(b, f"{path}: b{i}") for i, b in enumerate(biases)),
+        json.loads(text),
         where=str(path),
     )
-    arrays: dict[str, np.ndarray] = {"metadata": np.array(json.dumps(policy.metadata, sort_keys=True))}
+    arrays: dict[str, np.ndarray] = {"metadata": np.array(text)}
     for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
         arrays[f"w{i}"], arrays[f"b{i}"] = w, b
 
@@ -205,22 +248,79 @@ def save_policy(
     return path
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar or array as the plain JSON value it holds (``json.dumps``'s ``default``)."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+def _real(values: Any, where: str) -> np.ndarray:
+    """``values`` as float32, refused if not real numbers (a complex part is never dropped silently)."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "fiu":
+        raise ConfigError(f"{where} must hold real numbers, not {array.dtype}")
+    return array.astype(np.float32)
+
+
 def load_policy(source: str | Path | IO[bytes], where: str | None = None) -> MlpPolicy:
-    """Read an MLP policy written by :func:`save_policy` (a path or an open binary file)."""
+    """Read an MLP policy written by :func:`save_policy` (a path or an open binary file).
+
+    The file is untrusted (module docstring): the metadata is read and checked first, then
+    every array's header against the shapes it implies, and only then are the weights read.
+    """
     where = where or str(source)
-    try:
-        with np.load(source, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{where} is not an MLP policy .npz file: {exc}") from exc
-    try:
-        metadata = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{where}: no readable metadata: {exc}") from exc
-    count = sum(1 for key in arrays if key.startswith("w"))
-    try:
-        weights = tuple(arrays[f"w{i}"] for i in range(count))
-        biases = tuple(arrays[f"b{i}"] for i in range(count))
-    except KeyError as exc:
-        raise ConfigError(f"{where}: layer array {exc} is missing") from exc
-    return MlpPolicy(weights, biases, metadata, where=where)
+    with open_npz(source, where, text_arrays=("metadata",), max_elements=MAX_PARAMETERS) as npz:
+        if "metadata" not in npz.headers:
+            raise FileFormatError(where, "no readable metadata (not an MLP policy file)", "array 'metadata'")
+        text = npz.text("metadata")
+        if len(text) > MAX_METADATA_CHARS:
+            raise FileFormatError(where, f"longer than {MAX_METADATA_CHARS:,} characters", "metadata")
+        metadata = parse_json(text, where, field="metadata", max_depth=16)
+        try:
+            check_metadata(metadata, where)
+            count = _check_headers(npz, metadata, where)
+            weights = tuple(npz.array(f"w{i}") for i in range(count))
+            biases = tuple(npz.array(f"b{i}") for i in range(count))
+            return MlpPolicy(weights, biases, metadata, where=where)
+        except FileFormatError:
+            raise
+        except ConfigError as exc:  # the checks every policy passes: here, the file is at fault
+            raise FileFormatError(where, str(exc).removeprefix(f"{where}: ")) from None
+
+
+def _check_headers(npz: NpzArchive, metadata: Mapping[str, Any], where: str) -> int:
+    """The number of layers, once every array's header has the shape and dtype the metadata implies."""
+    layers = [name for name in npz.headers if name != "metadata"]
+    count = len(layers) // 2
+    expected = {f"{kind}{i}" for i in range(count) for kind in "wb"}
+    if not count or count > MAX_LAYERS or set(layers) != expected:
+        raise FileFormatError(
+            where,
+            f"holds the arrays {sorted(layers)[:10]}, not w0, b0, …, wL, bL (1 to {MAX_LAYERS} layers)",
+        )
+    width, total = int(metadata["obs_dim"]), 0
+    for i in range(count):
+        w, b = npz.headers[f"w{i}"], npz.headers[f"b{i}"]
+        for name, header in ((f"w{i}", w), (f"b{i}", b)):
+            if header.dtype.kind != "f":
+                raise FileFormatError(where, f"must hold floats, not {header.dtype}", f"array {name!r}")
+        if (
+            len(w.shape) != 2
+            or w.shape[1] != width
+            or not 1 <= w.shape[0] <= MAX_WIDTH
+            or b.shape != w.shape[:1]
+        ):
+            raise FileFormatError(
+                where,
+                f"layer {i} has shapes {w.shape} and {b.shape}, expected (out, {width}) and (out,)"
+                f" with out at most {MAX_WIDTH}",
+            )
+        width, total = w.shape[0], total + w.size + b.size
+    if total > MAX_PARAMETERS:
+        raise FileFormatError(where, f"holds {total:,} weights, more than {MAX_PARAMETERS:,}")
+    if width != int(metadata["num_actions"]):
+        raise FileFormatError(
+            where, f"the action head has {width} outputs, metadata says {metadata['num_actions']}"
+        )
+    return count

@@ -1,4 +1,4 @@
-"""``population:PATH``: a mixture over saved agents, one member drawn per game.
+"""``population:PATH``: a mixture over saved agents, one member drawn per game, and its manifest.
 
 A league (or PSRO) ends with a population and a meta-strategy over it: weights
 saying how often each member should be played.  :class:`PopulationAgent` makes
@@ -9,8 +9,31 @@ whole game.  (A mixture drawn per decision would be a different, weaker
 strategy; a draw per batch would tie every game of a batch together.)
 
 The members and their weights are a manifest, ``population.json``
-(:mod:`hoity_env.agents.policies.manifest`: the format, its checks, and why a member's file must
-lie in the manifest's folder unless the user allows otherwise).
+(:func:`read_population`, :func:`write_population`)::
+
+    {"format": "hoity-population/1",
+     "members": [{"spec": "ppo-sample:members/main_final.zip", "weight": 0.5,
+                  "origin": "main agent, 3,000,000 steps"},
+                 {"spec": "expert", "weight": 0.25, "origin": "zoo"}]}
+
+Member specs are any :func:`hoity_env.agents.make` spec except another population
+(no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``npz:``, ``rllib:``)
+is relative to the manifest's folder, so a saved league can be moved as a whole.
+Weights must be positive and finite; :func:`normalised` makes them probabilities
+(divided by the largest first, so ``1e308, 1e308`` is half and half, not an overflow to
+infinity).  ``origin`` is free text.  A manifest is untrusted JSON, read by
+:func:`read_population` through :mod:`hoity_env.files`: a FIFO or a folder, a truncated or
+empty file, JSON nested too deeply, a spec holding a NUL or another control character, a
+weight written as a 400-digit integer: each is one
+:class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field.
+
+A manifest is as dangerous as the checkpoints it names (a ``ppo:`` member is a pickle,
+run when loaded), so by default a member's file must lie inside the manifest's folder
+(:func:`check_inside`): an absolute path, or one that leaves the folder (``../``, a
+symbolic link pointing out), is refused before anything is loaded.  A user who trusts a
+manifest that names files elsewhere allows it explicitly: ``PopulationAgent(...,
+any_paths=True)``, or, for every command and worker process, the environment variable
+``HOITY_POPULATION_PATHS=any`` (:data:`PATHS_VARIABLE`; ``inside``, the default, keeps the rule).
 
 Named populations ship in the package beside the named agents' weights
 (``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
@@ -32,33 +55,27 @@ begun by the last ``reset``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import json
+import os
+import unicodedata
+from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
 from hoity_env.agents.batch import act_batch, check_batch
-from hoity_env.agents.policies.manifest import (
-    NAMED_POPULATIONS,
-    PATH_PREFIXES,
-    PATHS_VARIABLE,
-    POPULATION_FORMAT,
-    POPULATION_PREFIX,
-    Member,
-    any_paths_allowed,
-    check_inside,
-    check_member,
-    named_population,
-    normalised,
-    read_population,
-    resolve_spec,
-    write_population,
-)
+from hoity_env.agents.bots.zoo import SCRIPTED
+from hoity_env.agents.policies.named import NAMED_AGENTS
+from hoity_env.agents.policies.registry import registry, resolve
 from hoity_env.engine.config import RulesConfig
-from hoity_env.engine.errors import ConfigError, StateError
+from hoity_env.engine.errors import ConfigError, FileFormatError, StateError
+from hoity_env.files import JsonObject, read_json, write_atomically
 
-__all__ = [  # the manifest's names too: they have always been imported from here
+__all__ = [
+    "MAX_MEMBERS",
     "NAMED_POPULATIONS",
     "PATHS_VARIABLE",
     "PATH_PREFIXES",
@@ -66,12 +83,195 @@ __all__ = [  # the manifest's names too: they have always been imported from her
     "POPULATION_PREFIX",
     "Member",
     "PopulationAgent",
+    "any_paths_allowed",
+    "check_inside",
     "check_member",
     "named_population",
+    "normalised",
     "read_population",
     "resolve_spec",
     "write_population",
 ]
+
+POPULATION_FORMAT = "hoity-population/1"
+"""The manifest's ``format`` tag."""
+POPULATION_PREFIX = "population:"
+NAMED_POPULATIONS = registry().names("population")
+"""The populations shipped in the package (the registry's), each a manifest per table under
+``hoity_env/agents/models/``."""
+PATH_PREFIXES = ("ppo:", "ppo-sample:", "npz:", "rllib:")
+"""Member spec forms that name a file (resolved against the manifest's folder)."""
+PATHS_VARIABLE = "HOITY_POPULATION_PATHS"
+"""The environment variable that lets members name files outside the manifest's folder (``any``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Member:
+    """One member of a population: an agent spec, its weight (> 0) and where it came from."""
+
+    spec: str
+    weight: float
+    origin: str = ""
+
+
+MAX_MEMBERS = 10_000
+"""The most members a manifest may list."""
+_MAX_BYTES = 4 << 20
+_MAX_CHARS = 4096
+"""The longest spec or origin."""
+
+
+def _refuse(path: Path | None, field: str, problem: str) -> NoReturn:
+    """A manifest file's :class:`FileFormatError`, or for members given in code (no ``path``) a
+    :class:`ConfigError`; either names the field."""
+    if path is None:
+        raise ConfigError(f"{field} {problem}")
+    raise FileFormatError(f"population {path}", problem, field)
+
+
+def check_member(member: Any, index: int, path: Path | None = None) -> Member:
+    """``member`` (a :class:`Member` or a manifest dict) checked; errors name ``members[index].FIELD``
+    (and the manifest at ``path``, if it comes from one)."""
+    field = f"members[{index}]"
+    if isinstance(member, Member):
+        member = dataclasses.asdict(member)
+    if not isinstance(member, dict):
+        _refuse(path, field, f"must be an object with spec and weight, got {member!r:.80}")
+    unknown = set(member) - {"spec", "weight", "origin"}
+    if unknown:
+        _refuse(path, field, f"has unknown fields {sorted(unknown)}")
+    spec, weight, origin = member.get("spec"), member.get("weight"), member.get("origin", "")
+    if not isinstance(spec, str) or not spec.strip() or len(spec) > _MAX_CHARS:
+        _refuse(path, f"{field}.spec", f"must be a non-empty agent spec, got {spec!r:.80}")
+    control = next((c for c in spec if unicodedata.category(c) == "Cc"), None)
+    if control is not None:  # a NUL would reach the file system as "embedded null byte"
+        _refuse(path, f"{field}.spec", f"holds the control character {control!r}, which no agent spec has")
+    if spec.startswith(POPULATION_PREFIX) or spec in NAMED_POPULATIONS:
+        _refuse(
+            path,
+            f"{field}.spec",
+            f"is {spec!r}: a population cannot contain a population (list its members instead)",
+        )
+    named_file = any(spec.startswith(p) and spec[len(p) :].strip() for p in PATH_PREFIXES)
+    if not named_file and spec not in SCRIPTED and spec not in NAMED_AGENTS:
+        _refuse(path, f"{field}.spec", f"unknown agent spec {spec!r:.80}")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        _refuse(path, f"{field}.weight", f"must be a number > 0, got {weight!r:.80}")
+    try:
+        value = float(weight)
+    except OverflowError:
+        _refuse(
+            path, f"{field}.weight", f"must be a number > 0 a float can hold, got {len(str(weight))} digits"
+        )
+    if not np.isfinite(value) or value <= 0:
+        _refuse(path, f"{field}.weight", f"must be a number > 0, got {weight!r:.80}")
+    if not isinstance(origin, str) or len(origin) > _MAX_CHARS:
+        _refuse(
+            path,
+            f"{field}.origin",
+            f"must be a string of at most {_MAX_CHARS} characters, got {origin!r:.80}",
+        )
+    return Member(spec, value, origin)
+
+
+def read_population(path: str | Path) -> tuple[Member, ...]:
+    """The members of the manifest at ``path`` as written (specs not yet resolved); checked.
+
+    The file is untrusted (module docstring): anything but a regular file of at most 4 MiB
+    holding a manifest of the right ``format`` with 1 to :data:`MAX_MEMBERS` valid members is
+    one :class:`FileFormatError` naming the file and the field.
+    """
+    path = Path(path)
+    where = f"population {path}"
+    manifest = JsonObject(read_json(path, where, max_bytes=_MAX_BYTES, max_depth=8), where)
+    if manifest.get("format", None) != POPULATION_FORMAT:
+        manifest.refuse("format", f"must be {POPULATION_FORMAT!r}, got {manifest.get('format', None)!r:.80}")
+    members = manifest.array("members", max_items=MAX_MEMBERS)
+    if not members:
+        manifest.refuse("members", "must be a non-empty list of members")
+    manifest.only("format", "members")
+    return tuple(check_member(m, i, path) for i, m in enumerate(members))
+
+
+def write_population(path: str | Path, members: Sequence[Member | dict[str, Any]]) -> Path:
+    """Save a population manifest at ``path`` (atomically: never half a file); returns ``path``.
+
+    ``members`` are :class:`Member` s or dicts with ``spec``, ``weight`` and optional
+    ``origin``, checked as :func:`read_population` checks them, before anything is written
+    (missing folders are made).
+    Relative paths in member specs are read relative to ``path``'s folder.
+    """
+    if isinstance(members, (str, dict)) or not members:
+        raise ConfigError("members must be a non-empty list of members")
+    checked = [check_member(m, i) for i, m in enumerate(members)]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = ",\n".join(f"  {json.dumps(dataclasses.asdict(m))}" for m in checked)  # a member per line
+    text = f'{{\n "format": {json.dumps(POPULATION_FORMAT)},\n "members": [\n{rows}\n ]\n}}\n'
+    return write_atomically(path, text)
+
+
+def named_population(
+    name: str, rules: str | RulesConfig | None = None, num_players: int | None = None
+) -> Path:
+    """The shipped manifest of the named population ``name`` (one of :data:`NAMED_POPULATIONS`) for
+    the table of ``rules`` and ``num_players`` (None: standard, 4); a table without one is refused."""
+    if name not in NAMED_POPULATIONS:
+        raise ConfigError(f"unknown named population {name!r}; choose one of {', '.join(NAMED_POPULATIONS)}")
+    entry = resolve(name, rules, num_players)
+    return Path(str(resources.files("hoity_env.agents") / "models" / entry.file))
+
+
+def resolve_spec(spec: str, folder: Path) -> str:
+    """``spec`` with a relative file path made relative to ``folder`` (the manifest's)."""
+    for prefix in PATH_PREFIXES:
+        if spec.startswith(prefix):
+            target = Path(spec[len(prefix) :])
+            return prefix + str(target if target.is_absolute() else folder / target)
+    return spec
+
+
+def any_paths_allowed(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether :data:`PATHS_VARIABLE` allows members outside their manifest's folder (``any``)."""
+    value = environ.get(PATHS_VARIABLE, "inside")
+    if value not in ("inside", "any"):
+        raise ConfigError(f"{PATHS_VARIABLE} must be 'inside' (the default) or 'any', got {value!r}")
+    return value == "any"
+
+
+def check_inside(spec: str, index: int, path: Path) -> None:
+    """Refuse a member file outside the manifest's folder (absolute, ``../``, a link pointing out)."""
+    prefix = next((p for p in PATH_PREFIXES if spec.startswith(p)), None)
+    if prefix is None:
+        return
+    named = Path(spec[len(prefix) :])
+    folder = path.parent.resolve()
+    try:
+        inside = not named.is_absolute() and (folder / named).resolve().is_relative_to(folder)
+    except (OSError, RuntimeError, ValueError):  # a loop of links; a NUL (check_member refuses it first)
+        inside = False
+    if not inside:
+        raise ConfigError(
+            f"population {path}: members[{index}].spec {spec!r} names a file outside the manifest's "
+            f"folder {folder}; a member is loaded (a checkpoint is a pickle), so only files inside it are "
+            f"taken unless you allow others: {PATHS_VARIABLE}=any, or PopulationAgent(..., any_paths=True)"
+        )
+
+
+def normalised(weights: Sequence[float]) -> np.ndarray:
+    """Positive finite weights as probabilities, without overflow: divided by the largest first.
+
+    A weight too small beside the largest to be drawn at all (below one part in about 1e308)
+    is refused rather than silently never played.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    scaled = w / w.max()  # in (0, 1]: the sum is at most the number of members, never inf
+    if not (scaled > 0).all():
+        raise ConfigError(
+            f"member weights {list(weights)} differ too much: the smallest would never be drawn"
+        )
+    out: np.ndarray = scaled / scaled.sum()
+    return out
 
 
 class Build(Protocol):

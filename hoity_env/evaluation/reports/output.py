@@ -9,24 +9,28 @@ then takes the folder for this run (a lock file, ``.hoity-eval.lock``, held with
 plays anything.  The four result files are first written under temporary names in
 the destination and then renamed into place; if anything fails, whatever this call
 wrote (and the folders the run made) is removed, so a failed write leaves no
-partial results.
+partial results.  ``result.png`` is written when matplotlib (the ``plots`` extra) is
+installed; otherwise one log line says how to get it, and the other three are written.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
 from hoity_env.engine.errors import ConfigError
+from hoity_env.evaluation.reports.plots import PLOTS_INSTALL, can_plot
 from hoity_env.files import hold_lock, temporary_beside
 
 __all__ = ["LOCK_FILE", "RESULT_FILES", "check_destination", "claim", "write_results"]
 
 RESULT_FILES = ("result.json", "result.csv", "result.md", "result.png")
 LOCK_FILE = ".hoity-eval.lock"
+logger = logging.getLogger(__name__)
 
 
 class _Writable(Protocol):
@@ -96,7 +100,10 @@ def _remove_empty(made: list[Path]) -> None:
 
 
 def write_results(result: _Writable, out: Path) -> list[Path]:
-    """Write ``result.{json,csv,md,png}`` into ``out`` (created if needed), all or nothing."""
+    """Write ``result.{json,csv,md,png}`` into ``out`` (created if needed), all or nothing; the paths.
+
+    Without matplotlib there is no ``result.png``: one warning says how to get it.
+    """
     check_destination(out)
     made = _make_folders(out)
     writers: list[Callable[[Path], object]] = [
@@ -105,11 +112,15 @@ def write_results(result: _Writable, out: Path) -> list[Path]:
         lambda p: p.write_text(result.to_markdown(), encoding="utf-8"),
         result.plot_png,
     ]
+    names = list(RESULT_FILES)
+    if not can_plot():  # result.png is the last one
+        logger.warning("no result.png: charts need matplotlib (%s)", PLOTS_INSTALL)
+        names, writers = names[:-1], writers[:-1]
     temporary: list[Path] = []
-    final = [out / name for name in RESULT_FILES]
+    final = [out / name for name in names]
     placed: list[Path] = []
     try:
-        for name, write in zip(RESULT_FILES, writers, strict=True):
+        for name, write in zip(names, writers, strict=True):
             suffix = Path(name).suffix  # matplotlib picks the format from it
             tmp = temporary_beside(out / name, suffix)
             temporary.append(tmp)

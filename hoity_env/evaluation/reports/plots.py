@@ -1,19 +1,53 @@
 """PNG charts of results with matplotlib's Agg backend (no display needed, safe in workers and CI).
 
-matplotlib is imported only when a chart is drawn, so the harness itself stays
-quick to import; ``pyplot`` is avoided in favour of explicit ``Figure`` objects,
-which need no global backend state and are freed as soon as they go out of scope.
+matplotlib is an extra (``pip install 'hoity_env[plots]'``; ``train`` brings it too):
+an RL pipeline that wants the environment does not install a charting library.
+Callers that draw a chart beside other results ask :func:`can_plot` first and write
+the rest without it; a chart drawn without matplotlib raises one clear
+``ModuleNotFoundError`` naming the extra.  matplotlib is imported only when a chart
+is drawn, so the harness stays quick to import; ``pyplot`` is avoided in favour of
+explicit ``Figure`` objects, which need no global backend state and are freed as
+soon as they go out of scope.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from hoity_env.evaluation.reports.rows import PairStats
 
-__all__ = ["Curve", "plot_curves", "plot_matrix", "plot_win_rates"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["PLOTS_INSTALL", "Curve", "can_plot", "plot_curves", "plot_matrix", "plot_win_rates"]
+
+PLOTS_INSTALL = "pip install 'hoity_env[plots]'"
+"""The command that brings matplotlib, which every chart needs."""
+
+
+def can_plot() -> bool:
+    """Whether charts can be drawn here: matplotlib (the ``plots`` extra) is installed."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def _figure(width: float, height: float) -> Figure:
+    """An empty figure on matplotlib's Agg canvas, or a clear error naming the extra to install."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "matplotlib":
+            raise  # matplotlib is there and lacks something else: its own error says what
+        raise ModuleNotFoundError(
+            f"PNG charts need matplotlib, which the core install leaves out: {PLOTS_INSTALL}",
+            name="matplotlib",
+        ) from None
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    return fig
 
 
 class _Rated(Protocol):
@@ -34,14 +68,10 @@ class _RateRow(_Rated, Protocol):
 
 def plot_win_rates(path: str | Path, rows: Sequence[_RateRow], baseline: float, title: str) -> None:
     """Bars of win rates, the 95% interval as error bars, a dashed line at ``baseline`` (1/n)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     names = [r.agent for r in rows]
     rates = [r.win_rate for r in rows]
     errors = [[r.win_rate - r.ci_low for r in rows], [r.ci_high - r.win_rate for r in rows]]
-    fig = Figure(figsize=(max(4.0, 1.1 * len(rows) + 2.0), 4.0), dpi=100)
-    FigureCanvasAgg(fig)
+    fig = _figure(max(4.0, 1.1 * len(rows) + 2.0), 4.0)
     ax = fig.add_subplot()
     xs = list(range(len(rows)))
     ax.bar(xs, rates, yerr=errors, capsize=6, color="#4c72b0", edgecolor="black", linewidth=0.6)
@@ -61,9 +91,9 @@ def plot_matrix(
     path: str | Path, pool: Sequence[str], pairs: Sequence[PairStats], num_players: int, seed: int
 ) -> None:
     """Heat map: row agent's win rate against copies of the column agent, centred on 1/n."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import TwoSlopeNorm
-    from matplotlib.figure import Figure
+    size = 1.3 * len(pool) + 2.0
+    fig = _figure(size, size * 0.85)
+    from matplotlib.colors import TwoSlopeNorm  # importable: _figure found matplotlib
 
     pool = list(pool)
     by = {(p.agent, p.opponent): p for p in pairs}
@@ -77,9 +107,6 @@ def plot_matrix(
                 p = by[a, b]
                 grid[i][j] = p.win_rate
                 labels[i][j] = f"{p.win_rate:.2f}\n[{p.ci_low:.2f}, {p.ci_high:.2f}]"
-    size = 1.3 * n + 2.0
-    fig = Figure(figsize=(size, size * 0.85), dpi=100)
-    FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     norm = TwoSlopeNorm(vcenter=even, vmin=0.0, vmax=1.0)
     image = ax.imshow(grid, cmap="RdBu", norm=norm)
@@ -109,11 +136,7 @@ Curve = tuple[str, Sequence[_CurveRow]]
 
 def plot_curves(path: str | Path | IO[bytes], curves: Sequence[Curve], baseline: float, title: str) -> None:
     """Win rate against learner steps, one line per curve with its 95% band, dashed ``baseline``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 4), dpi=100)
-    FigureCanvasAgg(fig)
+    fig = _figure(7, 4)
     ax = fig.add_subplot()
     for label, points in curves:
         xs = [p.timesteps for p in points]

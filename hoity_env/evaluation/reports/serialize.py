@@ -77,6 +77,12 @@ class JsonResult:
         result: T = _build(cls, data, cls.__name__)
         return result
 
+    @classmethod
+    def from_dict(cls: type[T], data: Any) -> T:
+        """The object :meth:`to_dict` gave ``data`` (raises ``ValueError`` on a malformed one)."""
+        result: T = _build(cls, data, cls.__name__)
+        return result
+
     def save_json(self, path: str | Path) -> None:
         """Write :meth:`to_json` to ``path`` (atomically: a kill mid-write leaves no half file)."""
         write_atomically(path, self.to_json() + "\n")

@@ -1,25 +1,25 @@
-"""Runs in a run folder: start, resume, checkpoints, and a clean stop on Ctrl-C / SIGTERM.
+"""Runs of the fast learner in a run folder: start, resume, checkpoints, and a clean stop on Ctrl-C / SIGTERM.
 
-The folder itself (its files, its lock, complete checkpoints, damaged ones) is
-:mod:`hoity_env.learning.runs.folder`.  A new run checks everything (settings, agent specs:
-the :class:`Learner` is built first) before its folder exists; :func:`resume` picks the
-newest complete checkpoint it can read and continues with the settings stored *in it*
-(the settings the run started with, which ``settings.json`` must agree with), to
+The folder itself (its kind and format, its lock, complete checkpoints, damaged ones, the
+finished rule) is :mod:`hoity_env.learning.runs.folder`; the resume state file is
+:mod:`hoity_env.learning.runs.state`.  A new run checks everything (settings, agent specs:
+the :class:`Learner` is built first) before its folder exists; :func:`open_run` picks the
+newest complete checkpoint it can read and continues with the settings stored *in it* (the
+settings the run started with, which ``settings.json`` must agree with), to
 ``settings.total_steps``.
 
-Promise: checkpoints are taken between iterations and capture the games in
-progress and every generator, so *stop + resume gives the same weights as the
-uninterrupted run*, on the same machine and thread count (tested), and the progress
-lines a killed run wrote past its last checkpoint are taken out on resume (into
-``resumes.jsonl``), so ``progress.jsonl`` holds each iteration once.  What is not
-promised: equality across torch versions or thread counts.
+Promise: checkpoints are taken between iterations and capture the games in progress and
+every generator, so *stop + resume gives the same weights as the uninterrupted run*, on
+the same machine and thread count (tested), and the progress lines a killed run wrote past
+its last checkpoint are taken out on resume (into ``resumes.jsonl``), so
+``progress.jsonl`` holds each iteration once.  What is not promised: equality across torch
+versions or thread counts.
 
-The first Ctrl-C (or SIGTERM, or the session's time limit) lets the iteration in
-progress finish (about a second at the defaults), saves a checkpoint and returns; a
-second signal raises :class:`Aborted` at once.  A diverging update
-(:class:`~hoity_env.learning.update.DivergenceError`) stops the run with its last
-complete checkpoint intact.  ``state_*.pt`` files are pickles (they hold the live env):
-load only your own.
+The first Ctrl-C (or SIGTERM, or the session's time limit) lets the iteration in progress
+finish (about a second at the defaults), saves a checkpoint and returns; a second signal
+raises :class:`Aborted` at once.  A diverging update
+(:class:`~hoity_env.learning.update.DivergenceError`) stops the run with its last complete
+checkpoint intact.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import json
 import logging
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,36 +36,34 @@ from types import FrameType
 from typing import Any
 
 from hoity_env.engine.errors import ConfigError
-from hoity_env.files import write_atomically
+from hoity_env.files import read_json, write_atomically
 from hoity_env.learning.loop import Learner
-from hoity_env.learning.runs.folder import LATEST, LEARN, SETTINGS, RunFolder, read_json
+from hoity_env.learning.runs.folder import LEARN, RunFolder
+from hoity_env.learning.runs.state import load_learner, state_bytes
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.update import DivergenceError
 
 logger = logging.getLogger(__name__)
 
-
-def load_learner(path: str | Path) -> Learner:
-    """The learner saved in ``state_*.pt`` file ``path`` (a pickle: load only your own); a file
-    that cannot be read back (truncated, edited) is a :class:`ConfigError` naming it."""
-    import torch
-
-    try:
-        state: dict[str, Any] = torch.load(path, weights_only=False)
-        return Learner.from_state_dict(state)
-    except ConfigError as exc:
-        raise ConfigError(f"{path} holds settings this version refuses: {exc}") from None
-    except Exception as exc:  # torch and pickle raise many kinds on a damaged file
-        raise ConfigError(f"{path} is damaged (truncated or edited?): {type(exc).__name__}: {exc}") from None
+SETTINGS = "settings.json"
+"""The run's :class:`LearnerSettings` (``hoity-learn``'s and a league's main agent's)."""
+LATEST = "policy.zip"
+"""The latest checkpoint's policy: what to evaluate or play (``ppo-sample:PATH``)."""
 
 
 def read_settings(path: Path) -> LearnerSettings:
-    """The :class:`LearnerSettings` of a ``settings.json``; a damaged one is an error naming it."""
+    """The :class:`LearnerSettings` of a ``settings.json`` (its one reader); a damaged one is an
+    error naming it."""
     data = read_json(path)
     try:
         return LearnerSettings.from_dict(data)
     except (ConfigError, TypeError, ValueError, AttributeError) as exc:
         raise ConfigError(f"{path} does not hold valid learner settings (edited?): {exc}") from None
+
+
+def settings_text(settings: LearnerSettings) -> str:
+    """``settings.json``'s text for ``settings``."""
+    return json.dumps(settings.to_dict(), indent=2) + "\n"
 
 
 def check_same_settings(
@@ -88,32 +86,41 @@ class Resumed:
     """What this session sets that is no setting of the run (the CLI's time limit, workers)."""
 
 
+def save_checkpoint(folder: RunFolder, learner: Learner, first: Mapping[str, str] | None = None) -> Path:
+    """Checkpoint ``learner`` in ``folder``: the ``first`` files (name → text), its policy, its
+    resume state (the commit); then ``policy.zip`` and pruning.  Returns the policy's path."""
+    tag = folder.tag(learner.steps)
+    policy = learner.policy_zip()
+    files: dict[str, bytes | str] = {**(first or {}), f"policy_{tag}.zip": policy}
+    folder.commit(learner.steps, files, state_bytes(learner))
+    write_atomically(folder.path / LATEST, policy)
+    logger.info("checkpoint at %d learner steps: %s", learner.steps, folder.checkpoints / f"policy_{tag}.zip")
+    folder.prune(learner.settings.keep_checkpoints)
+    return folder.checkpoints / f"policy_{tag}.zip"
+
+
 def new_run(
     settings: LearnerSettings, path: str | Path, *, next_free: bool = False
 ) -> tuple[RunFolder, Learner]:
     """A new run of ``settings`` in the (empty or missing) folder ``path`` (``next_free``: or the
     next free ``path_2`` …); everything is checked before the folder exists."""
     learner = Learner(settings)  # builds the env and every agent of the pool: bad values fail here
-    text = json.dumps(settings.to_dict(), indent=2) + "\n"
-    return RunFolder.create(path, LEARN, {SETTINGS: text}, next_free=next_free), learner
+    return RunFolder.create(path, LEARN, {SETTINGS: settings_text(settings)}, next_free=next_free), learner
 
 
 def open_run(path: str | Path) -> tuple[RunFolder, Learner, Resumed]:
     """The ``hoity-learn`` run in ``path`` at its newest readable checkpoint (nothing is written)."""
-    folder = RunFolder(path, LEARN)
-    folder.check_kind()
-    with folder.locked():  # a live run is refused now, before anything is loaded
-        pass
+    folder = RunFolder.open(path, LEARN)
     settings = read_settings(folder.path / SETTINGS)
-    steps, learner, damaged = folder.latest(
-        lambda at: load_learner(folder.checkpoints / f"state_{folder.tag(at)}.pt")
-    )
+    steps, learner, damaged = folder.latest(lambda at: load_learner(folder.state_file(at)))
     check_same_settings(folder.path / SETTINGS, settings, learner.settings)
     return folder, learner, Resumed(steps, damaged)
 
 
-def finished(learner: Learner) -> bool:
-    return learner.steps >= learner.settings.total_steps
+def finished(folder: RunFolder, learner: Learner) -> bool:
+    """Whether the run is finished: ``finished.json`` written, or (a kill came between the run's
+    last checkpoint and it) its learner at its total."""
+    return folder.finished or learner.steps >= learner.settings.total_steps
 
 
 def prepare_resume(folder: RunFolder, resumed: Resumed, learner: Learner) -> None:
@@ -121,20 +128,20 @@ def prepare_resume(folder: RunFolder, resumed: Resumed, learner: Learner) -> Non
     newer = {s for s in folder.complete() if s > resumed.steps}
     if newer != set(resumed.damaged) or resumed.steps not in folder.complete():
         raise ConfigError(f"the run folder {folder.path} changed since it was opened: resume it again")
-    record = folder.repair(resumed.steps, resumed.damaged)
+    done = folder.repair(resumed.steps, resumed.damaged)
     policy = folder.checkpoints / f"policy_{folder.tag(resumed.steps)}.zip"
     if not policy.is_file():
         learner.save_policy(policy)
     if not (folder.path / LATEST).is_file() or (folder.path / LATEST).read_bytes() != policy.read_bytes():
         write_atomically(folder.path / LATEST, policy.read_bytes())  # policy.zip is the checkpoint's
-    when = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    folder.record_resume({"time": when, "steps": resumed.steps, "session": resumed.session, **record})
+    folder.record_resume(resumed.steps, resumed.session, **done)
     logger.info("resuming %s at %d learner steps", folder.path, resumed.steps)
 
 
 def run(learner: Learner, folder: RunFolder, resumed: Resumed | None = None, time_limit: float = 0.0) -> Stop:
     """Train ``learner`` to its ``total_steps`` in ``folder`` (holding its lock): progress,
-    checkpoints, clean stops; ``time_limit`` seconds of wall time (0: none).  How it ended."""
+    checkpoints, clean stops, ``finished.json`` at the end; ``time_limit`` seconds of wall time
+    (0: none).  How it ended."""
     every = learner.settings.checkpoint_every
     last = learner.steps
 
@@ -149,7 +156,7 @@ def run(learner: Learner, folder: RunFolder, resumed: Resumed | None = None, tim
             stats.get("loss/entropy", 0.0),
         )
         if stop.requested or (every and current.steps - last >= every):
-            folder.save(current)
+            save_checkpoint(folder, current)
             last = current.steps
         return stop.requested
 
@@ -160,13 +167,11 @@ def run(learner: Learner, folder: RunFolder, resumed: Resumed | None = None, tim
             with stop_on_signals(time_limit) as stop:
                 learner.learn(on_iteration=on_iteration)
         except DivergenceError as exc:
-            kept = folder.complete()
-            where = (
-                f"its checkpoint at {kept[-1]:,} learner steps" if kept else "no checkpoint (none was taken)"
-            )
-            raise DivergenceError(f"{exc}; nothing of it was saved: {folder.path} keeps {where}") from None
+            raise diverged(exc, folder) from None
         if last != learner.steps:  # the end of the run, unless a checkpoint was just taken
-            folder.save(learner)
+            save_checkpoint(folder, learner)
+        if learner.steps >= learner.settings.total_steps:
+            folder.finish({"steps": learner.steps})
     return stop
 
 
@@ -188,7 +193,7 @@ def resume(path: str | Path) -> Learner:
     """Continue the run in folder ``path`` from its newest complete checkpoint, with its own settings
     (a finished run is final: nothing is written)."""
     folder, learner, resumed = open_run(path)
-    if finished(learner):
+    if finished(folder, learner):
         logger.info(
             "the run in %s is finished (%d learner steps): nothing to train", folder.path, learner.steps
         )
@@ -254,20 +259,22 @@ def stop_on_signals(
 
 
 __all__ = [
+    "LATEST",
+    "SETTINGS",
     "Aborted",
     "Resumed",
-    "RunFolder",
     "Stop",
     "check_same_settings",
     "diverged",
     "finished",
-    "load_learner",
     "new_run",
     "open_run",
     "prepare_resume",
     "read_settings",
     "resume",
     "run",
+    "save_checkpoint",
+    "settings_text",
     "stop_on_signals",
     "train_in_folder",
 ]

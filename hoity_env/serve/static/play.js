@@ -1,19 +1,9 @@
-"""The play page's script: it talks to the JSON API only and writes every answer as text, never markup.
-
-It uses ``/api/setup``, ``/api/games`` and a game's ``/action``, ``/hint`` and
-``/leave`` (:mod:`hoity_env.serve.server`).  Everything a request returns reaches
-the page through ``textContent``, so an agent label cannot inject anything.  A
-refusal shows the server's own message (``{"error": ...}``) as it is; a server
-that does not answer, or answers something else, is said in words, never as a
-script error.  The page marks its state on ``document.body.dataset`` (``ready``,
-``busy``, ``step``, ``done``, ``hintStep``) for the browser tests and the screenshot.
-"""
-
-from __future__ import annotations
-
-__all__ = ["SCRIPT"]
-
-SCRIPT = r"""
+/* The play page's script (hoity-serve, hoity_env/serve/page.py). It talks to the JSON API only
+   (/api/setup, /api/games and a game's /action, /hint and /leave) and writes every answer as text
+   (textContent), never as markup, so an agent label cannot inject anything. A refusal shows the
+   server's own message ({"error": ...}) as it is; a server that does not answer, or answers something
+   else, is said in words, never as a script error. The page marks its state on document.body.dataset
+   (ready, busy, step, done, hintStep) for the browser tests and the screenshot. */
 "use strict";
 const $ = (id) => document.getElementById(id);
 const HINT_ROWS = 8;  // the most likely choices listed; the rest are summed in one line
@@ -189,5 +179,3 @@ async function init() {
   document.body.dataset.ready = "1";
 }
 init().catch(fail);
-"""
-"""The page's script (``PLAY_PAGE`` holds it inline: the page fetches nothing else)."""

@@ -1,0 +1,116 @@
+"""``hoity-eval meta``: a population's weights from the meta-solver.
+
+Usage::
+
+    hoity-eval meta --population runs/league/population.json --players 2 --workers 2 --out runs/meta
+    hoity-eval meta --population champion-mix --players 2 --rules original --out runs/meta-original-2
+    hoity-eval meta --population runs/league --players 2 --games 300 --workers 2 --out runs/meta --resume
+
+Plays the members of ``--population`` (a manifest, the folder holding it, or a named population)
+against each other at the table (``--players``, ``--rules``), solves the payoff table for the
+mixture a deviating member gains least against, and writes to ``--out`` the cells, the
+solution and the shipped population (``OUT/population/``: members below ``--threshold`` of the
+largest weight dropped), then checks it (:mod:`hoity_env.league.meta_run`).  Every flag and
+member is checked before anything is written; ``--out`` must be new or empty, or, with
+``--resume``, hold an interrupted run of the same settings, which then replays only the cells it
+had not finished.  The table is printed at the end; messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from hoity_env.cli.args import add_rules, fail, non_negative, positive
+from hoity_env.engine.config import PRESETS
+from hoity_env.engine.errors import ConfigError
+from hoity_env.evaluation.workers import WorkerDied
+from hoity_env.league.meta_run import DEFAULT_THRESHOLD, MetaSettings, population_manifest, solve_population
+
+__all__ = ["COMMAND", "build_parser", "run"]
+
+COMMAND = "meta"
+
+
+def _fraction(text: str) -> float:
+    """A number in [0, 1) (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    """The ``meta`` parser."""
+    p = argparse.ArgumentParser(
+        prog=f"{prog} {COMMAND}",
+        description="Population weights from a meta-solver: play the members of a population against each "
+        "other (each against N-1 copies of each other, duplicate format), solve the payoff table for the "
+        "mixture a deviating member gains least against (meta-Nash at 2 players), write the weighted "
+        "population without its negligible members, and check it: every member against N-1 copies of it.",
+    )
+    p.add_argument(
+        "--population",
+        required=True,
+        help="the population: a population.json manifest, the folder holding one, or a named population",
+    )
+    p.add_argument("--players", type=positive, required=True, help="the table's number of players, 2-6")
+    add_rules(p, sorted(PRESETS))
+    p.add_argument(
+        "--games", type=positive, default=300, help="games per cell of the payoff table (default 300)"
+    )
+    p.add_argument(
+        "--check-games", type=positive, default=None, help="games per member in the check (default: --games)"
+    )
+    p.add_argument(
+        "--seed",
+        type=non_negative,
+        default=0,
+        help="seed of the games (the check's is SEED+1) and the solver",
+    )
+    p.add_argument(
+        "--threshold",
+        type=_fraction,
+        default=DEFAULT_THRESHOLD,
+        help=f"drop members whose weight is below this fraction of the largest (default {DEFAULT_THRESHOLD})",
+    )
+    p.add_argument("--workers", type=positive, default=1, help="processes playing cells at once (default 1)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="the run folder: new or empty (or, with --resume, this run's)"
+    )
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out (same flags)")
+    return p
+
+
+def run(prog: str, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run a parsed ``meta`` command; returns the exit status."""
+    try:
+        settings = MetaSettings(
+            population=population_manifest(args.population, args.rules, args.players),
+            num_players=args.players,
+            rules=args.rules,
+            games=args.games,
+            check_games=args.check_games,
+            seed=args.seed,
+            threshold=args.threshold,
+            workers=args.workers,
+            blas_threads=args.blas_threads,
+        )
+        result = solve_population(settings, args.out, resume=args.resume)
+    except ConfigError as exc:
+        return fail(prog, exc)
+    except WorkerDied as exc:
+        return fail(prog, exc, 1)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        resume = [] if args.resume else ["--resume"]
+        print(f"continue with: {shlex.join([*prog.split(), COMMAND, *argv, *resume])}", file=sys.stderr)
+        return 130
+    print(result.to_markdown())
+    return 0
