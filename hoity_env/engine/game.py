@@ -188,6 +188,12 @@ class BatchedGame:
         plays its ``floor(u * legal count)``-th legal action, ``u`` one draw."""
         return pick_legal(masks, rng.random(masks.shape[:-1]))
 
+    def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
+        """``[B, n]`` uniformly random legal actions of every game now, from ``rng``: the same as
+        :meth:`random_from_masks` of :meth:`legal_masks` with the same draws, done the ruleset's
+        fastest way."""
+        return self.batched_rules.random_actions(state, rng.random(state.money.shape))
+
     # ------------------------------------------------------------------- step
     def step(self, state: BatchState, actions: np.ndarray, *, validate: bool = True) -> np.ndarray:
         """Apply one simultaneous step to every game that is not over; returns ``[B]`` "played".

@@ -88,6 +88,10 @@ class BatchedRules(Protocol):
         """``[B, n, N]`` int8 legal masks, location-step masks where done or ``location`` is set."""
         ...
 
+    def random_actions(self, state: BatchState, u: np.ndarray) -> np.ndarray:
+        """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action (``u``: uniform draws)."""
+        ...
+
     def resolve(self, state: BatchState, games: np.ndarray, actions: np.ndarray) -> None:
         """The action step of ``games``, end check included; ``actions`` is the whole ``[B, n]``."""
         ...

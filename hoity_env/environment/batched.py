@@ -274,8 +274,9 @@ class BatchedHoityEnv:
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """``[B, n]`` uniformly random legal actions for the current step (a random policy)."""
-        self.game_state  # noqa: B018  # raises before reset
-        return self.batched.random_from_masks(self._masks, rng)
+        # The current masks are always the engine's legal masks of the games now (finished games
+        # were dealt anew in the step), so the engine draws from its own masks.
+        return self.batched.random_actions(self.game_state, rng)
 
     def action_masks(self) -> np.ndarray:
         """``[B, n, A]`` int8 masks of the current step (what the last call returned)."""

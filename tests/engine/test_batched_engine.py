@@ -389,6 +389,20 @@ def test_from_states_rejects_another_player_count_with_the_same_deck(
         BatchedGame(STANDARD, batch_players).from_states([Game(STANDARD, state_players).new_state(0)])
 
 
+@pytest.mark.parametrize("rules", ["standard", "original"])
+def test_random_actions_are_the_draws_from_the_legal_masks(rules: str) -> None:  # C-6
+    """``random_actions`` (each ruleset's own fast draw) picks what ``random_from_masks`` picks from
+    ``legal_masks`` for the same draws, in every phase of games in play and finished."""
+    batched = BatchedGame(rules, 4)
+    state = batched.deal(range(16))
+    ours, theirs = np.random.default_rng(2), np.random.default_rng(2)
+    for _ in range(80):
+        actions = batched.random_actions(state, ours)
+        assert np.array_equal(actions, batched.random_from_masks(batched.legal_masks(state), theirs))
+        batched.step(state, actions)
+    assert state.done.any()
+
+
 def test_masks_are_uniformly_sampled_and_fall_back_to_the_lowest_legal_action() -> None:  # C-6
     """``random_from_masks`` draws every legal action of a row (and only those) about equally often;
     ``fallback_masks`` replaces a masked-out or out-of-range action by the row's lowest legal one."""

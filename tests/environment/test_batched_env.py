@@ -349,6 +349,22 @@ def test_whole_rollouts_are_deterministic_under_a_seed() -> None:
     assert not np.array_equal(other[0][0], first[0][0])
 
 
+@pytest.mark.parametrize("rules", ["standard", "original"])
+def test_sampled_actions_are_uniform_draws_from_the_masks_handed_out(rules: str) -> None:
+    """``sample_actions`` (the engine's own draw) is the uniform draw from the masks the env handed
+    out, through autoresets and a step limit: for the same generator, the same actions."""
+    env = BatchedHoityEnv(num_envs=6, num_players=3, rules=rules, max_cycles=30)
+    _, masks, _ = env.reset(seed=3)
+    ours, theirs = np.random.default_rng(9), np.random.default_rng(9)
+    ended = 0
+    for _ in range(120):
+        actions = env.sample_actions(ours)
+        assert np.array_equal(actions, env.batched.random_from_masks(masks, theirs))
+        _, masks, _, terminated, truncated, _ = env.step(actions)
+        ended += int((terminated | truncated).sum())
+    assert ended >= 6  # the draws went on into games dealt by autoreset
+
+
 def test_slot_k_does_not_depend_on_the_number_of_envs() -> None:
     """Slot ``k`` of a batch seeded ``s`` plays the games of a one-slot batch seeded ``s + k``."""
     big = BatchedHoityEnv(num_envs=7, num_players=3)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hoity_env.engine.batched.exhibitions import CardTable
+from hoity_env.engine.batched.kernels import pick_legal
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.original import kernels
@@ -46,6 +47,10 @@ class OriginalBatched:
         """``[B, n, N]`` int8 legal masks (O-3, O-4), a fresh array; finished games and ``location``
         (``[B]`` bool) get location-step masks, as the one-game env's final observation."""
         return kernels.original_masks(_original(state), self.original, location)
+
+    def random_actions(self, state: BatchState, u: np.ndarray) -> np.ndarray:
+        """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action now (``u``: ``[B, n]``)."""
+        return pick_legal(self.action_masks(state, np.zeros(state.batch_size, dtype=bool)), u)
 
     def resolve(self, state: BatchState, games: np.ndarray, actions: np.ndarray) -> None:
         """The action step of ``games`` (C-4.2-4, O-5 … O-8, S-8); ``actions`` is the whole ``[B, n]``."""

@@ -39,6 +39,9 @@ class StandardBatched:
             one_game._ROW_SINGLE_BID,
             one_game._ROW_SINGLE_BID + rules.starting_money + 1,
         )
+        # Per mask row: how many actions are legal and which, lowest first (padded).
+        self._legal_count = self.mask_table.sum(axis=1).astype(np.int64)
+        self._legal_list = np.argsort(-self.mask_table, axis=1, kind="stable")
 
     def lay_out(self, state: BatchState, games: np.ndarray, rest: np.ndarray) -> None:
         """S-1 after the deal: the top card of the rest is the lot, the others the draw pile."""
@@ -58,6 +61,13 @@ class StandardBatched:
     def action_masks(self, state: BatchState, location: np.ndarray) -> np.ndarray:
         """``[B, n, N]`` int8 legal masks, a fresh array (see :meth:`mask_rows`)."""
         return self.mask_table[self.mask_rows(state, location)]  # type: ignore[no-any-return]
+
+    def random_actions(self, state: BatchState, u: np.ndarray) -> np.ndarray:
+        """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action now (``u``: ``[B, n]``
+        uniform draws), looked up in its mask row instead of scanning its mask."""
+        rows = self.mask_rows(state, np.zeros(state.batch_size, dtype=bool))
+        pick = (u * self._legal_count[rows]).astype(np.intp)
+        return self._legal_list[rows, pick]  # type: ignore[no-any-return]
 
     def resolve(self, state: BatchState, games: np.ndarray, actions: np.ndarray) -> None:
         """The action step of ``games`` (C-4.2-4, S-5 … S-8); ``actions`` is the whole ``[B, n]``."""
