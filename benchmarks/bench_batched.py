@@ -20,7 +20,7 @@ to the 1M target, all measured in the same process:
 
 Random legal actions are drawn uniformly and timed with the env, as a learner's
 sampling would be: the one-game env picks from each mask, the batched rows use
-``sample_actions``/``random_from_masks`` (one draw per seat, the same distribution).
+``sample_actions``/``random_actions`` (one draw per seat, the same distribution).
 The batched engine has one implementation, the numba kernels (compiled, or loaded
 from numba's cache, before any timing starts); its rows say ``numba``, as the records
 made when a numpy implementation stood beside it do.  Then the memory per game of the
@@ -104,9 +104,9 @@ def batched_engine_bench(batch: int, rules: str = "standard") -> Bench:
         start = time.process_time()
         state = game.deal(range(seed * 10**9, seed * 10**9 + batch))
         for _ in range(steps):
-            masks = game.action_masks(state)
+            game.action_masks(state)  # the masks, as an env hands them out
             observer.observations(state)
-            actions = game.random_from_masks(masks, rng)
+            actions = game.random_actions(state, rng)
             game.step(state, actions, validate=False)
             done = np.flatnonzero(state.done)
             if done.size:
