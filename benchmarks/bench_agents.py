@@ -62,7 +62,7 @@ def real_rows(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     game = 0
     while len(obs_rows) < rows:
         specs = [AGENT_NAMES[(game + i) % len(AGENT_NAMES)] for i in range(NUM_PLAYERS)]
-        agents = [make(s, seed=seed + 10 * game + i) for i, s in enumerate(specs)]
+        agents = [make(s, seed=seed + 10 * game + i, num_players=NUM_PLAYERS) for i, s in enumerate(specs)]
         obs, _ = env.reset(seed=seed + game)
         while env.agents:
             actions = {}

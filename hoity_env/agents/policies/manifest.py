@@ -19,7 +19,7 @@ A manifest is as dangerous as the checkpoints it names (a ``ppo:`` member is a p
 run when loaded), so by default a member's file must lie inside the manifest's folder
 (:func:`check_inside`): an absolute path, or one that leaves the folder (``../``, a
 symbolic link pointing out), is refused before anything is loaded.  A user who trusts a
-manifest that names files elsewhere allows it explicitly: ``PopulationAgent(...,
+manifest that names files elsewhere allows it explicitly: ``member_specs(...,
 any_paths=True)``, or, for every command and worker process, the environment variable
 ``HOITY_POPULATION_PATHS=any`` (:data:`PATHS_VARIABLE`; ``inside``, the default, keeps the rule).
 The agent that plays a manifest is :mod:`hoity_env.agents.policies.population`.
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.agents.bots.zoo import SCRIPTED
+from hoity_env.agents.bots import SCRIPTED
 from hoity_env.agents.policies.named import NAMED_AGENTS
 from hoity_env.agents.policies.registry import registry, resolve
 from hoity_env.engine.config import RulesConfig
@@ -203,7 +203,7 @@ def check_inside(spec: str, index: int, path: Path) -> None:
         raise ConfigError(
             f"{_where(path, f'members[{index}].spec')} {spec!r} names a file outside the manifest's "
             f"folder {folder}; a member is loaded (a checkpoint is a pickle), so only files inside it are "
-            f"taken unless you allow others: {PATHS_VARIABLE}=any, or PopulationAgent(..., any_paths=True)"
+            f"taken unless you allow others: {PATHS_VARIABLE}=any"
         )
 
 

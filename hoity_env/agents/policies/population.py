@@ -18,8 +18,9 @@ they are registered at (:mod:`hoity_env.agents.policies.registry`), and are play
 name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
-still be three predictable policies).  Members are built for the population's table
-(``num_players``, ``rules``), so named members resolve to that table's files.
+still be three predictable policies).  :func:`hoity_env.agents.make` reads the manifest,
+builds every member for the population's table (so named members resolve to that table's
+files) and hands them, built, to :class:`PopulationAgent`.
 
 Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
 then reseeds every member from the same generator, so the same seed gives the same
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,6 @@ from hoity_env.agents.policies.manifest import (
     resolve_spec,
     write_population,
 )
-from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, StateError
 
 __all__ = [  # the manifest's names too: they have always been imported from here
@@ -67,6 +67,7 @@ __all__ = [  # the manifest's names too: they have always been imported from her
     "Member",
     "PopulationAgent",
     "check_member",
+    "member_specs",
     "named_population",
     "read_population",
     "resolve_spec",
@@ -74,58 +75,44 @@ __all__ = [  # the manifest's names too: they have always been imported from her
 ]
 
 
-class Build(Protocol):
-    """How members are built from their specs: :func:`hoity_env.agents.make`'s signature."""
-
-    def __call__(
-        self,
-        spec: str,
-        seed: int | None = None,
-        *,
-        num_players: int | None = None,
-        rules: str | RulesConfig | None = None,
-        num_actions: int | None = None,
-    ) -> Any: ...
+def member_specs(path: Path, members: Sequence[Member], any_paths: bool | None = None) -> tuple[str, ...]:
+    """Each member's spec, a file in it resolved against the manifest's folder (``path``'s); a file
+    outside that folder is refused before anything is loaded unless ``any_paths`` allows it (``None``:
+    as :data:`PATHS_VARIABLE` says)."""
+    if not (any_paths_allowed() if any_paths is None else any_paths):
+        for i, m in enumerate(members):
+            check_inside(m.spec, i, path)
+    return tuple(resolve_spec(m.spec, path.parent) for m in members)
 
 
 class PopulationAgent:
     """Plays one member of a population per game, drawn by weight (see the module docstring).
 
-    ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
-    (``make`` itself, passed in: this module sits below it).  ``name`` is the agent's name in
-    reports (default ``population:PATH``; a named population's is its name).  ``any_paths``
-    lets members name files outside the manifest's folder (``None``: as :data:`PATHS_VARIABLE` says).
+    ``members`` are the manifest's at ``path`` (:func:`read_population`) and ``agents`` the agent
+    each one plays, already built for the game's table (``make("population:PATH", ...)`` builds
+    them).  ``name`` is the agent's name in reports (default ``population:PATH``; a named
+    population's is its name).
     """
 
     def __init__(
         self,
         path: str | Path,
-        build: Build,
+        members: Sequence[Member],
+        agents: Sequence[Any],
         *,
         seed: int | None = None,
-        num_players: int | None = None,
-        rules: str | RulesConfig | None = None,
-        num_actions: int | None = None,
         name: str | None = None,
-        any_paths: bool | None = None,
     ) -> None:
         self.path = Path(path)
         self.name = name or f"{POPULATION_PREFIX}{self.path}"
-        self.members = read_population(self.path)
-        if not (any_paths_allowed() if any_paths is None else any_paths):
-            for i, m in enumerate(self.members):
-                check_inside(m.spec, i, self.path)
+        if not members or len(members) != len(agents):
+            raise ConfigError(f"{self.name}: {len(members)} members need as many agents, got {len(agents)}")
+        self.members = tuple(members)
         self.specs = tuple(resolve_spec(m.spec, self.path.parent) for m in self.members)
         self.weights = normalised([m.weight for m in self.members])
         """Each member's probability of playing a game."""
         self._cdf = np.cumsum(self.weights)
-        agents = []
-        for i, spec in enumerate(self.specs):
-            try:
-                agents.append(build(spec, num_players=num_players, rules=rules, num_actions=num_actions))
-            except ConfigError as exc:
-                raise ConfigError(f"population {self.path}: members[{i}].spec {spec!r}: {exc}") from exc
-        self.agents = agents
+        self.agents = list(agents)
         self._of_game = np.full(0, -1, dtype=np.int64)
         """Member index per game label of :meth:`start_games` (-1: never started)."""
         self.rng = np.random.default_rng(seed)
