@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -212,3 +213,41 @@ def test_expert_bids_the_cheapest_winning_check() -> None:  # O-5: the highest c
     # Seat 0 holds 5, 10, 15, 20; seat 1 (also at the auction) holds up to 19: 20 is the only winner.
     choices = {make("expert", seed=s, rules="original").act(o, m) for s in range(20)}
     assert choices and choices <= {check_action(20, 0), check_action(20, 1)}
+
+
+def test_make_is_a_one_way_table() -> None:
+    # No module under agents/ imports the module that lists it (make, or the face that re-exports
+    # it): a population gets its members built, the RLlib agent is named by import path.
+    from hoity_env.agents.make import NAMES, PREFIXES
+    from tests.test_architecture import GRAPH
+
+    importers = {
+        module
+        for module, imports in GRAPH.items()
+        if module.startswith("hoity_env.agents") and imports & {"hoity_env.agents", "hoity_env.agents.make"}
+    }
+    assert importers == {"hoity_env.agents"}
+    assert set(AGENT_NAMES) <= set(NAMES)
+    assert set(PREFIXES) == {"ppo:", "ppo-sample:", "npz:", "rllib:", "population:"}
+
+
+def test_every_style_has_a_rule_for_every_ruleset_of_the_engine() -> None:
+    # The styles' per-ruleset rules are keyed by the engine's ruleset names (no name compared).
+    from hoity_env.agents.bots import SCRIPTED
+    from hoity_env.agents.bots.styles import ScriptedAgent
+    from hoity_env.engine.config import RULESET_NAMES
+
+    styles = [cls for cls in SCRIPTED.values() if issubclass(cls, ScriptedAgent)]
+    assert len(styles) == len(SCRIPTED) - 1  # all but random, which reads the mask only
+    for cls in styles:
+        assert set(cls.RULES) == set(RULESET_NAMES), cls.name
+
+
+@pytest.mark.parametrize("rules", RULESETS)
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_agents_pickle_and_play_on(name: str, rules: str) -> None:
+    # Worker processes and saved learner states carry agents: a copy plays on as the original.
+    _, trace = play(["random", "collector", "thief"], seed=3, rules=rules)
+    agent = make(name, seed=4, num_players=3, rules=rules)
+    twin = pickle.loads(pickle.dumps(agent))
+    assert [agent.act(o, m) for o, m in trace] == [twin.act(o, m) for o, m in trace]

@@ -53,17 +53,15 @@ class ScriptedAgent(SeededAgent):
         num_players: int | None = None,
     ) -> None:
         super().__init__(seed, rules=rules, num_players=num_players)
-        rule = self.RULES.get(self.table.ruleset)
-        if rule is None:
+        if self.table.ruleset not in self.RULES:
             raise ConfigError(
                 f"{self.name} plays the {' and '.join(self.RULES)} rulesets, not {self.table.ruleset!r}"
             )
-        self.rule = rule
-        """The rule of the agent's ruleset."""
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-        """A location, a bid or a role for each row, by the rule of the agent's ruleset."""
-        return self.rule(observations, masks, draws, self.table.num_players)
+        """A location, a bid or a role for each row, by the rule of the agent's ruleset (looked up
+        in the class, so that an agent pickles as its table and generator alone)."""
+        return self.RULES[self.table.ruleset](observations, masks, draws, self.table.num_players)
 
 
 class CollectorAgent(ScriptedAgent):

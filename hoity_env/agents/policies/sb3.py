@@ -41,6 +41,8 @@ class DistributionAgent(GeneratorAgent):
     num_actions: int
     padded: PaddedInputs | None = None
     """Set for a policy that reads padded observations: ``act_batch`` pads the env's rows first."""
+    table: Table
+    """The game the agent plays."""
 
     def __init__(self, *, deterministic: bool, seed: int | None) -> None:
         self.deterministic = deterministic
@@ -71,7 +73,9 @@ class DistributionAgent(GeneratorAgent):
 
     def policy_inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the network reads: the env's rows, padded for a padded policy (padded rows pass)."""
-        return observations if self.padded is None else self.padded.pad(observations)
+        if self.padded is None:
+            return observations
+        return self.padded.pad(observations, self.table.num_players)
 
     @abstractmethod
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
