@@ -25,7 +25,7 @@
 
 Every agent ``make`` builds is told the game it plays (``rules`` and ``num_players``,
 the package's defaults ``standard``/4 where none are given) and refuses observations of
-another; the spec forms are a table in :mod:`hoity_env.agents.make`.  Each is both an
+another; the spec forms are a table in :mod:`hoity_env.agents.specs`.  Each is both an
 :class:`Agent` (``act`` for one seat) and a :class:`BatchAgent` (``act_batch`` over
 ``(B, D)`` observations and ``(B, A)`` masks, rows from any games and phases); ``act``
 is ``act_batch`` at ``B = 1``.
@@ -40,11 +40,11 @@ from hoity_env.agents.bots.expert import ExpertAgent
 from hoity_env.agents.bots.expert_v1 import ExpertV1Agent
 from hoity_env.agents.bots.random import RandomAgent
 from hoity_env.agents.bots.styles import CollectorAgent, DetectiveAgent, ThiefAgent
-from hoity_env.agents.make import SPEC_FORMS, make
 from hoity_env.agents.policies.history_agent import HistoryAgent
 from hoity_env.agents.policies.named import NAMED_AGENTS, NumpyPolicyAgent
 from hoity_env.agents.policies.population import NAMED_POPULATIONS, PopulationAgent, write_population
 from hoity_env.agents.policies.sb3 import PolicyAgent
+from hoity_env.agents.specs import SPEC_FORMS, make
 from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, Table
 
 __all__ = [

@@ -218,13 +218,13 @@ def test_expert_bids_the_cheapest_winning_check() -> None:  # O-5: the highest c
 def test_make_is_a_one_way_table() -> None:
     # No module under agents/ imports the module that lists it (make, or the face that re-exports
     # it): a population gets its members built, the RLlib agent is named by import path.
-    from hoity_env.agents.make import NAMES, PREFIXES
+    from hoity_env.agents.specs import NAMES, PREFIXES
     from tests.test_architecture import GRAPH
 
     importers = {
         module
         for module, imports in GRAPH.items()
-        if module.startswith("hoity_env.agents") and imports & {"hoity_env.agents", "hoity_env.agents.make"}
+        if module.startswith("hoity_env.agents") and imports & {"hoity_env.agents", "hoity_env.agents.specs"}
     }
     assert importers == {"hoity_env.agents"}
     assert set(AGENT_NAMES) <= set(NAMES)

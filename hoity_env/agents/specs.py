@@ -1,4 +1,4 @@
-"""``make(spec)``: every form of agent spec, as a table from its name or prefix to the factory that builds it.
+"""The agent specs: every form of spec, as a table from its name or prefix to the factory that builds it.
 
 The forms (what each builds is in :mod:`hoity_env.agents`' docstring): the scripted
 names, the named agents and populations, and ``PREFIX:PATH`` for ``ppo:``,
