@@ -1,6 +1,6 @@
 """Agent speed: decisions per CPU-second, one-game ``act`` loop vs ``act_batch`` at several batch sizes.
 
-Every built-in agent decides a batch with numpy and its ``act`` is the same code
+Every built-in agent decides a batch at once and its ``act`` is the same code
 at ``B = 1`` (docs/design.md §3).  This prints, for each agent, decisions per
 CPU-second (``time.process_time``, median of ``--repeats`` runs) over the same
 real observations (every seat of seeded four-player games played by the zoo):

@@ -4,9 +4,9 @@ Every player in hoity_env (scripted bot, saved model, human) is an :class:`Agent
 ``act(observation, action_mask) -> int`` on the arrays the environment returns,
 and ``reset(seed)`` at the start of each game.  Built-in agents are also
 :class:`~hoity_env.agents.batch.BatchAgent` s (``act_batch`` over ``(B, D)``
-observations), and their ``act`` is ``act_batch`` at ``B = 1``.  Scripted agents
-decide from the observation only, read through the views of
-:mod:`hoity_env.agents.view`, so they can never peek at hidden state.
+observations), and their ``act`` is ``act_batch`` at ``B = 1``.  Every built-in agent
+is told the table it plays (:class:`~hoity_env.agents.view.Table`); scripted agents decide
+from the observation only, so they can never peek at hidden state.
 """
 
 from __future__ import annotations

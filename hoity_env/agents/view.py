@@ -15,6 +15,7 @@ decode alike.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,9 +68,9 @@ class Table:
         """The name of the engine's ruleset that plays these rules (what per-ruleset parts are keyed by)."""
         return self.rules.ruleset
 
-    @property
+    @functools.cached_property
     def obs_dim(self) -> int:
-        """The length of this table's observations."""
+        """The length of this table's observations (worked out once: every batch is checked)."""
         return unpadded_dim(self.ruleset, self.num_players)
 
     def __str__(self) -> str:
