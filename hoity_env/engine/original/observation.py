@@ -10,8 +10,8 @@ are (thieves in hand and the jail are public).  The only private fields are the
 observer's own antiques, as in the standard ruleset.
 
 The vector's length, ``33 + 27 n + 4 n²``, never equals a standard
-observation's (``21 + 24 n``) for 2-6 players, so a reader can tell the rulesets
-apart by length alone (:func:`hoity_env.agents.view.ruleset_of`).
+observation's (``21 + 24 n``) for 2-6 players, so an agent told one table refuses
+the other's observations instead of misreading them.
 """
 
 from __future__ import annotations
