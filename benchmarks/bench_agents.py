@@ -1,6 +1,6 @@
 """Agent speed: decisions per CPU-second, one-game ``act`` loop vs ``act_batch`` at several batch sizes.
 
-Every built-in agent decides a batch with numpy and its ``act`` is the same code
+Every built-in agent decides a batch at once and its ``act`` is the same code
 at ``B = 1`` (docs/design.md §3).  This prints, for each agent, decisions per
 CPU-second (``time.process_time``, median of ``--repeats`` runs) over the same
 real observations (every seat of seeded four-player games played by the zoo):
@@ -62,7 +62,7 @@ def real_rows(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     game = 0
     while len(obs_rows) < rows:
         specs = [AGENT_NAMES[(game + i) % len(AGENT_NAMES)] for i in range(NUM_PLAYERS)]
-        agents = [make(s, seed=seed + 10 * game + i) for i, s in enumerate(specs)]
+        agents = [make(s, seed=seed + 10 * game + i, num_players=NUM_PLAYERS) for i, s in enumerate(specs)]
         obs, _ = env.reset(seed=seed + game)
         while env.agents:
             actions = {}

@@ -74,7 +74,7 @@ def pool_rates(
 def split_env_agents(specs: list[str], games: int, seed: int) -> tuple[float, float, int]:
     """(env seconds, agent seconds, agent-steps) over ``games`` games played by hand."""
     env = hoity_env.parallel_env(num_players=4)
-    agents = [make(s, num_players=4, num_actions=env.codec.size) for s in specs]
+    agents = [make(s, num_players=4, rules="standard", num_actions=env.codec.size) for s in specs]
     names = env.possible_agents
     t_env = t_agents = 0.0
     steps = 0

@@ -58,7 +58,7 @@ def one_game_vec_env(pool: list[str], n_envs: int, totals: dict[str, float]) -> 
     def env_fn() -> SingleAgentEnv:
         agents = []
         for spec in pool:
-            agent = make(spec)
+            agent = make(spec, num_players=4, rules="standard")  # SingleAgentEnv's defaults
             agent.act = timed(totals, "opponents", agent.act)  # type: ignore[method-assign]
             agents.append(agent)
         return SingleAgentEnv(opponent_pool=agents, reward="progress")

@@ -41,7 +41,10 @@ def main(argv: list[str] | None = None) -> Path:
     env = FrameRecorder(
         RecordingEnv(num_players=args.players, rules=args.rules, agent_names=names, render_mode="rgb_array")
     )
-    agents = [make(name, seed=args.seed + k) for k, name in enumerate(names)]
+    agents = [
+        make(name, seed=args.seed + k, num_players=args.players, rules=args.rules)
+        for k, name in enumerate(names)
+    ]
     observations, _ = env.reset(seed=args.seed)
     while env.agents:
         actions = {

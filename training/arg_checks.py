@@ -126,7 +126,7 @@ def check_args(args: Any) -> None:
                 except ConfigError as exc:
                     raise ConfigError(f"{flag(name)}: {exc}") from exc
     if args.resume:
-        check_checkpoint(args.resume, args.num_players, num_actions)
+        check_checkpoint(args.resume, args.num_players, num_actions, rules)
 
 
 def _check_real(args: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:
@@ -164,10 +164,10 @@ def check_zip(path: str) -> None:
         raise ConfigError(f"--resume: {path} is damaged or not a MaskablePPO checkpoint")
 
 
-def check_checkpoint(path: str, num_players: int, num_actions: int) -> None:
+def check_checkpoint(path: str, num_players: int, num_actions: int, rules: str = "standard") -> None:
     """A checkpoint to resume from: an intact MaskablePPO zip for this game, else :class:`ConfigError`."""
     check_zip(path)
     try:
-        make(f"ppo:{path}", num_players=num_players, num_actions=num_actions)
+        make(f"ppo:{path}", num_players=num_players, rules=rules, num_actions=num_actions)
     except ConfigError as exc:
         raise ConfigError(f"--resume: {exc}") from exc

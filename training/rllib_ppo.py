@@ -86,11 +86,12 @@ def env_config(args: argparse.Namespace) -> dict[str, Any]:
     return config
 
 
-def bot_specs(bots: list[str], seed: int) -> dict[str, RLModuleSpec]:
-    """One frozen :class:`ScriptedBotModule` per bot, each with its own seed."""
+def bot_specs(bots: list[str], seed: int, num_players: int) -> dict[str, RLModuleSpec]:
+    """One frozen :class:`ScriptedBotModule` per bot, each with its own seed, told the player count."""
     return {
         bot_module_id(name): RLModuleSpec(
-            module_class=ScriptedBotModule, model_config={"agent": name, "seed": seed + 1000 + i}
+            module_class=ScriptedBotModule,
+            model_config={"agent": name, "seed": seed + 1000 + i, "num_players": num_players},
         )
         for i, name in enumerate(bots)
     }
@@ -112,7 +113,7 @@ def build_config(args: argparse.Namespace) -> PPOConfig:
         mapping: Any = lambda agent_id, episode, **kw: SHARED  # noqa: E731
         train = [SHARED]
     else:
-        bots = bot_specs(args.bots, args.seed)
+        bots = bot_specs(args.bots, args.seed, args.players)
         modules = {MAIN: policy_spec(), **bots}
         mapping = LeagueMapping(args.players, tuple(bots))
         train = [MAIN]

@@ -4,9 +4,9 @@ Every player in hoity_env (scripted bot, saved model, human) is an :class:`Agent
 ``act(observation, action_mask) -> int`` on the arrays the environment returns,
 and ``reset(seed)`` at the start of each game.  Built-in agents are also
 :class:`~hoity_env.agents.batch.BatchAgent` s (``act_batch`` over ``(B, D)``
-observations), and their ``act`` is ``act_batch`` at ``B = 1``.  Scripted agents
-decide from the observation only, read through the views of
-:mod:`hoity_env.agents.view`, so they can never peek at hidden state.
+observations), and their ``act`` is ``act_batch`` at ``B = 1``.  Every built-in agent
+is told the table it plays (:class:`~hoity_env.agents.view.Table`); scripted agents decide
+from the observation only, so they can never peek at hidden state.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from hoity_env.agents.batch import BatchAgent, GeneratorAgent, check_batch
-from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, num_players_of
+from hoity_env.agents.view import AgentInputError, BatchObservationView, ObservationView, Table
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.engine.jit import resolve_accelerator
+from hoity_env.engine.config import RulesConfig
 
 __all__ = [
     "AUCTION",
@@ -34,8 +34,8 @@ __all__ = [
     "BatchObservationView",
     "ObservationView",
     "SeededAgent",
+    "Table",
     "legal_actions",
-    "num_players_of",
 ]
 
 
@@ -60,25 +60,29 @@ class PlayingAgent(Agent, BatchAgent, Protocol):
 
 
 class SeededAgent(GeneratorAgent):
-    """Base of the scripted agents: one generator of its own and ``DRAWS`` uniforms per decision.
+    """Base of the scripted agents: the table it plays, a generator of its own and ``DRAWS``
+    uniforms per decision.
 
     Subclasses write one rule, :meth:`decide`, over a whole batch; ``act_batch``
-    checks the input and draws the uniforms, ``act`` is ``act_batch`` at ``B = 1``.
-
-    ``accelerator`` (``"auto"``, ``"numpy"``, ``"numba"``) says whether a built-in
-    style decides through its compiled twin (:mod:`hoity_env.agents.bots.styles_kernels`,
-    the ``fast`` extra; ``"auto"``: when numba is installed).  Both choose the same
-    actions from the same draws; the numpy rule is the reference.
+    checks the input (observations of another table than ``rules``/``num_players``,
+    the package's defaults ``standard``/4 where none is given, are refused) and draws
+    the uniforms; ``act`` is ``act_batch`` at ``B = 1``.
     """
 
     name = "seeded"
     DRAWS: ClassVar[int] = 1
     """Uniforms drawn per row and decision (whether or not a row's branch uses them)."""
 
-    def __init__(self, seed: int | None = None, *, accelerator: str = "auto") -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        rules: str | RulesConfig | None = None,
+        num_players: int | None = None,
+    ) -> None:
         self.rng = np.random.default_rng(seed)
-        self.accelerator = resolve_accelerator(accelerator)
-        """``"numpy"`` or ``"numba"``: which implementation of the rule decides."""
+        self.table = Table.of(rules, num_players)
+        """The game the agent plays."""
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(B,)`` int64 legal actions; draws ``(B, DRAWS)`` uniforms from the agent's generator."""
@@ -86,7 +90,9 @@ class SeededAgent(GeneratorAgent):
 
     def act_batch_checked(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """:meth:`act_batch` for a batch known to be well formed (float32 ``(B, D)`` observations,
-        bool ``(B, A)`` masks with a legal action per row), as hoity_env's envs hand out."""
+        bool ``(B, A)`` masks with a legal action per row), as hoity_env's envs hand out; the
+        observations' length is still checked against the agent's table."""
+        self.table.check_width(observations.shape[1], self.name)
         draws = self.rng.random((observations.shape[0], self.DRAWS))
         return self.decide(observations, action_masks, draws)
 

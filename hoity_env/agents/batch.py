@@ -2,9 +2,9 @@
 
 A batch is ``B`` independent decisions: ``observations`` ``(B, D)`` float32 and
 ``action_masks`` ``(B, A)`` int8, whose rows may come from different games and
-phases.  Every built-in agent decides a whole batch with numpy, and its one-game
-``act`` is the same code at ``B = 1`` (docs/design.md §3: one implementation of
-each decision rule).
+phases.  Every built-in agent decides a whole batch at once (numba kernels, numpy or
+a network's forward pass), and its one-game ``act`` is the same code at ``B = 1``
+(docs/design.md §3: one implementation of each decision rule).
 
 Randomness is a fixed number ``K`` of uniforms per row drawn as one ``(B, K)``
 array from the agent's own generator, and a decision is a pure function of
@@ -35,13 +35,11 @@ from hoity_env.agents.view import AgentInputError
 
 __all__ = [
     "BatchAgent",
-    "Bids",
     "GeneratorAgent",
     "act_batch",
     "can_act_in_batches",
     "check_batch",
     "ensure_legal",
-    "normal_from_uniforms",
     "plays_per_game",
     "sample_index",
     "start_games",
@@ -225,36 +223,3 @@ def sample_index(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
     idx = np.minimum((cdf <= (u * total)[:, None]).sum(axis=1), cdf.shape[1] - 1)
     out: np.ndarray = np.where(total > 0, idx, 0)
     return out
-
-
-def normal_from_uniforms(u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
-    """Standard normals from two uniforms in [0, 1) per row (Box-Muller), so draws stay ``K`` uniforms."""
-    out: np.ndarray = np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)
-    return out
-
-
-class Bids:
-    """The legal bids of a batch of auction rows (the mask from index ``BID0`` on)."""
-
-    __slots__ = ("count", "legal", "top")
-
-    def __init__(self, legal: np.ndarray) -> None:
-        self.legal = legal
-        """``(B, M)`` bool: amount ``b`` is a legal bid."""
-        self.count = legal.sum(axis=1)
-        """``(B,)``: number of legal amounts."""
-        self.top = (legal.shape[1] - 1 - legal[:, ::-1].argmax(axis=1)).astype(np.int64)
-        """``(B,)``: the highest legal amount (all the bidder's money)."""
-
-    def jittered(self, target: np.ndarray, spread: np.ndarray | float, z: np.ndarray) -> np.ndarray:
-        """A legal amount near ``target`` with normal spread ``spread·z`` (never a fixed bid, S-5).
-
-        Rounded half to even, kept in ``[1, top]``, replaced by ``top`` when not
-        legal; a lone legal amount is played as is.
-        """
-        amount = np.rint(target + z * spread).astype(np.int64)
-        amount = np.minimum(np.maximum(amount, 1), self.top)
-        rows = np.arange(amount.shape[0])
-        # A lone legal amount is ``top`` itself.
-        out: np.ndarray = np.where((self.count > 1) & self.legal[rows, amount], amount, self.top)
-        return out

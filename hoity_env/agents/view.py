@@ -1,34 +1,39 @@
-"""Readers of the seat-relative observation vector: one decoder for a batch and for one row.
+"""What an agent reads: the table it plays, and readers of its seat-relative observation vector.
 
-Scripted agents decide from the observation only (docs/design.md §3), so every
-field they use is decoded here, from the layout in
-:mod:`hoity_env.engine.standard.observation`.  :class:`BatchObservationView` reads a
-``(B, D)`` batch (rows may come from different games and phases; one player
-count per batch, since ``D`` depends on it) and returns arrays with a leading
-batch axis; :class:`ObservationView` is the same decoder at ``B = 1`` returning
-scalars, so the one-game reader cannot drift from the batched one.
+An agent is *told* the table it plays (:class:`Table`: the rules and the player count,
+the package's defaults ``standard``/4 where a caller names none); an observation of
+another length than that table's is refused with one :class:`AgentInputError`, never
+read as another table's.  Scripted agents decide from the observation only
+(docs/design.md §3).  :class:`BatchObservationView` decodes a ``(B, D)`` batch of
+standard observations (rows may come from different games and phases) into arrays
+with a leading batch axis, from the layout in :mod:`hoity_env.engine.standard.observation`;
+:class:`ObservationView` is the same decoder at ``B = 1`` returning scalars, so the
+one-game reader cannot drift from the batched one.  :class:`SeatFields` holds what the
+standard view and the original one (:class:`~hoity_env.agents.bots.styles_original.OriginalView`)
+decode alike.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.config import RulesConfig, resolve_rules, validate_num_players
 from hoity_env.engine.errors import HoityError
-from hoity_env.engine.original.observation import original_obs_dim
 from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
+from hoity_env.environment.padding import unpadded_dim
 
 __all__ = [
     "AgentInputError",
     "BatchObservationView",
     "ObservationView",
     "SeatFields",
-    "num_players_of",
-    "ruleset_of",
+    "Table",
 ]
 
 _RATES = slice(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
@@ -38,38 +43,46 @@ class AgentInputError(HoityError):
     """Observations or masks handed to an agent are malformed (shape, dtype, values, empty mask)."""
 
 
-_ORIGINAL_PLAYERS = {original_obs_dim(n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-"""Observation length → player count of the original ruleset (no length is also a standard one)."""
+@dataclass(frozen=True)
+class Table:
+    """The game an agent is built for: its rules and player count (its observations' length follows).
 
-
-def _standard_players(size: int) -> int | None:
-    n, rest = divmod(size - G_DIM - O_DIM, P_DIM)
-    return n if not rest and MIN_PLAYERS <= n <= MAX_PLAYERS else None
-
-
-def ruleset_of(observation: np.ndarray) -> str:
-    """``"standard"`` or ``"original"``: the ruleset whose observations have this length (last axis).
-
-    The two encoders' lengths never coincide for 2-6 players (a test checks it), so
-    the length alone says which rules an agent is playing.
+    Built once by :meth:`of` where an agent is made; every agent keeps its own, so
+    nothing works the table out from the length of an observation.
     """
-    size = int(np.asarray(observation).shape[-1])
-    if _standard_players(size) is not None:
-        return "standard"
-    if size in _ORIGINAL_PLAYERS:
-        return "original"
-    raise AgentInputError(f"an observation of length {size} is not a hoity_env observation")
 
+    rules: RulesConfig
+    num_players: int
 
-def num_players_of(observation: np.ndarray) -> int:
-    """Player count implied by the length of an observation vector (its last axis), either ruleset."""
-    size = int(np.asarray(observation).shape[-1])
-    n = _standard_players(size)
-    if n is None:
-        n = _ORIGINAL_PLAYERS.get(size)
-    if n is None:
-        raise AgentInputError(f"an observation of length {size} is not a hoity_env observation")
-    return n
+    @classmethod
+    def of(cls, rules: str | RulesConfig | None = None, num_players: int | None = None) -> Table:
+        """The table of these rules and players, checked; ``None`` is the package's default
+        (``standard`` rules, 4 players, as the environment's)."""
+        return cls(
+            resolve_rules("standard" if rules is None else rules),
+            validate_num_players(4 if num_players is None else num_players),
+        )
+
+    @property
+    def ruleset(self) -> str:
+        """The name of the engine's ruleset that plays these rules (what per-ruleset parts are keyed by)."""
+        return self.rules.ruleset
+
+    @functools.cached_property
+    def obs_dim(self) -> int:
+        """The length of this table's observations (worked out once: every batch is checked)."""
+        return unpadded_dim(self.ruleset, self.num_players)
+
+    def __str__(self) -> str:
+        return f"{self.num_players} players, {self.rules.name} rules"
+
+    def check_width(self, width: int, who: str) -> None:
+        """Refuse observations of ``width`` values unless they are this table's (one clear error)."""
+        if width != self.obs_dim:
+            raise AgentInputError(
+                f"{who} plays {self} (observations of length {self.obs_dim}), "
+                f"got observations of length {width}"
+            )
 
 
 class SeatFields(ABC):
@@ -78,7 +91,7 @@ class SeatFields(ABC):
     A view says where its fields are (:meth:`glob`, :meth:`players`); the phase,
     the track positions and the revealed locations are read the same way from the
     standard observation (:class:`BatchObservationView`) and the original one
-    (:class:`~hoity_env.agents.bots.original_rows.OriginalView`).
+    (:class:`~hoity_env.agents.bots.styles_original.OriginalView`).
     """
 
     __slots__ = ()
@@ -133,7 +146,8 @@ class _Column:
 
 
 class BatchObservationView(SeatFields):
-    """Named, read-only access to a ``(B, D)`` batch of observations; every field has a leading ``B`` axis.
+    """Named, read-only access to a ``(B, D)`` batch of standard observations of ``num_players``
+    players; every field has a leading ``B`` axis.
 
     ``k`` in the player fields counts seats after the observer: 0 is the observer,
     1 the next seat, and so on.  Values stay normalized as in the observation.
@@ -141,17 +155,12 @@ class BatchObservationView(SeatFields):
 
     __slots__ = ("n", "obs")
 
-    def __init__(self, observations: np.ndarray) -> None:
+    def __init__(self, observations: np.ndarray, num_players: int = 4) -> None:
         obs = np.asarray(observations, dtype=np.float32)
         if obs.ndim != 2:
             raise AgentInputError(f"a batch of observations must be 2-D (B, D), got shape {obs.shape}")
-        self.obs = obs
-        n = _standard_players(int(obs.shape[-1]))
-        if n is None:
-            raise AgentInputError(
-                f"an observation of length {obs.shape[-1]} is not a standard hoity_env observation"
-            )
-        self.n = n
+        Table.of("standard", num_players).check_width(int(obs.shape[-1]), "the standard observation view")
+        self.obs, self.n = obs, num_players
 
     def __len__(self) -> int:
         return int(self.obs.shape[0])
@@ -239,15 +248,16 @@ class _RowOf(Generic[_T]):
 
 
 class ObservationView:
-    """One observation vector read through :class:`BatchObservationView` at ``B = 1``; scalars out."""
+    """One standard observation vector of ``num_players`` players read through
+    :class:`BatchObservationView` at ``B = 1``; scalars out."""
 
     __slots__ = ("batch", "n", "obs")
 
-    def __init__(self, observation: np.ndarray) -> None:
+    def __init__(self, observation: np.ndarray, num_players: int = 4) -> None:
         obs = np.asarray(observation, dtype=np.float32)
         if obs.ndim != 1:
             raise AgentInputError(f"one observation must be 1-D, got shape {obs.shape}")
-        self.batch = BatchObservationView(obs[None, :])
+        self.batch = BatchObservationView(obs[None, :], num_players)
         self.obs, self.n = obs, self.batch.n
 
     def player(self, k: int, name: str) -> np.ndarray:

@@ -2,9 +2,9 @@
 
 Every kernel of the package goes through these two decorators, so how kernels are compiled
 (cached on disk, no GIL) is decided in one place.  numba compiles a kernel on its first
-call after an install or upgrade (docs/design.md, "One batched implementation": the
-figures) and loads it from the on-disk cache afterwards; the first compilation in a process
-is announced by one ``logging`` INFO line, so a user who waits knows why.
+call after an install or upgrade (docs/design.md §7 has the figures) and loads it from the
+on-disk cache afterwards; the first compilation in a process is announced by one
+``logging`` INFO line, so a user who waits knows why.
 """
 
 from __future__ import annotations
@@ -12,38 +12,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hoity_env.engine.errors import ConfigError
-
-ACCELERATORS = ("auto", "numpy", "numba")
-
-try:  # a core dependency; the agents still ask (HAVE_NUMBA, resolve_accelerator) until they stop
-    import numba
-    import numba.core.event
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    HAVE_NUMBA = False
+import numba
+import numba.core.event
 
 _log = logging.getLogger(__name__)
 
 
-def resolve_accelerator(accelerator: str) -> str:
-    """``"numpy"`` or ``"numba"`` for a requested accelerator (``"auto"``: numba when installed)."""
-    if accelerator not in ACCELERATORS:
-        raise ConfigError(f"accelerator must be one of {ACCELERATORS}, got {accelerator!r}")
-    if accelerator == "numba" and not HAVE_NUMBA:
-        raise ConfigError(
-            "accelerator='numba' needs numba: pip install 'hoity-env[fast]' (or use accelerator='numpy')"
-        )
-    if accelerator == "auto":
-        return "numba" if HAVE_NUMBA else "numpy"
-    return accelerator
-
-
 def jit(fn: Any) -> Any:
-    """Compile ``fn`` with numba (cached on disk) when it is installed; else leave it as Python,
-    which ``resolve_accelerator`` never lets the engine call."""
-    return numba.njit(cache=True, nogil=True)(fn) if HAVE_NUMBA else fn
+    """Compile ``fn`` with numba, cached on disk, releasing the GIL."""
+    return numba.njit(cache=True, nogil=True)(fn)
 
 
 def jit_inline(fn: Any) -> Any:
@@ -54,35 +31,33 @@ def jit_inline(fn: Any) -> Any:
     per-row helpers take dozens), which cost more than their own arithmetic (issue 34: about
     a third of a location decision of ``expert``), and a call inside a loop over lanes keeps
     the compiler from vectorizing it."""
-    return numba.njit(cache=True, nogil=True, inline="always")(fn) if HAVE_NUMBA else fn
+    return numba.njit(cache=True, nogil=True, inline="always")(fn)
 
 
-if HAVE_NUMBA:
+class _AnnounceCompiling(numba.core.event.Listener):  # type: ignore[misc]
+    """Logs at INFO, once per process, that numba starts compiling a kernel of this package.
 
-    class _AnnounceCompiling(numba.core.event.Listener):  # type: ignore[misc]
-        """Logs at INFO, once per process, that numba starts compiling a kernel of this package.
+    numba fires ``numba:compile`` only when it compiles (a cache miss), never when it loads a
+    kernel from its on-disk cache, so the line appears on a first use and not afterwards.
+    """
 
-        numba fires ``numba:compile`` only when it compiles (a cache miss), never when it loads a
-        kernel from its on-disk cache, so the line appears on a first use and not afterwards.
-        """
+    def __init__(self) -> None:
+        self.announced = False
 
-        def __init__(self) -> None:
-            self.announced = False
+    def on_start(self, event: Any) -> None:
+        module = getattr(event.data["dispatcher"].py_func, "__module__", "") or ""
+        if not self.announced and module.startswith("hoity_env."):
+            self.announced = True
+            _log.info(
+                "compiling hoity_env's numba kernels on first use (%s); this takes seconds to a "
+                "minute once, later runs load them from numba's cache",
+                module,
+            )
 
-        def on_start(self, event: Any) -> None:
-            module = getattr(event.data["dispatcher"].py_func, "__module__", "") or ""
-            if not self.announced and module.startswith("hoity_env."):
-                self.announced = True
-                _log.info(
-                    "compiling hoity_env's numba kernels on first use (%s); this takes seconds to a "
-                    "minute once, later runs load them from numba's cache",
-                    module,
-                )
-
-        def on_end(self, event: Any) -> None:
-            """Nothing to do when a compilation ends."""
-
-    numba.core.event.register("numba:compile", _AnnounceCompiling())  # type: ignore[no-untyped-call]
+    def on_end(self, event: Any) -> None:
+        """Nothing to do when a compilation ends."""
 
 
-__all__ = ["ACCELERATORS", "HAVE_NUMBA", "jit", "jit_inline", "resolve_accelerator"]
+numba.core.event.register("numba:compile", _AnnounceCompiling())  # type: ignore[no-untyped-call]
+
+__all__ = ["jit", "jit_inline"]

@@ -33,19 +33,44 @@ The command line is ``hoity-learn`` (:mod:`hoity_env.cli.learn`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from hoity_env.learning.checkpoint import load_policy, save_policy
-from hoity_env.learning.loop import Learner
-from hoity_env.learning.policy import MaskedPolicy
-from hoity_env.learning.runs.folder import RunFolder
-from hoity_env.learning.runs.session import resume, train_in_folder
 from hoity_env.learning.settings import LearnerSettings
+
+if TYPE_CHECKING:
+    from hoity_env.learning.checkpoint import load_policy, save_policy
+    from hoity_env.learning.loop import Learner
+    from hoity_env.learning.policy import MaskedPolicy
+    from hoity_env.learning.runs.folder import RunFolder
+    from hoity_env.learning.runs.session import resume
+
+_LAZY = {
+    "Learner": "hoity_env.learning.loop",
+    "MaskedPolicy": "hoity_env.learning.policy",
+    "RunFolder": "hoity_env.learning.runs.folder",
+    "load_policy": "hoity_env.learning.checkpoint",
+    "resume": "hoity_env.learning.runs.session",
+    "save_policy": "hoity_env.learning.checkpoint",
+}
+"""Names loaded on first use: torch is imported only when something trains or loads a policy, so
+the run folder (``hoity_env.learning.runs``) serves commands that never train (a finished best
+response read back, ``hoity-eval`` without training)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hoity_env.learning' has no attribute {name!r}")
 
 
 def train(settings: LearnerSettings, run_dir: str | Path | None = None) -> Learner:
     """Train with ``settings`` to ``settings.total_steps``; in ``run_dir`` when given."""
+    from hoity_env.learning.loop import Learner
+    from hoity_env.learning.runs.session import train_in_folder
+
     if run_dir is not None:
         return train_in_folder(settings, run_dir)
     learner = Learner(settings)

@@ -133,9 +133,9 @@ def save_policy(
 
 def load_policy(path: str | Path) -> MaskedPolicy:
     """A :class:`MaskedPolicy` from a ``MaskablePPO`` zip with an ``MlpPolicy`` (ours or SB3's)."""
-    from hoity_env.agents.policies.sb3 import PolicyAgent
+    from hoity_env.agents.policies.sb3 import load_checkpoint
 
-    model = PolicyAgent(path).model  # the loader every ppo: spec uses, with its clear errors
+    model = load_checkpoint(Path(path))  # the loader every ppo: spec uses, with its clear errors
     arch = model.policy.net_arch
     hidden = arch.get("pi") if isinstance(arch, dict) else arch
     if not hidden or (isinstance(arch, dict) and arch.get("pi") != arch.get("vf")):

@@ -66,7 +66,7 @@ def play(
     n = env.num_players
     me = env.possible_agents[seat]
     others = {env.possible_agents[(seat + k) % n]: agent for k, agent in enumerate(opponents, start=1)}
-    adviser = ExpertAgent(seed)
+    adviser = ExpertAgent(seed, rules=env.rules, num_players=n)
     for k, agent in enumerate(opponents):
         agent.reset(seed + 1 + k)
     obs, _ = env.reset(seed=seed)

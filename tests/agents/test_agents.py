@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hoity_env
-from hoity_env.agents import AGENT_NAMES, Agent, BatchObservationView, ObservationView, make
-from hoity_env.agents.bots.styles import best_run, lot_gain, series_counts
+from hoity_env.agents import AGENT_NAMES, Agent, AgentInputError, BatchObservationView, ObservationView, make
+from hoity_env.agents.bots import styles_kernels, styles_original
+from hoity_env.agents.bots.styles_original import OriginalView
 from tests.helpers import RULESETS
+from tests.oracles import original_rows
 
 Trace = list[tuple[np.ndarray, np.ndarray]]
 
@@ -19,7 +22,7 @@ Trace = list[tuple[np.ndarray, np.ndarray]]
 def play(specs: list[str], seed: int, rules: str = "standard") -> tuple[hoity_env.HoityParallelEnv, Trace]:
     """Play one game with ``make(spec)`` agents; assert every action is legal; return the observations."""
     env = hoity_env.parallel_env(num_players=len(specs), illegal_action="raise", rules=rules)
-    agents = [make(s, seed=seed * 31 + i) for i, s in enumerate(specs)]
+    agents = [make(s, seed=seed * 31 + i, num_players=len(specs), rules=rules) for i, s in enumerate(specs)]
     obs, _ = env.reset(seed=seed)
     trace: Trace = []
     while env.agents:
@@ -48,7 +51,7 @@ def test_every_agent_plays_only_legal_actions(rules: str, num_players: int) -> N
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_every_agent_is_legal_on_observations_from_other_games(name: str, rules: str) -> None:
     _, trace = play(["random", "collector", "thief", "detective"], seed=11, rules=rules)
-    agent = make(name, seed=0)
+    agent = make(name, seed=0, rules=rules)
     for o, m in trace:
         a = agent.act(o, m)
         assert m[a] == 1
@@ -58,7 +61,7 @@ def test_every_agent_is_legal_on_observations_from_other_games(name: str, rules:
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_same_seed_same_choices_other_seed_other_choices(name: str, rules: str) -> None:
     _, trace = play(["random", "collector", "thief", "expert"], seed=5, rules=rules)
-    a, b, c = make(name, seed=7), make(name, seed=7), make(name, seed=8)
+    a, b, c = (make(name, seed=s, rules=rules) for s in (7, 7, 8))
     first = [a.act(o, m) for o, m in trace]
     assert first == [b.act(o, m) for o, m in trace]
     assert first != [c.act(o, m) for o, m in trace]
@@ -127,15 +130,19 @@ def test_agents_satisfy_the_protocol() -> None:
 def test_observation_view_reads_the_layout() -> None:
     env = hoity_env.parallel_env(num_players=3)
     obs, _ = env.reset(seed=1)
-    view = ObservationView(obs["player_1"]["observation"])
+    view = ObservationView(obs["player_1"]["observation"], 3)
     state = env.game_state
     assert view.n == 3 and not view.action_step
     assert view.lot_series == state.deck.series[state.lot]
     copies = np.asarray(state.deck.copies)
     assert np.array_equal(np.rint(view.hand * copies).astype(int), state.counts[1])
     assert np.allclose(view.money, 1.0)
-    with pytest.raises(ValueError, match="not a standard hoity_env observation"):
-        ObservationView(np.zeros(50, dtype=np.float32))
+    with pytest.raises(
+        AgentInputError, match=r"plays 3 players, standard rules .*got observations of length 50"
+    ):
+        ObservationView(np.zeros(50, dtype=np.float32), 3)
+    with pytest.raises(AgentInputError, match="plays 4 players"):  # told, not worked out from the length
+        ObservationView(obs["player_1"]["observation"])
 
 
 @pytest.mark.parametrize(
@@ -143,19 +150,22 @@ def test_observation_view_reads_the_layout() -> None:
     [([0, 2, 1, 1, 0, 0], 4), ([0, 0, 0, 0, 3, 0], 3), ([2, 0, 1, 0, 0, 0], 0), ([1, 1, 0, 1, 1, 1], 3)],
 )
 def test_best_run_follows_c3(counts: list[int], expected: int) -> None:  # C-3
-    assert best_run(np.asarray(counts)) == expected
+    # The kernels' (standard), the original batch rules' and the oracle's counts of a run.
+    c = np.asarray(counts)
+    assert styles_kernels.best_run(c) == styles_original.best_run(c) == original_rows.best_run(c) == expected
 
 
 def test_lot_gain_counts_the_growth_of_the_best_run() -> None:
     env = hoity_env.parallel_env(num_players=4)
     obs, _ = env.reset(seed=0)
-    view = BatchObservationView(np.stack([o["observation"] for o in obs.values()]))
-    counts = series_counts(view)
-    gains = lot_gain(view, counts)
+    view = BatchObservationView(np.stack([o["observation"] for o in obs.values()]), 4)
+    counts = np.rint(view.hand * styles_kernels.copies_of(4)).astype(np.int64)
     for i in range(len(view)):
         more = counts[i].copy()
         more[view.lot_series[i]] += 1
-        assert gains[i] == best_run(more) - best_run(counts[i])
+        gain = styles_kernels.lot_gain(counts[i].copy(), int(view.lot_series[i]))
+        assert gain == styles_kernels.best_run(more) - styles_kernels.best_run(counts[i])
+    assert styles_kernels.lot_gain(counts[0].copy(), -1) == 0  # no lot on display
 
 
 @pytest.mark.parametrize(
@@ -179,11 +189,9 @@ def test_make_rejects_a_corrupt_checkpoint(tmp_path: Path) -> None:
 
 
 def test_original_view_reads_the_public_checks_and_thieves() -> None:  # O-2, O-7
-    from hoity_env.agents.bots.original_rows import OriginalView
-
     env = hoity_env.parallel_env(num_players=4, rules="original")
     obs, _ = env.reset(seed=3)
-    view = OriginalView(np.stack([obs[f"player_{i}"]["observation"] for i in range(4)]))
+    view = OriginalView(np.stack([obs[f"player_{i}"]["observation"] for i in range(4)]), 4)
     state = env.game_state
     assert view.n == 4 and not view.action_step.any()
     # Row i sees seat (i + k) % 4 as player k: everybody's highest check, both thieves free.
@@ -203,5 +211,43 @@ def test_expert_bids_the_cheapest_winning_check() -> None:  # O-5: the highest c
     obs, *_ = env.step({"player_0": 0, "player_1": 0, "player_2": 1, "player_3": 1})
     o, m = obs["player_0"]["observation"], obs["player_0"]["action_mask"]
     # Seat 0 holds 5, 10, 15, 20; seat 1 (also at the auction) holds up to 19: 20 is the only winner.
-    choices = {make("expert", seed=s).act(o, m) for s in range(20)}
+    choices = {make("expert", seed=s, rules="original").act(o, m) for s in range(20)}
     assert choices and choices <= {check_action(20, 0), check_action(20, 1)}
+
+
+def test_make_is_a_one_way_table() -> None:
+    # No module under agents/ imports the module that lists it (make, or the face that re-exports
+    # it): a population gets its members built, the RLlib agent is named by import path.
+    from hoity_env.agents.specs import NAMES, PREFIXES
+    from tests.test_architecture import GRAPH
+
+    importers = {
+        module
+        for module, imports in GRAPH.items()
+        if module.startswith("hoity_env.agents") and imports & {"hoity_env.agents", "hoity_env.agents.specs"}
+    }
+    assert importers == {"hoity_env.agents"}
+    assert set(AGENT_NAMES) <= set(NAMES)
+    assert set(PREFIXES) == {"ppo:", "ppo-sample:", "npz:", "rllib:", "population:"}
+
+
+def test_every_style_has_a_rule_for_every_ruleset_of_the_engine() -> None:
+    # The styles' per-ruleset rules are keyed by the engine's ruleset names (no name compared).
+    from hoity_env.agents.bots import SCRIPTED
+    from hoity_env.agents.bots.styles import ScriptedAgent
+    from hoity_env.engine.config import RULESET_NAMES
+
+    styles = [cls for cls in SCRIPTED.values() if issubclass(cls, ScriptedAgent)]
+    assert len(styles) == len(SCRIPTED) - 1  # all but random, which reads the mask only
+    for cls in styles:
+        assert set(cls.RULES) == set(RULESET_NAMES), cls.name
+
+
+@pytest.mark.parametrize("rules", RULESETS)
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_agents_pickle_and_play_on(name: str, rules: str) -> None:
+    # Worker processes and saved learner states carry agents: a copy plays on as the original.
+    _, trace = play(["random", "collector", "thief"], seed=3, rules=rules)
+    agent = make(name, seed=4, num_players=3, rules=rules)
+    twin = pickle.loads(pickle.dumps(agent))
+    assert [agent.act(o, m) for o, m in trace] == [twin.act(o, m) for o, m in trace]

@@ -3,13 +3,15 @@
 * bot equivalence: on real observations from seeded 2–6 player games, a batch's
   decisions equal the row-by-row decisions given the same random draws, and a
   one-game agent acting row by row equals its seeded twin acting on the batch;
-* legal actions on real and on random masks; seeding; input checks;
-* the sampling helpers keep the styles' probabilities;
+* legal actions on real and on random masks; seeding; input checks, the table an
+  agent is told included (another table's observations are refused, never misread);
+* the sampling helper keeps the styles' probabilities;
 * ``PolicyAgent.act_batch`` equals its per-row decisions.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +29,8 @@ from hoity_env.agents import (
     make,
 )
 from hoity_env.agents.base import BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.agents.batch import Bids, act_batch, normal_from_uniforms, sample_index
+from hoity_env.agents.batch import act_batch, sample_index
+from hoity_env.engine.errors import ConfigError
 from tests.agents.test_policy_agent import save_tiny_model
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
@@ -46,7 +49,10 @@ def collect_rows(
     game = 0
     while len(obs_rows) < rows:
         specs = [AGENT_NAMES[(game + i) % len(AGENT_NAMES)] for i in range(num_players)]
-        agents = [make(s, seed=seed + 100 * game + i) for i, s in enumerate(specs)]
+        agents = [
+            make(s, seed=seed + 100 * game + i, num_players=num_players, rules=rules)
+            for i, s in enumerate(specs)
+        ]
         obs, _ = env.reset(seed=seed + game)
         while env.agents and len(obs_rows) < rows:
             actions = {}
@@ -68,8 +74,8 @@ def real_rows() -> Rows:
 def test_real_rows_cover_every_step(real_rows: Rows) -> None:
     # Guards the equivalence tests below: they see location steps, bids and castle roles.
     total = 0
-    for obs, masks in real_rows.values():
-        view = BatchObservationView(obs)
+    for n, (obs, masks) in real_rows.items():
+        view = BatchObservationView(obs, n)
         bidding = view.action_step & masks[:, BID0:].any(axis=1)
         assert (~view.action_step).sum() > 50 and bidding.sum() > 10
         assert (view.action_step & ~bidding).sum() > 50
@@ -79,9 +85,9 @@ def test_real_rows_cover_every_step(real_rows: Rows) -> None:
 
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_batch_decisions_equal_row_decisions_given_the_same_draws(name: str, real_rows: Rows) -> None:
-    agent = make(name, seed=0)
-    assert isinstance(agent, SeededAgent)  # decide(): the pure rule behind act and act_batch
     for n, (obs, masks) in real_rows.items():
+        agent = make(name, seed=0, num_players=n)
+        assert isinstance(agent, SeededAgent)  # decide(): the pure rule behind act and act_batch
         draws = np.random.default_rng(n).random((len(obs), agent.DRAWS))
         bools = masks.astype(bool)
         batch = agent.decide(obs, bools, draws)
@@ -96,7 +102,7 @@ def test_batch_decisions_equal_row_decisions_given_the_same_draws(name: str, rea
 def test_one_game_agent_is_its_batched_twin_at_batch_size_one(name: str, real_rows: Rows) -> None:
     # act() draws (1, K) per call, act_batch (B, K) once: the same stream, so the same choices.
     for n, (obs, masks) in real_rows.items():
-        one, batched = make(name, seed=n), make(name, seed=n)
+        one, batched = make(name, seed=n, num_players=n), make(name, seed=n, num_players=n)
         singles = [one.act(o, m) for o, m in zip(obs, masks, strict=True)]
         assert all(isinstance(a, int) for a in singles)
         assert singles == batched.act_batch(obs, masks).tolist(), f"{name}, {n} players"
@@ -106,7 +112,7 @@ def test_one_game_agent_is_its_batched_twin_at_batch_size_one(name: str, real_ro
 def test_checked_batches_skip_only_the_checks(name: str, real_rows: Rows) -> None:
     """``act_batch(..., checked=True)`` (the envs' own batches) decides exactly as ``act_batch``."""
     for n, (obs, masks) in real_rows.items():
-        plain, fast = make(name, seed=n), make(name, seed=n)
+        plain, fast = make(name, seed=n, num_players=n), make(name, seed=n, num_players=n)
         expected = plain.act_batch(obs, masks)
         assert act_batch(fast, obs, masks.astype(np.int8), checked=True).tolist() == expected.tolist()
 
@@ -142,8 +148,8 @@ def test_shuffled_batch_gives_each_row_its_own_decision(real_rows: Rows) -> None
 
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_batched_actions_are_legal_on_real_masks(name: str, real_rows: Rows) -> None:
-    for obs, masks in real_rows.values():
-        actions = make(name, seed=1).act_batch(obs, masks)
+    for n, (obs, masks) in real_rows.items():
+        actions = make(name, seed=1, num_players=n).act_batch(obs, masks)
         assert masks[np.arange(len(obs)), actions].all()
 
 
@@ -152,11 +158,11 @@ def test_batched_actions_are_legal_on_random_masks(name: str, real_rows: Rows) -
     # Masks that do not fit the observation's step (a bid-only mask in a location step …)
     # still get a legal action: a style's choice falls back to the lowest legal index.
     rng = np.random.default_rng(7)
-    for obs, masks in real_rows.values():
+    for n, (obs, masks) in real_rows.items():
         density = rng.random((len(obs), 1))
         random_masks = (rng.random(masks.shape) < density).astype(np.int8)
         random_masks[np.arange(len(obs)), rng.integers(masks.shape[1], size=len(obs))] = 1
-        actions = make(name, seed=2).act_batch(obs, random_masks)
+        actions = make(name, seed=2, num_players=n).act_batch(obs, random_masks)
         assert random_masks[np.arange(len(obs)), actions].all()
 
 
@@ -164,11 +170,11 @@ def test_batched_actions_are_legal_on_random_masks(name: str, real_rows: Rows) -
 def test_batches_are_seeded_and_ignore_the_global_generator(name: str, real_rows: Rows) -> None:
     obs, masks = real_rows[5]
     np.random.seed(0)
-    a = make(name, seed=7).act_batch(obs, masks)
+    a = make(name, seed=7, num_players=5).act_batch(obs, masks)
     np.random.seed(1)
-    b = make(name, seed=7).act_batch(obs, masks)
+    b = make(name, seed=7, num_players=5).act_batch(obs, masks)
     assert np.array_equal(a, b)
-    other = make(name, seed=8)
+    other = make(name, seed=8, num_players=5)
     assert not np.array_equal(a, other.act_batch(obs, masks))
     other.reset(seed=7)
     assert np.array_equal(a, other.act_batch(obs, masks))
@@ -228,10 +234,35 @@ def test_malformed_batches_raise_clear_errors(
 @pytest.mark.parametrize("name", SCRIPTED_NAMES)
 def test_scripted_agents_refuse_foreign_layouts(name: str) -> None:
     o, m = _obs_and_masks()
-    with pytest.raises(AgentInputError, match="not a hoity_env observation"):
-        make(name).act_batch(o[:, :50], m)
     with pytest.raises(AgentInputError, match="standard action layout"):
         make(name).act_batch(o, m[:, :BID0])
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_agents_refuse_observations_of_another_table(name: str, real_rows: Rows) -> None:
+    # Told 4 players of the standard rules (also the default), an agent refuses the rows of
+    # another count or ruleset with one error naming its table, never reading them as theirs.
+    told = re.escape("plays 4 players, standard rules (observations of length 117)")
+    agent = make(name, seed=0, num_players=4, rules="standard")
+    o, m = _obs_and_masks()
+    with pytest.raises(AgentInputError, match=rf"{told}, got observations of length 50"):
+        agent.act_batch(o[:, :50], m)
+    obs, masks = real_rows[3]
+    with pytest.raises(AgentInputError, match=rf"{told}, got observations of length 93"):
+        agent.act_batch(obs, masks)
+    with pytest.raises(AgentInputError, match=told):
+        act_batch(agent, obs, masks, checked=True)  # the envs' own batches are checked too
+    original, _ = collect_rows(4, 1, seed=0, rules="original")
+    with pytest.raises(AgentInputError, match=told):
+        agent.act(original[0], m[0])
+    assert make(name).table == agent.table  # the package's defaults
+
+
+def test_the_table_is_checked_when_the_agent_is_made() -> None:
+    with pytest.raises(ConfigError, match="num_players must be an int in"):
+        make("expert", num_players=7)
+    with pytest.raises(ConfigError, match="unknown rules preset 'house'"):
+        make("random", rules="house")
 
 
 @pytest.fixture(scope="module")
@@ -241,10 +272,10 @@ def original_rows() -> Rows:
 
 @pytest.mark.parametrize("name", AGENT_NAMES)
 def test_original_rules_batch_equals_rows_and_one_game_act(name: str, original_rows: Rows) -> None:
-    # The original ruleset's decision rules (hoity_env.agents.bots.original_rows) keep the same contract.
-    agent = make(name, seed=0)
-    assert isinstance(agent, SeededAgent)
+    # The original ruleset's decision rules (hoity_env.agents.bots.styles_original) keep the same contract.
     for n, (obs, masks) in original_rows.items():
+        agent = make(name, seed=0, num_players=n, rules="original")
+        assert isinstance(agent, SeededAgent)
         draws = np.random.default_rng(n).random((len(obs), agent.DRAWS))
         bools = masks.astype(bool)
         batch = agent.decide(obs, bools, draws)
@@ -253,7 +284,7 @@ def test_original_rules_batch_equals_rows_and_one_game_act(name: str, original_r
             int(agent.decide(obs[i : i + 1], bools[i : i + 1], draws[i : i + 1])[0]) for i in range(len(obs))
         ]
         assert batch.tolist() == rows
-        one, batched = make(name, seed=n), make(name, seed=n)
+        one, batched = (make(name, seed=n, num_players=n, rules="original") for _ in range(2))
         assert [one.act(o, m) for o, m in zip(obs, masks, strict=True)] == batched.act_batch(
             obs, masks
         ).tolist()
@@ -271,9 +302,9 @@ def test_one_game_act_keeps_its_checks() -> None:
 
 def test_batch_view_rows_are_the_one_game_views(real_rows: Rows) -> None:
     obs, _ = real_rows[6]
-    batch = BatchObservationView(obs)
+    batch = BatchObservationView(obs, 6)
     for i in range(0, len(obs), 37):
-        one = ObservationView(obs[i])
+        one = ObservationView(obs[i], 6)
         assert one.action_step == batch.action_step[i] and one.lot_series == batch.lot_series[i]
         assert np.array_equal(one.locations, batch.locations[i])
         assert np.array_equal(one.rates(), batch.rates()[i])
@@ -288,30 +319,9 @@ def test_sample_index_keeps_the_weights() -> None:
     assert sample_index(np.zeros((2, 3)), np.array([0.2, 0.9])).tolist() == [0, 0]
 
 
-def test_normal_from_uniforms_is_standard_normal() -> None:
-    u = np.random.default_rng(0).random((2, 40_000))
-    z = normal_from_uniforms(u[0], u[1])
-    assert abs(z.mean()) < 0.02 and abs(z.std() - 1.0) < 0.02
-    assert abs((np.abs(z) < 1.0).mean() - 0.6827) < 0.01
-
-
-def test_jittered_bids_stay_legal_and_centred() -> None:
-    legal = np.zeros((3, 51), dtype=bool)
-    legal[0, :31] = True  # 30 money
-    legal[1, 7] = True  # a lone bid
-    legal[2, [0, 4, 5, 6]] = True
-    bids = Bids(legal)
-    assert bids.top.tolist() == [30, 7, 6] and bids.count.tolist() == [31, 1, 4]
-    z = np.array([0.0, 3.0, -10.0])
-    assert bids.jittered(np.array([10.4, 1.0, 5.0]), 2.0, z).tolist() == [10, 7, 6]
-    zs = np.random.default_rng(0).standard_normal(20_000)
-    many = Bids(np.tile(legal[:1], (zs.size, 1))).jittered(np.full(zs.size, 12.0), 2.0, zs)
-    assert abs(many.mean() - 12.0) < 0.05 and abs(many.std() - 2.0) < 0.1
-
-
 def test_thief_role_mix_keeps_its_probabilities(real_rows: Rows) -> None:
     obs, masks = real_rows[4]
-    view = BatchObservationView(obs)
+    view = BatchObservationView(obs, 4)
     castle = np.flatnonzero(view.action_step & masks[:, EXHIBIT].astype(bool))
     assert castle.size
     rows = np.resize(castle, 20_000)
@@ -322,7 +332,7 @@ def test_thief_role_mix_keeps_its_probabilities(real_rows: Rows) -> None:
 
 def test_thief_location_mix_keeps_its_probabilities(real_rows: Rows) -> None:
     obs, masks = real_rows[4]
-    view = BatchObservationView(obs)
+    view = BatchObservationView(obs, 4)
     open_rows = np.flatnonzero(~view.action_step & masks[:, 0].astype(bool) & (view.money[:, 0] > 0))
     rows = np.resize(open_rows, 20_000)
     actions = make("thief", seed=4).act_batch(obs[rows], masks[rows])

@@ -33,8 +33,8 @@ def test_scripted_batch_decisions_equal_one_game_decisions(num_players: int) -> 
     scalar_obs, observer = game.make_observer(), batched.make_observer()
     names = [SCRIPTED[p % len(SCRIPTED)] for p in range(num_players)]
     group = {name: [p for p in range(num_players) if names[p] == name] for name in set(names)}
-    batch_agents = {name: make(name, seed=11) for name in group}
-    twins = {name: make(name, seed=11) for name in group}
+    batch_agents = {name: make(name, seed=11, num_players=num_players, rules="original") for name in group}
+    twins = {name: make(name, seed=11, num_players=num_players, rules="original") for name in group}
     states = [game.new_state(s) for s in range(games)]
     batch = batched.deal(range(games))
     decisions = 0

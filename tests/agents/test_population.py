@@ -24,6 +24,7 @@ from hoity_env.agents.policies.population import (
     POPULATION_FORMAT,
     Member,
     PopulationAgent,
+    member_specs,
     named_population,
     read_population,
     write_population,
@@ -348,7 +349,8 @@ def test_members_outside_the_manifests_folder_are_refused_unless_allowed(
     monkeypatch.setenv(PATHS_VARIABLE, "inside")
     with pytest.raises(ConfigError, match="outside the manifest's folder"):
         make(spec, num_players=4)
-    assert len(PopulationAgent(spec.split(":", 1)[1], make, any_paths=True).agents) == 2
+    manifest = Path(spec.split(":", 1)[1])
+    assert len(member_specs(manifest, read_population(manifest), any_paths=True)) == 2
     monkeypatch.setenv(PATHS_VARIABLE, "yes")
     with pytest.raises(ConfigError, match=f"{PATHS_VARIABLE} must be 'inside'"):
         make(spec, num_players=4)

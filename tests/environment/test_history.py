@@ -187,9 +187,9 @@ def test_a_reloaded_memory_policy_plays_legal_actions_on_both_paths(rules: str, 
     learner = Learner(TINY.replace(num_players=3, rules=rules, total_steps=1))
     path = learner.save_policy(tmp_path / "policy.zip")
     env = hoity_env.parallel_env(num_players=3, rules=rules, illegal_action="raise")
-    agents = [make(f"ppo-sample:{path}", seed=s, num_players=3) for s in range(3)]
+    agents = [make(f"ppo-sample:{path}", seed=s, num_players=3, rules=rules) for s in range(3)]
     with pytest.raises(ConfigError, match="trained for 3 players, not 4"):
-        make(f"ppo:{path}", num_players=4)
+        make(f"ppo:{path}", num_players=4, rules=rules)
     for game in range(2):
         obs, _ = env.reset(seed=game)
         for agent in agents:

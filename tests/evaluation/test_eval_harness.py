@@ -113,7 +113,7 @@ def test_game_count_rounds_up_to_whole_deals() -> None:
 
 def test_play_game_alone_is_reproducible() -> None:
     env = hoity_env.parallel_env(num_players=3)
-    agents = [make(s) for s in ("expert", "thief", "random")]
+    agents = [make(s, num_players=3) for s in ("expert", "thief", "random")]
     seeds = agent_seeds(5, 0, 0, 3)
     first = play_game(env, agents, env_seed=deal_seed(5, 0), seeds=seeds)
     second = play_game(env, agents, env_seed=deal_seed(5, 0), seeds=seeds)

@@ -168,8 +168,8 @@ def test_a_saved_padded_policy_plays_each_of_its_counts_and_no_other(saved: tupl
     with pytest.raises(ConfigError, match="not the original rules"):
         make(f"ppo:{path}", num_players=3, rules="original")
     four = HoityParallelEnv(num_players=4).reset(seed=0)[0]["player_0"]
-    with pytest.raises(AgentInputError, match="length 117 is none of those tables"):
-        make(f"ppo:{path}").act(four["observation"], four["action_mask"])
+    with pytest.raises(AgentInputError, match=r"plays 2 players .* got observations of length 117"):
+        make(f"ppo:{path}", num_players=2).act(four["observation"], four["action_mask"])
 
 
 def test_a_padded_policy_exports_to_numpy_with_the_same_logits(
@@ -191,7 +191,7 @@ def test_a_padded_policy_exports_to_numpy_with_the_same_logits(
         obs, masks = table.obs.reshape(-1, table.env.obs_dim), table.masks.reshape(-1, 56).astype(bool)
         numpy_agent = NumpyPolicyAgent(exported, name="padded", deterministic=True, num_players=n)
         np.testing.assert_array_equal(
-            numpy_agent.act_batch(obs, masks), make(f"ppo:{path}").act_batch(obs, masks)
+            numpy_agent.act_batch(obs, masks), make(f"ppo:{path}", num_players=n).act_batch(obs, masks)
         )
     with pytest.raises(ConfigError, match="not 5 players"):
         NumpyPolicyAgent(exported, name="padded", num_players=5)

@@ -135,7 +135,7 @@ def test_end_of_input_quits_cleanly() -> None:
             raise EOFError from None
 
     said: list[str] = []
-    outcome = play(env, 0, [make("random")], seed=1, ask=ask_eof, say=said.append)
+    outcome = play(env, 0, [make("random", num_players=2)], seed=1, ask=ask_eof, say=said.append)
     assert not outcome.finished and env.replay.end is not None and env.replay.end["reason"] == "quit"
     assert len(env.replay.steps) == 2
     assert said[-1] == "you left the game"
@@ -145,7 +145,7 @@ def test_end_of_input_quits_cleanly() -> None:
 def test_the_end_names_the_rounds_played_not_one_more(rules: str, seed: int) -> None:
     env = RecordingEnv(num_players=2, rules=rules, agent_names=["human", "expert"])
     said: list[str] = []
-    expert = make("expert", 1, num_players=2, num_actions=env.codec.size)
+    expert = make("expert", 1, num_players=2, rules=rules, num_actions=env.codec.size)
     outcome = play(env, 0, [expert], seed=seed, ask=lambda prompt: "", say=said.append)
     assert outcome.finished and env.replay.end is not None
     played = env.replay.end["rounds"]

@@ -169,7 +169,7 @@ def test_exploit_and_ladder_under_the_original_rules(tmp_path: Path) -> None:
     common = {"budget": 1, "curve_points": 0, **tiny_training(tmp_path)}
     trained = exploitability(["thief", "random"], rules="original", games=4, **common)  # type: ignore[arg-type]
     assert trained.rules == "original" and [e.timesteps for e in trained.entries] == [512, 512]
-    model = PolicyAgent(Path(trained.entries[0].run_dir) / "final_model.zip").model
+    model = PolicyAgent(Path(trained.entries[0].run_dir) / "final_model.zip", rules="original").model
     assert model.observation_space.shape == (original_obs_dim(4),)
     result = ladder(["thief", "random"], rules="original", games=4, exploit_games=4, **common)  # type: ignore[arg-type]
     assert result.rules == "original" and result.games == 8

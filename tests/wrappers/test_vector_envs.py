@@ -145,7 +145,7 @@ def test_an_agent_object_without_act_batch_still_plays() -> None:
         name = "row"
 
         def __init__(self) -> None:
-            self.inner = make("random", seed=0)
+            self.inner = make("random", seed=0, num_players=2)
             self.calls = 0
 
         def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

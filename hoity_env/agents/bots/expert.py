@@ -34,356 +34,412 @@ own observation (docs/design.md §3):
   from a softmax over the amounts, so copies of the expert rarely void each
   other (S-5).
 
-Written over a batch like the other styles; the role game's arrays are
-``(B, n, …)`` with absent players as all-zero strategies, so a batch mixes rows
-with different players present without per-row branches.  It assumes the
-standard ruleset's numbers and action layout and refuses any other layout.
+**Its standard rule is the numba kernel here**: bids row by row; the castle games
+of the location steps, then of the castle roles, solved for
+:data:`~hoity_env.agents.bots.role_game.LANES` rows at once by
+:mod:`hoity_env.agents.bots.role_game` (the role game's arithmetic, vectorized over
+rows), each row's numbers those of solving it alone.  A location step needs only the
+best bid's value, so :func:`best_bid_value` stops valuing bids once none could beat it
+(exact: the same maximum).  It assumes the standard preset's numbers and action layout
+and refuses any other layout; under the original rules it plays the original expert's
+rule (:mod:`hoity_env.agents.bots.styles_original`).
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from hoity_env.agents.base import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
-from hoity_env.agents.batch import Bids, sample_index
-from hoity_env.agents.bots import expert_kernel  # noqa: F401  (registers the expert's compiled twin)
-from hoity_env.agents.bots.features import best_run, copies_of, lot_gain, near_run, series_counts
-from hoity_env.agents.bots.styles import Draws, ScriptedAgent, may_bid
-from hoity_env.agents.view import AgentInputError, BatchObservationView, ruleset_of
+from hoity_env.agents.bots.role_game import LANES, lanes, load, solve
+from hoity_env.agents.bots.styles import ScriptedAgent
+from hoity_env.agents.bots.styles_kernels import (
+    BEST_SIZE,
+    CAN_EXHIBIT,
+    DECK,
+    HAND,
+    HAND_SIZE,
+    KNOWN,
+    LAST_BID,
+    LAST_ROLE,
+    LOT_AGE,
+    MEAN_BID,
+    MONEY,
+    NUM_SERIES,
+    POSITION,
+    RATES,
+    ROUND,
+    Rule,
+    best_run,
+    counts_of,
+    kernel_rule,
+    legal_or_first,
+    location_of,
+    lot_gain,
+    lot_series,
+    may_bid,
+    near_run,
+    player,
+    sample_index,
+    step_of,
+)
+from hoity_env.agents.bots.styles_original import original_rule
+from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.config import STANDARD
+from hoity_env.engine.jit import jit, jit_inline
 
-__all__ = ["ExpertAgent", "role_game_values", "solve_role_game"]
+__all__ = ["NUM_ACTIONS", "ExpertAgent", "expert_kernel"]
 
+MAX_ROUNDS = STANDARD.max_rounds
+STARTING_MONEY = STANDARD.starting_money
+AMOUNTS = STARTING_MONEY + 1
+NUM_ACTIONS = BID0 + AMOUNTS
+"""Width of the standard preset's action mask: the only layout this agent knows."""
+FINISH = float(STANDARD.finish)
 THIEF_PENALTY = float(STANDARD.thief_penalty)
 DETECTIVE_REWARD = float(STANDARD.detective_reward)
-STARTING_MONEY = STANDARD.starting_money
-FINISH = float(STANDARD.finish)
-NUM_ACTIONS = BID0 + STARTING_MONEY + 1
-"""Width of the standard ruleset's action mask: the only layout this agent knows."""
-ROLE_ACTIONS = np.asarray([EXHIBIT, THIEF, DETECTIVE])
+# The expert's settings (the kernel reads them once, at compile time).
+PRIOR = 2.0 * np.asarray([0.45, 0.2, 0.35])
+"""Prior counts of a rival's mix at the Castle (exhibit, thief, detective) before any evidence."""
+MAX_TRUST, TRUST_SCALE, RECENCY = 0.85, 4.0, 1.0
+"""The most weight the model of a rival gets in the restricted game; the castle visits at which it
+gets half of that; the weight of last round's role beside the counts of all past rounds."""
+ITERATIONS, LOCATION_ITERATIONS = 8, 3
+"""Regret-matching rounds of the role game: castle roles; location steps (presence only a chance)."""
+LEAD_WEIGHT, WIN_BONUS, RIVAL_SHARE = 2.0, 10.0, 0.4
+"""How much more a rival's gain counts against us for each finish-length it leads by; the extra
+worth (track spaces) of a move that reaches the finish; the total weight of the rivals' gains."""
+LOCATION_TEMPERATURE, BID_TEMPERATURE = 0.5, 0.25
+MONEY_VALUE, DENIAL, CARD_VALUE = 0.1, 0.4, 1.0
+"""Track spaces a unit of money is worth while lots are left; the share of a lot's worth to its
+likeliest other buyer that we count as ours to deny; what a card taken from (or added to) an
+exhibition is worth in the role game."""
+ROLES = np.asarray([EXHIBIT, THIEF, DETECTIVE])
 """The action of each role column (exhibit, thief, detective), the observation's rate order."""
-CARD_VALUE = 1.0
-"""Track spaces a card taken from (or added to) an exhibition is worth, for the role game."""
 
 
-_ROLE_OPTIONS = np.concatenate([np.eye(3), np.zeros((1, 3))])
-"""Rows: the options exhibit, thief, detective, away; columns: the roles each plays."""
+class Scratch(NamedTuple):
+    """One row's working arrays, allocated once per batch (a tuple numba passes by reference)."""
+
+    copies: Any
+    known: Any
+    castle: Any
+    model: Any
+    trust: Any
+    size: Any
+    can: Any
+    beats: Any
+    spread: Any
+    worth: Any
+    weights: Any
+    legal: Any
+    mix: Any
+    average: Any
+    present: Any
+    at_auction: Any
+    legal_bids: Any
+    bids: Any
+    two: Any
+    weights2: Any
+    weights_bids: Any
+    rivals: Any
 
 
-@functools.lru_cache(maxsize=8)
-def _eye(n: int) -> np.ndarray:
-    out = np.eye(n, dtype=bool)
-    out.flags.writeable = False
-    return out
+@jit  # type: ignore[misc]
+def scratch(n: int, copies: Any) -> Scratch:
+    """The working arrays of an ``n``-player row."""
+    per = np.empty((n, 3))
+    return Scratch(
+        copies, np.empty(NUM_SERIES, dtype=np.int64), np.empty(n), per.copy(), np.empty(n), np.empty(n),
+        np.empty(n, dtype=np.bool_), np.empty((n, n)), np.empty(n), per.copy(), np.empty((n, n)),
+        np.empty((n, 3), dtype=np.bool_), per.copy(), per.copy(), np.empty(n), np.empty(n),
+        np.empty(AMOUNTS, dtype=np.bool_),
+        np.empty(AMOUNTS), np.empty(2), np.empty(2), np.empty(AMOUNTS), np.empty((n, 4)),
+    )  # fmt: skip
 
 
-def role_game_values(
-    sigma: np.ndarray, worth: np.ndarray, beats: np.ndarray, weights: np.ndarray
-) -> np.ndarray:
-    """``(B, n, 4)`` each player's payoff for exhibit, thief, detective and staying away.
+@jit_inline  # type: ignore[misc]
+def rival_model(o: Any, n: int, castle: Any, mix: Any, trust: Any) -> None:
+    """Every player's chance of the Castle, mix at the Castle (exhibit, thief, detective: past shares
+    plus last round's role, smoothed towards :data:`PRIOR`) and trust (evidence weight), observer
+    first (the observer's own entries are filled but not used as a model)."""
+    rounds = np.float64(o[ROUND]) * MAX_ROUNDS
+    for j in range(n):
+        visits = np.float64(o[player(j, RATES + 1)]) * rounds
+        castle[j] = (visits + 1.0) / (rounds + 2.0)
+        for c in range(3):
+            rate = np.float64(o[player(j, RATES + 2 + c)]) * rounds
+            mix[j, c] = rate + np.float64(o[player(j, LAST_ROLE + c)]) * RECENCY + PRIOR[c]
+        total = mix[j, 0] + mix[j, 1] + mix[j, 2]
+        for c in range(3):
+            mix[j, c] = mix[j, c] / total
+        trust[j] = MAX_TRUST * visits / (visits + TRUST_SCALE)
 
-    ``sigma`` ``(B, n, 3)``: each player's mix of exhibit, thief, detective times its
-    chance of being at the Castle (an absent player is all zeros); ``worth`` ``(B, n, 3)``:
-    what each player gains (track spaces, or their worth in the race) when its best
-    exhibition scores, when it is caught stealing (negative) and when it catches a thief;
-    ``beats`` ``(B, n, n)``: the chance that ``k``'s exhibition beats ``j``'s (zero
-    diagonal); ``weights`` ``(B, n, n)``: how much ``j``'s gain counts against ``i`` (zero
-    diagonal).
 
-    The gain of each player (track spaces) is worked out with the others playing
-    independently, as products over players: an exhibition scores when no thief
-    goes uncaught and no other exhibition beats it, and loses a card when robbed;
-    a thief is caught by any detective, else takes a card when someone exhibits; a
-    detective earns its reward when some thief comes.  A player's payoff is its
-    own gain less the weighted gains of the others, with its own action fixed.
+@jit_inline  # type: ignore[misc]
+def exhibitions(
+    o: Any, n: int, copies: Any, known: Any, size: Any, can: Any, beats: Any, spread: Any
+) -> None:
+    """Each player's estimated best exhibition size, whether it may exhibit, and ``beats[k, j]``, the
+    chance that ``k``'s beats ``j``'s: exact for the observer, estimated for rivals from their public
+    cards (the best run of the known ones plus a share of the hidden ones)."""
+    deck = 0
+    for s in range(NUM_SERIES):
+        deck += copies[s]
+    for j in range(n):
+        counts_of(o, player(j, KNOWN), copies, known)
+        total = 0
+        for s in range(NUM_SERIES):
+            total += known[s]
+        hidden = max(np.float64(o[player(j, HAND_SIZE)] * np.float32(deck)) - total, 0.0)
+        floor = np.float64(best_run(known))
+        est = max(floor, floor + 0.6 * hidden if hidden > 0 else floor)
+        if not est >= 3.0:
+            est = 3.0 if hidden >= 3 else est
+        if j == 0:
+            size[0] = np.float64(o[BEST_SIZE]) * np.float64(deck)
+            spread[0] = 0.3
+            can[0] = o[CAN_EXHIBIT] > 0.5
+        else:
+            size[j] = est
+            spread[j] = 0.6 + 0.4 * np.sqrt(hidden)
+            can[j] = floor >= 3 or hidden >= 3 or est >= 3
+    for k in range(n):
+        for j in range(n):
+            if k == j:
+                beats[k, j] = 0.0
+                continue
+            gap = (size[k] - size[j]) / np.sqrt(spread[k] * spread[k] + spread[j] * spread[j])
+            beats[k, j] = 1.0 / (1.0 + np.exp(-1.7 * gap))
+
+
+@jit_inline  # type: ignore[misc]
+def race_worth(o: Any, n: int, size: Any, worth: Any) -> None:
+    """``(n, 3)``: what scoring its exhibition, being caught and catching a thief are worth to each player
+    in the race: the spaces moved, plus :data:`WIN_BONUS` for a move that reaches the finish."""
+    for j in range(n):
+        pos = np.float64(o[player(j, POSITION)]) * FINISH
+        for r in range(3):
+            move = size[j] if r == 0 else (-THIEF_PENALTY if r == 1 else DETECTIVE_REWARD)
+            to = max(pos + move, 0.0)
+            worth[j, r] = (to - pos) + (WIN_BONUS if to >= FINISH else 0.0)
+
+
+@jit_inline  # type: ignore[misc]
+def race_weights(o: Any, n: int, weights: Any) -> None:
+    """``(n, n)``: how much ``j``'s gain counts against ``i``: a share, more for a rival ahead."""
+    for i in range(n):
+        for j in range(n):
+            lead = max(np.float64(o[player(j, POSITION)]) - np.float64(o[player(i, POSITION)]), 0.0)
+            weights[i, j] = 0.0 if i == j else RIVAL_SHARE * (1.0 + LEAD_WEIGHT * lead) / (n - 1)
+
+
+@jit_inline  # type: ignore[misc]
+def castle_setup(o: Any, n: int, own_legal: bool, s: Any) -> None:
+    """One row's castle game up to the solve: the rival model, the exhibitions, the race's worths and
+    weights, who may play which role, and everyone's first mix (uniform over it); we play our own
+    mix (trust 0), not a model of ourselves."""
+    rival_model(o, n, s.castle, s.model, s.trust)
+    exhibitions(o, n, s.copies, s.known, s.size, s.can, s.beats, s.spread)
+    race_worth(o, n, s.size, s.worth)
+    race_weights(o, n, s.weights)
+    model, trust, legal, mix = s.model, s.trust, s.legal, s.mix
+    trust[0] = 0.0
+    for j in range(n):
+        legal[j, 0] = own_legal if j == 0 else s.can[j]
+        legal[j, 1] = legal[j, 2] = True
+        cnt = 0
+        total = 0.0
+        for c in range(3):
+            if not legal[j, c]:
+                model[j, c] = 0.0
+            total += model[j, c]
+            cnt += legal[j, c]
+        total = max(total, 1e-12)
+        for c in range(3):
+            model[j, c] = model[j, c] / total
+            mix[j, c] = (1.0 if legal[j, c] else 0.0) / cnt
+
+
+@jit_inline  # type: ignore[misc]
+def rivals_at_auction(o: Any, n: int, at_auction: Any, rivals: Any) -> None:
+    """Each rival's money, bid centre (between its mean and last bid, never above its money), spread
+    and chance of being at the Auction House, into ``rivals[k]`` (``k`` from 1)."""
+    for k in range(1, n):
+        money = np.float64(o[player(k, MONEY)]) * STARTING_MONEY
+        mean = np.float64(o[player(k, MEAN_BID)]) * STARTING_MONEY
+        last = np.float64(o[player(k, LAST_BID)]) * STARTING_MONEY
+        seen = o[player(k, RATES)] > 0
+        centre = (0.5 * mean + 0.5 * last if last > 0 else mean) if seen else 10.0
+        centre = min(centre, money)
+        rivals[k, 0] = money
+        rivals[k, 1] = centre
+        rivals[k, 2] = 1.5 + 0.2 * centre if seen else 5.0
+        rivals[k, 3] = at_auction[k]
+
+
+@jit_inline  # type: ignore[misc]
+def win_chance(n: int, rivals: Any, b: int, legal: bool) -> float:
+    """The chance that bid ``b`` beats every rival: the product over rivals, in their order, of the
+    chance that each is elsewhere or bids below ``b`` (a logistic normal cdf at ``b - 0.5``)."""
+    win = 1.0
+    for k in range(1, n):
+        money, centre, spread, there = rivals[k, 0], rivals[k, 1], rivals[k, 2], rivals[k, 3]
+        below = 1.0
+        # Skipped where the bid is not ours to make (its value is -inf) or the rival is surely
+        # elsewhere (the factor is exactly 1 whatever ``below`` is).
+        if not b > money and there != 0.0 and legal:
+            below = 1.0 / (1.0 + np.exp(-1.7 * ((b - 0.5 - centre) / spread)))
+        term = 1.0 - there + there * below
+        win = term if k == 1 else win * term
+    return win
+
+
+@jit_inline  # type: ignore[misc]
+def lot_value(o: Any, n: int, at_auction: Any, s: Any) -> tuple[float, float]:
+    """The lot's worth to us (run growth, a touch, a first exhibition, less near the end of the race)
+    plus a share of its worth to the likeliest other buyer (denial), and the value of one coin."""
+    age = np.float64(np.float32(0.3) * o[LOT_AGE])
+    series = lot_series(o)
+    denial = -np.inf
+    for k in range(1, n):
+        counts_of(o, player(k, KNOWN), s.copies, s.known)
+        gain = lot_gain(s.known, series)
+        denial = max(denial, at_auction[k] * (1.6 * np.float64(gain) + age))
+    counts_of(o, HAND, s.copies, s.known)
+    worth = 1.6 * lot_gain(s.known, series) + 0.8 * near_run(s.known, series)
+    worth = worth + (0.0 if o[CAN_EXHIBIT] > 0.5 else 1.5) + age
+    lead = o[player(0, POSITION)]
+    for k in range(1, n):
+        lead = max(lead, o[player(k, POSITION)])
+    worth = worth * (0.3 + 0.7 * (1.0 - np.float64(lead))) + DENIAL * denial
+    return worth, MONEY_VALUE * (0.3 + 0.7 * np.float64(o[DECK]))
+
+
+@jit_inline  # type: ignore[misc]
+def bid_values(o: Any, n: int, at_auction: Any, legal: Any, s: Any) -> None:
+    """Each bid's expected worth, ``P(win | b) · (worth − price of b)`` (``-inf`` where illegal), into
+    ``s.bids``."""
+    rivals_at_auction(o, n, at_auction, s.rivals)
+    worth, unit = lot_value(o, n, at_auction, s)
+    for b in range(AMOUNTS):
+        value = 0.0 if b == 0 else win_chance(n, s.rivals, b, legal[b]) * (worth - unit * b)
+        s.bids[b] = value if legal[b] else -np.inf
+
+
+@jit_inline  # type: ignore[misc]
+def best_bid_value(o: Any, n: int, at_auction: Any, cap: float, s: Any) -> float:
+    """The largest of ``bid_values`` over the bids ``0 … cap``: what the location step needs.
+
+    Exact without valuing every bid: a bid's value is its win chance (at most 1) times
+    ``worth - unit·b``, which falls as ``b`` grows, so once that bound is no more than
+    the best value so far (the free bid's 0 to start with), no larger bid can beat it.
     """
-    n = sigma.shape[1]
-    opt, eye = _ROLE_OPTIONS, _eye(n)
-    e, t, d = (sigma[..., r, None] for r in range(3))  # (B, n_k, 1)
-    oe, ot, od = (opt[None, None, :, r, None] for r in range(3))  # (1, 1, 4, 1)
-    beaten = e * beats  # (B, n_k, n_j): k exhibits and beats j
-    obeaten = oe * beats[:, :, None, :]  # (B, n_i, 4, n_j): i, playing a, beats j
-    # Six events, each a product over the players other than j of one factor per player k
-    # (``x[:, k, j]``), player i's factor replaced by ``own[:, i, a, j]`` (its option a instead
-    # of its mix).  With j's own factor set to 1, the product over k ∉ {i, j} is the product
-    # over k ≠ i: an exclusive prefix product times an exclusive suffix product along k.  The
-    # six are stacked so that the products take a dozen array operations, not six dozen.
-    b = sigma.shape[0]
-    x = np.empty((6, b, n, n))  # (6, B, n_k, n_j); assignment broadcasts each factor
-    x[0], x[1], x[2] = 1.0 - t, 1.0 - d, 1.0 - d - e
-    x[3], x[4], x[5] = 1.0 - beaten, 1.0 - d - beaten, 1.0 - t - d - beaten
-    y = np.where(eye, 1.0, x)
-    stack_ones = np.ones((6, b, 1, n))
-    before = np.concatenate([stack_ones, np.cumprod(y[:, :, :-1], axis=2)], axis=2)
-    after = np.concatenate([np.cumprod(y[:, :, :0:-1], axis=2)[:, :, ::-1], stack_ones], axis=2)
-    rest = before * after  # (6, B, n_i, n_j)
-    own = np.empty((6, b, n, 4, n))  # (6, B, n_i, 4, n_j)
-    own[0], own[1], own[2] = 1.0 - ot, 1.0 - od, 1.0 - od - oe
-    own[3], own[4], own[5] = 1.0 - obeaten, 1.0 - od - obeaten, 1.0 - ot - od - obeaten
-    no_thief, no_detective, no_rival_show, best, best_no_d, best_no_td = rest[:, :, :, None, :] * np.where(
-        eye[:, None, :], 1.0, own
-    )
-    robbed = best_no_d - best_no_td  # best on show, and a thief no detective caught
-    score, caught, reward = (worth[:, None, None, :, r] for r in range(3))
-    gain_e = score * (best - robbed) - CARD_VALUE * robbed
-    gain_t = caught * (1.0 - no_detective) + CARD_VALUE * (no_detective - no_rival_show)
-    gain_d = reward * (1.0 - no_thief)
-    # j's expected gain under its own mix; i's own gain under option a is on the diagonal
-    gain = e[:, None, None, :, 0] * gain_e + t[:, None, None, :, 0] * gain_t + d[:, None, None, :, 0] * gain_d
-    idx = np.arange(n)
-    own = (
-        opt[None, None, :, 0] * gain_e[:, idx, :, idx].transpose(1, 0, 2)
-        + opt[None, None, :, 1] * gain_t[:, idx, :, idx].transpose(1, 0, 2)
-        + opt[None, None, :, 2] * gain_d[:, idx, :, idx].transpose(1, 0, 2)
-    )  # (B, n_i, 4)
-    rivals = np.einsum("biaj,bij->bia", gain, weights)  # the zero diagonal of weights skips j = i
-    out: np.ndarray = own - rivals
-    return out
+    rivals_at_auction(o, n, at_auction, s.rivals)
+    worth, unit = lot_value(o, n, at_auction, s)
+    best = 0.0
+    for b in range(1, AMOUNTS):
+        bound = worth - unit * b
+        if not b <= cap or bound <= best:
+            break
+        best = max(best, win_chance(n, s.rivals, b, True) * bound)
+    return best
 
 
-def solve_role_game(
-    model: np.ndarray,
-    trust: np.ndarray,
-    present: np.ndarray,
-    legal: np.ndarray,
-    worth: np.ndarray,
-    beats: np.ndarray,
-    weights: np.ndarray,
-    iterations: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Regret matching (RM+) on the role game with a restricted Nash response.
+@jit_inline  # type: ignore[misc]
+def softmax_pick(values: Any, count: int, temperature: float, u: float, w: Any) -> int:
+    """A draw from ``exp((values - max) / temperature)`` (``sample_index`` of the softmax weights)."""
+    top = values[0]
+    for k in range(1, count):
+        top = max(top, values[k])
+    for k in range(count):
+        w[k] = np.exp((values[k] - top) / temperature)
+    return sample_index(w, count, u)  # type: ignore[no-any-return]
 
-    Player ``j`` plays ``trust[j] · model[j] + (1 − trust[j]) · (its regret-matching
-    mix)`` at the Castle with probability ``present[j]``; ``legal`` ``(B, n, 3)`` says
-    which roles each may play.  Returns the average regret-matching mixes ``(B, n, 3)``
-    and the payoffs ``(B, n, 4)`` of every option against the final average mixes
-    (exhibit, thief, detective, away).
-    """
-    regret = np.zeros(model.shape)
-    total = np.zeros(model.shape)
-    mix = legal / legal.sum(axis=2, keepdims=True)
-    for it in range(iterations):
-        played = (trust[..., None] * model + (1.0 - trust[..., None]) * mix) * present[..., None]
-        values = role_game_values(played, worth, beats, weights)[..., :3]
-        expected = (values * mix).sum(axis=2, keepdims=True)
-        regret = np.where(legal, np.maximum(regret + values - expected, 0.0), 0.0)
-        positive = regret.sum(axis=2, keepdims=True)
-        mix = np.where(positive > 0, regret / np.where(positive > 0, positive, 1.0), mix)
-        total += (it + 1) * mix  # linear averaging: later, better mixes weigh more
-    average = total / total.sum(axis=2, keepdims=True)
-    played = (trust[..., None] * model + (1.0 - trust[..., None]) * average) * present[..., None]
-    return average, role_game_values(played, worth, beats, weights)
+
+@jit  # type: ignore[misc]
+def expert_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
+    """``ExpertAgent``'s three rules: bids row by row; the castle games of the location steps, then of
+    the castle roles, :data:`~hoity_env.agents.bots.role_game.LANES` rows at a time."""
+    s = scratch(n, copies)
+    v = lanes(n)
+    waiting = np.empty(LANES, dtype=np.int64)
+    """The row in each lane."""
+    auction = np.empty((LANES, n))
+    """Each lane's chance that every player is at the Auction House (location steps)."""
+    steps = np.empty(obs.shape[0], dtype=np.int64)
+    for r in range(obs.shape[0]):
+        o, m, u = obs[r], masks[r], draws[r]
+        steps[r] = step_of(o, m)
+        if steps[r] == 1:
+            for k in range(n):
+                s.at_auction[k] = 1.0 if location_of(o, k) == 0 else 0.0
+            for b in range(AMOUNTS):
+                s.legal_bids[b] = m[BID0 + b]
+            bid_values(o, n, s.at_auction, s.legal_bids, s)
+            out[r] = legal_or_first(
+                BID0 + softmax_pick(s.bids, AMOUNTS, BID_TEMPERATURE, u[1], s.weights_bids), m
+            )
+    for step in (0, 2):
+        count = 0
+        for r in range(obs.shape[0]):
+            if steps[r] != step:
+                continue
+            o, m = obs[r], masks[r]
+            if step == 0:
+                rival_model(o, n, s.present, s.model, s.trust)
+                for k in range(n):
+                    auction[count, k] = 1.0 - s.present[k]
+                s.present[0] = 1.0
+                castle_setup(o, n, o[CAN_EXHIBIT] > 0.5, s)
+            else:
+                for k in range(n):
+                    s.present[k] = 1.0 if k == 0 or location_of(o, k) == 1 else 0.0
+                castle_setup(o, n, bool(m[EXHIBIT]), s)
+            load(count, n, s.trust, s.model, s.legal, s.mix, s.present, s.worth, s.beats, s.weights, v)
+            waiting[count] = r
+            count += 1
+            if count == LANES:
+                decide_lanes(obs, masks, draws, n, step, count, waiting, auction, v, s, out)
+                count = 0
+        if count:
+            decide_lanes(obs, masks, draws, n, step, count, waiting, auction, v, s, out)
+
+
+@jit  # type: ignore[misc]
+def decide_lanes(
+    obs: Any, masks: Any, draws: Any, n: int, step: int, count: int, waiting: Any, auction: Any, v: Any,
+    s: Any, out: Any,
+) -> None:  # fmt: skip
+    """Solve the loaded lanes' castle games, then finish each row: a location (0) or a role (2)."""
+    solve(v, n, count, LOCATION_ITERATIONS if step == 0 else ITERATIONS, step == 0)
+    mix = s.average[0]
+    for lane in range(count):
+        r = waiting[lane]
+        o, m, u = obs[r], masks[r], draws[r]
+        for c in range(3):
+            mix[c] = v.average[0, c, lane]
+        if step == 2:
+            out[r] = legal_or_first(ROLES[sample_index(mix, 3, u[1])], m)
+            continue
+        values = v.values[0]
+        castle = mix[0] * values[0, lane] + mix[1] * values[1, lane] + mix[2] * values[2, lane]
+        away = values[3, lane]
+        for k in range(n):
+            s.at_auction[k] = auction[lane, k]
+        cap = np.rint(o[player(0, MONEY)] * np.float32(STARTING_MONEY))
+        s.two[0] = castle
+        s.two[1] = best_bid_value(o, n, s.at_auction, cap, s) + away if may_bid(o, m) else -np.inf
+        choice = (CASTLE, AUCTION)[softmax_pick(s.two, 2, LOCATION_TEMPERATURE, u[1], s.weights2)]
+        out[r] = legal_or_first(choice, m)
 
 
 class ExpertAgent(ScriptedAgent):
-    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth."""
+    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth (see the module)."""
 
     name = "expert"
-    original_style = "expert"
-    KERNEL = "expert"
-    """Under the original rules: :func:`hoity_env.agents.bots.original_rows.expert`."""
-    MAX_ROUNDS = STANDARD.max_rounds
-    ROLE_PRIOR = np.asarray([0.45, 0.2, 0.35])
-    """Prior mix of a rival at the Castle (exhibit, thief, detective) before any evidence."""
-    PRIOR_WEIGHT = 2.0
-    TRUST_SCALE = 4.0
-    """Castle visits at which the model of a rival gets half the weight in the restricted game."""
-    MAX_TRUST = 0.85
-    ITERATIONS = 8
-    """Regret-matching rounds of the role game in the action step."""
-    LOCATION_ITERATIONS = 3
-    """Rounds in the location step, where presence is only a chance and the value is all we use."""
-    RECENCY = 1.0
-    """Weight of last round's role beside the counts of all past rounds."""
-    LEAD_WEIGHT = 2.0
-    """How much more a rival's gain counts against us for each finish-length it leads by."""
-    WIN_BONUS = 10.0
-    """Extra worth (track spaces) of a move that reaches the finish: it ends the race."""
-    RIVAL_SHARE = 0.4
-    """Total weight of the rivals' gains against our own (split among them, more for leaders)."""
-    LOCATION_TEMPERATURE = 0.5
-    BID_TEMPERATURE = 0.25
-    MONEY_VALUE = 0.1
-    """Track spaces one unit of money is worth while the Auction House has lots left."""
-    DENIAL = 0.4
-    """Share of a lot's worth to its likeliest other buyer that we count as ours to deny."""
-
-    # --- what the observation says about everyone ----------------------------------------
-    def _check_layout(self, width: int) -> None:
-        if width != NUM_ACTIONS:
-            raise AgentInputError(
-                f"{self.name} needs the standard action layout (it plays the standard ruleset only: "
-                f"action masks of width {NUM_ACTIONS}), got masks of width {width}"
-            )
-
-    def decide(self, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-        if ruleset_of(observations) != "original":  # original rows go to the original rule (RULES O-*)
-            self._check_layout(masks.shape[1])
-        return super().decide(observations, masks, draws)
-
-    def rival_model(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(B, n)`` chance of the Castle, ``(B, n, 3)`` mix at the Castle (exhibit, thief,
-        detective) and ``(B, n)`` trust (evidence weight) for every player, observer first
-        (the observer's own entries are filled but not used as a model)."""
-        rounds = view.round_fraction.astype(np.float64) * self.MAX_ROUNDS
-        rates = view.rates().astype(np.float64) * rounds[:, None, None]  # counts
-        castle = (rates[:, :, 1] + 1.0) / (rounds[:, None] + 2.0)
-        last = view.players("last_role").astype(np.float64) * self.RECENCY
-        counts = rates[:, :, 2:5] + last + self.PRIOR_WEIGHT * self.ROLE_PRIOR
-        mix = counts / counts.sum(axis=2, keepdims=True)
-        visits = rates[:, :, 1]
-        trust = self.MAX_TRUST * visits / (visits + self.TRUST_SCALE)
-        return castle, mix, trust
-
-    def exhibitions(self, view: BatchObservationView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(B, n)`` estimated best exhibition size, ``(B, n)`` bool may exhibit, ``(B, n, n)`` chance
-        that ``k``'s beats ``j``'s; exact for the observer, estimated from public cards for rivals."""
-        copies = copies_of(view.n)
-        deck = float(copies.sum())
-        known = np.rint(view.players("known") * copies).astype(np.int64)
-        hidden = np.maximum(view.players("hand_size")[:, :, 0] * deck - known.sum(axis=2), 0.0)
-        floor = best_run(known).astype(np.float64)
-        size = np.maximum(floor, np.where(hidden > 0, floor + 0.6 * hidden, floor))
-        size = np.where(size >= 3.0, size, np.where(hidden >= 3, 3.0, size))
-        own = view.best_size.astype(np.float64) * deck
-        size[:, 0] = own
-        spread = 0.6 + 0.4 * np.sqrt(hidden)
-        spread[:, 0] = 0.3
-        can = (floor >= 3) | (hidden >= 3) | (size >= 3)
-        can[:, 0] = view.can_exhibit
-        gap = (size[:, :, None] - size[:, None, :]) / np.sqrt(
-            spread[:, :, None] ** 2 + spread[:, None, :] ** 2
-        )
-        beats = 1.0 / (1.0 + np.exp(-1.7 * gap))
-        beats *= 1.0 - np.eye(view.n)
-        return size, can, beats
-
-    def race_worth(self, view: BatchObservationView, size: np.ndarray) -> np.ndarray:
-        """``(B, n, 3)``: what scoring ``size``, being caught and catching a thief are worth to each
-        player in the race: the spaces moved, plus :attr:`WIN_BONUS` for a move that reaches the finish."""
-        pos = view.positions.astype(np.float64) * FINISH
-        moves = np.stack(
-            [size, np.full_like(size, -THIEF_PENALTY), np.full_like(size, DETECTIVE_REWARD)], axis=2
-        )
-        to = np.maximum(pos[:, :, None] + moves, 0.0)
-        out: np.ndarray = (to - pos[:, :, None]) + self.WIN_BONUS * (to >= FINISH)
-        return out
-
-    def race_weights(self, view: BatchObservationView) -> np.ndarray:
-        """``(B, n, n)``: how much ``j``'s gain counts against ``i``: a share, more for a rival ahead."""
-        pos = view.positions.astype(np.float64)
-        lead = np.maximum(pos[:, None, :] - pos[:, :, None], 0.0)  # j ahead of i
-        w = self.RIVAL_SHARE * (1.0 + self.LEAD_WEIGHT * lead) / (view.n - 1)
-        out: np.ndarray = w * (1.0 - np.eye(view.n))
-        return out
-
-    def castle_game(
-        self, view: BatchObservationView, present: np.ndarray, own_legal: np.ndarray, iterations: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Our ``(B, 3)`` equilibrium mix and ``(B, 4)`` option values (exhibit, thief, detective, away)."""
-        _, model, trust = self.rival_model(view)
-        size, can, beats = self.exhibitions(view)
-        legal = np.ones(model.shape, dtype=bool)
-        legal[:, :, 0] = can
-        legal[:, 0, 0] = own_legal
-        trust = trust.copy()
-        trust[:, 0] = 0.0  # we play our own mix, not a model of ourselves
-        model = np.where(legal, model, 0.0)
-        model /= np.maximum(model.sum(axis=2, keepdims=True), 1e-12)
-        mix, values = solve_role_game(
-            model,
-            trust,
-            present,
-            legal,
-            self.race_worth(view, size),
-            beats,
-            self.race_weights(view),
-            iterations,
-        )
-        return mix[:, 0], values[:, 0]
-
-    # --- the lot --------------------------------------------------------------------------
-    def lot_worth(self, view: BatchObservationView) -> np.ndarray:
-        """``(B,)`` track spaces the lot is worth to us: run growth, a touch, a first exhibition."""
-        counts = series_counts(view)
-        worth = 1.6 * lot_gain(view, counts) + 0.8 * near_run(counts, view.lot_series)
-        worth = worth + np.where(view.can_exhibit, 0.0, 1.5) + 0.3 * view.lot_age
-        race_left = 1.0 - view.positions.max(axis=1).astype(np.float64)  # cards matter less near the end
-        out: np.ndarray = worth * (0.3 + 0.7 * race_left)
-        return out
-
-    def rival_worth(self, view: BatchObservationView) -> np.ndarray:
-        """``(B, n)``: the lot's worth to each player judged from its public cards (ours included)."""
-        copies = copies_of(view.n)
-        known = np.rint(view.players("known") * copies).astype(np.int64)
-        series = view.lot_series
-        add = np.zeros_like(known)
-        rows = np.flatnonzero(series >= 0)
-        add[rows, :, series[rows]] = 1
-        gain = best_run(known + add) - best_run(known)
-        out: np.ndarray = 1.6 * gain.astype(np.float64) + 0.3 * view.lot_age[:, None]
-        return out
-
-    def win_chances(self, view: BatchObservationView, at_auction: np.ndarray) -> np.ndarray:
-        """``(B, M)``: chance that bid ``b`` beats every rival, each there with ``at_auction[:, k]``."""
-        money = view.money.astype(np.float64) * STARTING_MONEY
-        mean = view.players("mean_bid")[:, :, 0].astype(np.float64) * STARTING_MONEY
-        last = view.players("last_bid")[:, :, 0].astype(np.float64) * STARTING_MONEY
-        seen = view.rates()[:, :, 0] > 0
-        centre = np.where(seen, np.where(last > 0, 0.5 * mean + 0.5 * last, mean), 10.0)
-        centre = np.minimum(centre, money)
-        spread = np.where(seen, 1.5 + 0.2 * centre, 5.0)
-        amounts = np.arange(STARTING_MONEY + 1, dtype=np.float64)
-        # chance that rival k bids below b (a logistic normal CDF at b - 0.5), certain above its money
-        z = (amounts[None, None, :] - 0.5 - centre[:, :, None]) / spread[:, :, None]
-        below = np.where(amounts[None, None, :] > money[:, :, None], 1.0, 1.0 / (1.0 + np.exp(-1.7 * z)))
-        there = at_auction[:, 1:, None]
-        out: np.ndarray = (1.0 - there + there * below[:, 1:, :]).prod(axis=1)
-        return out
-
-    def bid_values(self, view: BatchObservationView, at_auction: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """``(B, M)`` expected worth of each bid (``-inf`` where illegal)."""
-        win = self.win_chances(view, at_auction)
-        amounts = np.arange(legal.shape[1], dtype=np.float64)
-        deck = view.deck_fraction.astype(np.float64)[:, None]
-        price = self.MONEY_VALUE * (0.3 + 0.7 * deck) * amounts[None, :]
-        denial = self.DENIAL * (at_auction[:, 1:] * self.rival_worth(view)[:, 1:]).max(axis=1)
-        worth = self.lot_worth(view) + denial
-        values = win * (worth[:, None] - price)
-        values[:, 0] = 0.0  # no bid: nothing gained, nothing paid
-        out: np.ndarray = np.where(legal, values, -np.inf)
-        return out
-
-    # --- decisions ------------------------------------------------------------------------
-    def location(self, view: BatchObservationView, auction_open: np.ndarray, d: Draws) -> np.ndarray:
-        castle_p, _, _ = self.rival_model(view)
-        present = castle_p.copy()
-        present[:, 0] = 1.0
-        mix, values = self.castle_game(view, present, view.can_exhibit, self.LOCATION_ITERATIONS)
-        castle = (mix * values[:, :3]).sum(axis=1)
-        away = values[:, 3]  # the rivals' castle gains count against us wherever we are
-        at_auction = 1.0 - castle_p
-        legal = np.ones((len(view), STARTING_MONEY + 1), dtype=bool)
-        legal &= np.arange(STARTING_MONEY + 1)[None, :] <= np.rint(view.money[:, :1] * STARTING_MONEY)
-        auction = self.bid_values(view, at_auction, legal).max(axis=1) + away
-        auction = np.where(may_bid(view, auction_open), auction, -np.inf)
-        both = np.stack([castle, auction], axis=1)
-        weights = np.exp((both - both.max(axis=1, keepdims=True)) / self.LOCATION_TEMPERATURE)
-        out: np.ndarray = np.asarray([CASTLE, AUCTION])[sample_index(weights, d.pick)]
-        return out
-
-    def bid(self, view: BatchObservationView, bids: Bids, d: Draws) -> np.ndarray:
-        at_auction = (view.locations == 0).astype(np.float64)
-        values = self.bid_values(view, at_auction, bids.legal)
-        weights = np.exp((values - values.max(axis=1, keepdims=True)) / self.BID_TEMPERATURE)
-        out: np.ndarray = sample_index(weights, d.pick)
-        return out
-
-    def role(self, view: BatchObservationView, can_exhibit: np.ndarray, d: Draws) -> np.ndarray:
-        present = (view.locations == 1).astype(np.float64)
-        present[:, 0] = 1.0
-        mix, _ = self.castle_game(view, present, can_exhibit, self.ITERATIONS)
-        out: np.ndarray = ROLE_ACTIONS[sample_index(mix, d.pick)]
-        return out
+    RULES: ClassVar[Mapping[str, Rule]] = {
+        "standard": kernel_rule(expert_kernel, name, NUM_ACTIONS),
+        "original": original_rule(name),
+    }

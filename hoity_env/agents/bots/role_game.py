@@ -1,21 +1,23 @@
-"""The expert's role game for many rows at once (the ``fast`` extra): rows are lanes of one vector.
+"""The expert's role game, solved for many rows at once: rows are lanes of one vector.
 
-Regret matching over the castle roles is nine tenths of a castle decision of
-``expert`` and most of a location decision (issue 34: the expert was 45% of a
-best response's CPU, its compiled twin 3.4–5.4 µs a decision, row by row).  The
-work is the same for every row, so here :data:`LANES` rows are solved together:
-every array has the rows in its last axis and every step is a loop over them
-innermost, which the compiler turns into vector instructions, where one row at a
-time left them scalar.  A lane runs exactly the operations that
-:func:`hoity_env.agents.bots.expert.role_game_values` and
-:func:`~hoity_env.agents.bots.expert.solve_role_game` do for its row, in numpy's order
-(the exclusive prefix and suffix products, the rivals' weighted gains in two
-interleaved partial sums as ``np.einsum`` adds them), with no reassociation
-(no ``fastmath``), so each lane's numbers are those of solving its row alone;
-``tests/agents/test_agent_kernels.py`` holds the expert's decisions to the numpy rule.
+The round's role game among the players at the Castle: each player ``j`` exhibits,
+steals or plays detective with a mix (times its chance of being there).  A player's
+gain (track spaces) is worked out with the others playing independently, as products
+over players: an exhibition scores when no thief goes uncaught and no other exhibition
+beats it, and loses a card when robbed; a thief is caught by any detective, else takes a
+card when someone exhibits; a detective earns its reward when some thief comes.  A
+player's payoff is its own gain less the weighted gains of the others
+(:func:`role_game_values`).  Regret matching (RM+, linear averaging) solves it with a
+restricted Nash response: player ``j`` plays ``trust[j] · model[j] + (1 − trust[j]) ·
+(its regret-matching mix)`` (:func:`solve`).
 
-A numba kernel file: each function restates one numpy step over lanes, so its loops
-repeat the shape of the step it mirrors (``duplicates`` lists such pairs as expected).
+Regret matching is nine tenths of a castle decision of ``expert`` and most of a location
+decision (issue 34), and the work is the same for every row, so :data:`LANES` rows are
+solved together: every array has the rows in its last axis and every step is a loop over
+them innermost, which the compiler turns into vector instructions.  No reassociation
+(no ``fastmath``): each lane's numbers are those of solving its row alone.
+``tests/agents/test_expert.py`` holds the payoffs to a brute-force sum over every joint
+action, and the solve to the best responses it must find.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ LANES = 128
 """Rows solved together: enough for the vector loops to pay off, and the working set (mostly
 ``rest``, 12·n²·64 doubles) stays in the level-2 cache."""
 CARD_VALUE = 1.0
-"""``expert.CARD_VALUE``."""
+"""Track spaces a card taken from (or added to) an exhibition is worth."""
 
 
 class Lanes(NamedTuple):
@@ -93,8 +95,10 @@ def load(
 
 @jit  # type: ignore[misc]
 def solve(v: Lanes, n: int, count: int, iterations: int, want_values: bool) -> None:
-    """``solve_role_game`` on lanes ``0 … count-1``: each lane's average mix into ``v.average`` and
-    (``want_values``) player 0's option values (exhibit, thief, detective, away) into ``v.values[0]``."""
+    """Regret matching for ``iterations`` rounds on lanes ``0 … count-1`` (each a loaded game, see
+    :func:`load`): each lane's average mix into ``v.average`` and (``want_values``) player 0's
+    option values (exhibit, thief, detective, away) against the final average mixes into
+    ``v.values[0]``."""
     mix, regret, values, sums = v.mix, v.regret, v.values, v.sums
     expected, positive = sums[10], sums[11]
     for it in range(iterations):
@@ -139,11 +143,13 @@ def _played(v: Lanes, n: int, count: int, mix: Any) -> None:
 
 @jit  # type: ignore[misc]
 def role_game_values(v: Lanes, n: int, count: int, players: int, options: int) -> None:
-    """``expert.role_game_values`` of ``v.played`` for players ``0 … players-1`` and options
-    ``0 … options-1`` into ``v.values``.
+    """The payoffs of ``v.played`` (each player's mix times its presence) for players
+    ``0 … players-1`` and options ``0 … options-1`` (exhibit, thief, detective, away) into
+    ``v.values``: each player's own gain less the weighted gains of the others, its own action fixed.
 
-    ``rest[f, i, j]`` is the product over ``k ∉ {i, j}`` of event ``f``'s factor: the
-    exclusive prefix times suffix products of the numpy version (same order).
+    Six events make the gains, each a product over the players other than ``j`` of one factor
+    per player; ``rest[f, i, j]`` is the product over ``k ∉ {i, j}`` of event ``f``'s factor, as
+    an exclusive prefix times an exclusive suffix product (player ``i``'s option then multiplies in).
     """
     rest, sums = v.rest, v.sums
     before, after = sums[8], sums[9]
@@ -191,8 +197,8 @@ def _factors(v: Lanes, k: int, j: int, count: int, y: Any) -> None:
 def _gains(
     rest: Any, worth: Any, i: int, j: int, r: int, ob: float, ot: float, od: float, oe: float, mine: bool
 ) -> tuple[float, float, float]:
-    """Column ``j``'s gains from exhibiting, stealing and detecting (``expert.role_game_values``'s
-    ``gain_e``, ``gain_t``, ``gain_d``) when player ``i`` plays roles ``(oe, ot, od)``, ``ob = oe·beats``."""
+    """Column ``j``'s gains from exhibiting, stealing and detecting when player ``i`` plays roles
+    ``(oe, ot, od)``, ``ob = oe·beats``."""
     if mine:
         no_thief, no_det, no_show = rest[0, i, j, r], rest[1, i, j, r], rest[2, i, j, r]
         best, best_no_d, best_no_td = rest[3, i, j, r], rest[4, i, j, r], rest[5, i, j, r]
@@ -218,8 +224,8 @@ def _option_values(v: Lanes, n: int, count: int, i: int, options: int) -> None:
     The options share one pass over the columns, and every branch is outside the loops
     over lanes (so they vectorize): its own column's gains do not depend on its option,
     the options' roles are literals (the compiler folds the exact identities x·1, 1-0),
-    and each option's two interleaved partial sums (``np.einsum``'s order) start at
-    -0.0, to which adding the first term gives that term exactly.
+    and each option's two interleaved partial sums start at -0.0, to which adding the first
+    term gives that term exactly.
     """
     sigma, worth, beats, weights, rest = v.played, v.worth, v.beats, v.weights, v.rest
     out, sums = v.values, v.sums

@@ -1,42 +1,33 @@
-"""Compiled twins of the simple styles' standard rules (the ``fast`` extra): one loop over rows.
+"""The standard styles' rules as numba kernels, and the per-row helpers every style kernel shares.
 
-Why: at the batch sizes of training (64–1,024 rows) a numpy decision is bound by
-its few dozen array operations, not by the rows, and the zoo's decisions were
-the biggest share of vs-bots training.  These kernels decide row by row from the
-same observation, mask and four uniforms, with the same operations in the same
-precision as the numpy rules of :mod:`hoity_env.agents.bots.styles`,
-:mod:`hoity_env.agents.bots.expert_v1` and :mod:`hoity_env.agents.bots.random`
-(float32 where numpy computes in float32, sums and products in numpy's order),
-so they choose the same actions; ``tests/agents/test_agent_kernels.py`` holds each to
-its numpy rule on observations of real games.  The numpy rules stay the
-reference and the default without numba.
+A style decides a batch of standard rows in one compiled loop: each row's
+observation, mask and four uniforms give its step (location, bid or castle role)
+and the style's choice.  These kernels are the styles' one batched implementation
+under the standard rules (the expert's is :mod:`hoity_env.agents.bots.expert`,
+``expert-v1``'s :mod:`hoity_env.agents.bots.expert_v1`); ``act`` is the same kernel
+at ``B = 1``.  ``tests/agents/test_agent_kernels.py`` holds them to recorded decisions
+and to the behaviours the design asks for (varied bids, mixed castle roles).
 
-A numba kernel file, and why it passes the house's 350 lines: numba compiles a
-call graph (a jitted function calls only jitted functions it can see when it is
-compiled), so the styles' kernels and the per-row helpers they share with
-:mod:`hoity_env.agents.bots.expert_kernel` stay together.  Code that repeats the shape of
-the numpy rule it mirrors (the same branches, the same order of operations) is
-intended: each kernel restates one numpy rule so that the differential test can
-hold the two equal, and ``duplicates`` lists such kernel/numpy pairs as expected.
-So does the loop every style kernel opens with (per-row scratch arrays, then for
-each row: its observation, mask and uniforms, the decision step, one branch per
-step): one shared loop would take each style's step rules as function arguments,
-which numba calls per row through first-class function types instead of compiling
-them into the loop, so each style writes its loop out.
+Each style writes its loop out (per-row scratch arrays, then for each row: its
+observation, mask and uniforms, the step, one branch per step): one shared loop would
+take the step rules as function arguments, which numba calls per row through
+first-class function types instead of compiling them into the loop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from hoity_env.agents.view import AgentInputError
 from hoity_env.engine.actions import AUCTION, BID0, CASTLE, DETECTIVE, EXHIBIT, THIEF
 from hoity_env.engine.config import STANDARD
 from hoity_env.engine.jit import jit, jit_inline
 from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 
-__all__ = ["KERNELS", "decide_numba"]
+__all__ = ["collector_kernel", "detective_kernel", "kernel_rule", "random_kernel", "thief_kernel"]
 
 NUM_SERIES = len(STANDARD.series_copies)
 MIN_EXHIBITION = STANDARD.min_exhibition
@@ -66,14 +57,11 @@ LAST_BID = P_SL["last_bid"].start
 RATES = P_SL["rate_auction"].start
 MEAN_BID = P_SL["mean_bid"].start
 
-_V1_PRIOR = 2.0 * np.asarray([0.3, 0.3, 0.4])
-"""``expert-v1``'s prior counts (exhibit, thief, detective): ``PRIOR_WEIGHT · PRIOR``."""
-
 
 # --- shared per-row helpers -------------------------------------------------------------------
 @jit_inline  # type: ignore[misc]
 def step_of(o: Any, m: Any) -> int:
-    """0 location step, 1 bid, 2 castle role (``ScriptedAgent.decide``'s split)."""
+    """0 location step, 1 bid, 2 castle role: the action step with a legal bid is a bid."""
     if not o[PHASE_ACTION] > 0.5:
         return 0
     for a in range(BID0, m.shape[0]):
@@ -84,7 +72,7 @@ def step_of(o: Any, m: Any) -> int:
 
 @jit_inline  # type: ignore[misc]
 def legal_or_first(choice: int, m: Any) -> int:
-    """``ensure_legal`` for one row: ``choice`` if legal, else the lowest legal action."""
+    """``choice`` if legal, else the lowest legal action (a style bug never becomes an illegal move)."""
     if m[choice]:
         return choice
     for a in range(m.shape[0]):
@@ -108,7 +96,7 @@ def counts_of(o: Any, start: int, copies: Any, out: Any) -> None:
 
 @jit_inline  # type: ignore[misc]
 def best_run(c: Any) -> int:
-    """``features.best_run`` for one hand: the largest run total of at least ``MIN_EXHIBITION``."""
+    """Cards in the largest run of consecutive non-empty series, 0 if below ``MIN_EXHIBITION`` (C-3)."""
     best = 0
     run = 0
     for s in range(NUM_SERIES + 1):
@@ -123,7 +111,7 @@ def best_run(c: Any) -> int:
 
 @jit_inline  # type: ignore[misc]
 def lot_series(o: Any) -> int:
-    """``BatchObservationView.lot_series``: argmax of the one-hot if its max passes 0.5, else -1."""
+    """The 0-based series of the lot on display (the one-hot's argmax if its max passes 0.5), else -1."""
     top = o[LOT_SERIES]
     arg = 0
     for s in range(1, NUM_SERIES):
@@ -134,7 +122,7 @@ def lot_series(o: Any) -> int:
 
 @jit_inline  # type: ignore[misc]
 def lot_gain(c: Any, series: int) -> int:
-    """``features.lot_gain``: how much one card of ``series`` (-1: none) grows the best run."""
+    """How much one card of ``series`` (-1: none) grows the best run."""
     if series < 0:
         return 0
     before = best_run(c)
@@ -146,7 +134,7 @@ def lot_gain(c: Any, series: int) -> int:
 
 @jit_inline  # type: ignore[misc]
 def near_run(c: Any, series: int) -> bool:
-    """``features.near_run``: a card of ``series`` touches our cards in its or a neighbouring series."""
+    """Whether a card of ``series`` (-1: none) touches our cards in its or a neighbouring series."""
     if series < 0:
         return False
     total = 0
@@ -157,7 +145,7 @@ def near_run(c: Any, series: int) -> bool:
 
 @jit_inline  # type: ignore[misc]
 def location_of(o: Any, k: int) -> int:
-    """``BatchObservationView.locations`` for player ``k``: 0 auction, 1 castle, -1 unknown."""
+    """Player ``k``'s location revealed this round (action step): 0 auction, 1 castle, -1 unknown."""
     a, c = o[player(k, LOCATION)], o[player(k, LOCATION) + 1]
     top = max(a, c)
     if not top >= 0.5:
@@ -167,7 +155,8 @@ def location_of(o: Any, k: int) -> int:
 
 @jit_inline  # type: ignore[misc]
 def sample_index(w: Any, count: int, u: float) -> int:
-    """``batch.sample_index`` for one row of ``count`` weights: a sequential cdf, as ``cumsum``."""
+    """An index drawn with probability proportional to the first ``count`` weights (negatives count as 0)
+    by the inverse cdf at ``u``, summed in order; 0 without positive weight."""
     total = 0.0
     for k in range(count):
         total += max(w[k], 0.0)
@@ -185,13 +174,13 @@ def sample_index(w: Any, count: int, u: float) -> int:
 
 @jit_inline  # type: ignore[misc]
 def normal(u1: float, u2: float) -> float:
-    """``batch.normal_from_uniforms`` (Box-Muller) for one row."""
+    """A standard normal from two uniforms in [0, 1) (Box-Muller): a bid jitter from the row's draws."""
     return np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)  # type: ignore[no-any-return]
 
 
 @jit_inline  # type: ignore[misc]
 def bids_of(m: Any) -> tuple[int, int]:
-    """``Bids.top`` and ``Bids.count`` for one row: the highest legal amount and how many are legal."""
+    """The highest legal bid (all our money) and how many amounts are legal."""
     top = 0
     count = 0
     for b in range(m.shape[0] - BID0):
@@ -203,7 +192,9 @@ def bids_of(m: Any) -> tuple[int, int]:
 
 @jit_inline  # type: ignore[misc]
 def jittered(m: Any, target: float, spread: float, z: float) -> int:
-    """``Bids.jittered`` for one row: a legal amount near ``target`` (``BID0`` not added)."""
+    """A legal amount near ``target`` with normal spread ``spread · z`` (``BID0`` not added): rounded
+    half to even, kept in ``[1, top]``, ``top`` where not legal; a lone legal amount as is.  Never a
+    fixed bid: equal bids void each other (S-5)."""
     top, count = bids_of(m)
     amount = np.int64(np.rint(target + z * spread))
     amount = min(max(amount, 1), top)
@@ -214,14 +205,14 @@ def jittered(m: Any, target: float, spread: float, z: float) -> int:
 
 @jit_inline  # type: ignore[misc]
 def may_bid(o: Any, m: Any) -> bool:
-    """``scripted.may_bid``: the Auction House is open and we have money."""
+    """The Auction House is open and we have money to bid."""
     return bool(m[AUCTION]) and o[player(0, MONEY)] > 0
 
 
 # --- the styles -------------------------------------------------------------------------------
 @jit  # type: ignore[misc]
-def random_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``RandomAgent.decide``: the ``k``-th legal action, ``k = ⌊u · count⌋`` (any layout)."""
+def random_kernel(masks: Any, draws: Any, out: Any) -> None:
+    """``random``: the ``k``-th legal action, ``k = ⌊u · count⌋`` (reads the mask only: any layout)."""
     for r in range(masks.shape[0]):
         m = masks[r]
         count = 0
@@ -240,7 +231,7 @@ def random_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: An
 
 @jit  # type: ignore[misc]
 def collector_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``CollectorAgent``'s three rules, row by row."""
+    """``collector``'s three rules (:class:`~hoity_env.agents.bots.styles.CollectorAgent`), row by row."""
     c = np.empty(NUM_SERIES, dtype=np.int64)
     for r in range(obs.shape[0]):
         o, m, u = obs[r], masks[r], draws[r]
@@ -270,7 +261,7 @@ def collector_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out:
 
 @jit  # type: ignore[misc]
 def thief_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``ThiefAgent``'s three rules, row by row."""
+    """``thief``'s three rules (:class:`~hoity_env.agents.bots.styles.ThiefAgent`), row by row."""
     w = np.empty(3)
     roles = np.asarray([THIEF, DETECTIVE, EXHIBIT])
     for r in range(obs.shape[0]):
@@ -289,7 +280,8 @@ def thief_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any
 
 @jit  # type: ignore[misc]
 def detective_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``DetectiveAgent``'s three rules, row by row (the theft shares in float32, as numpy's)."""
+    """``detective``'s three rules (:class:`~hoity_env.agents.bots.styles.DetectiveAgent`), row by row
+    (the theft shares in float32, as the observation)."""
     c = np.empty(NUM_SERIES, dtype=np.int64)
     floor = np.float32(0.05)
     for r in range(obs.shape[0]):
@@ -315,137 +307,33 @@ def detective_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out:
         out[r] = legal_or_first(choice, m)
 
 
-@jit  # type: ignore[misc]
-def v1_rival_model(o: Any, n: int, auction: Any, roles: Any) -> None:
-    """``ExpertV1Agent.rival_model`` for one row: rival ``k`` (1…n-1) at index ``k - 1``."""
-    rounds = np.float64(o[ROUND]) * MAX_ROUNDS
-    for k in range(1, n):
-        rate = np.empty(5)
-        for f in range(5):
-            rate[f] = o[player(k, RATES + f)] * rounds
-        auction[k - 1] = (rate[0] + 1.0) / (rounds + 2.0)
-        castle = rate[1] + 2.0
-        for c in range(3):
-            roles[k - 1, c] = (rate[2 + c] + _V1_PRIOR[c]) / castle
+Kernel = Callable[[Any, Any, Any, int, Any, Any], None]
+"""A style's standard kernel: ``(observations, bool masks, uniforms, players, copies, out)``."""
+Rule = Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
+"""A style's decision over checked rows of one ruleset: ``(observations, bool masks, uniforms,
+players) -> (B,) int64 actions``."""
+COPIES = np.asarray(STANDARD.series_copies, dtype=np.int64)
+COPIES_SIX = np.asarray(STANDARD.series_copies_six, dtype=np.int64)
 
 
-@jit  # type: ignore[misc]
-def v1_role_values(
-    o: Any, n: int, present: Any, roles: Any, can_exhibit: bool, copies: Any, values: Any
-) -> None:  # fmt: skip
-    """``ExpertV1Agent.role_values`` for one row: detective, thief, exhibit into ``values``."""
-    deck = 0
-    for s in range(NUM_SERIES):
-        deck += copies[s]
-    size = np.float64(o[BEST_SIZE]) * np.float64(deck)
-    known = np.empty(NUM_SERIES, dtype=np.int64)
-    none_e, none_t, none_d, best = 1.0, 1.0, 1.0, 1.0
-    for k in range(1, n):
-        pe = present[k - 1] * roles[k - 1, 0]
-        none_e *= 1.0 - pe
-        none_t *= 1.0 - present[k - 1] * roles[k - 1, 1]
-        none_d *= 1.0 - present[k - 1] * roles[k - 1, 2]
-        counts_of(o, player(k, KNOWN), copies, known)
-        total = 0
-        for s in range(NUM_SERIES):
-            total += known[s]
-        hidden = np.float64(o[player(k, HAND_SIZE)] * np.float32(deck)) - total
-        estimate = np.float64(max(best_run(known), 0)) + 0.5 * hidden
-        odds = min(max((estimate - size + 1.0) / 4.0, 0.0), 1.0)
-        best *= 1.0 - pe * odds
-    any_exh, any_thief, any_det = 1.0 - none_e, 1.0 - none_t, 1.0 - none_d
-    robbed = any_thief * (1.0 - any_det)
-    values[0] = any_thief * DETECTIVE_REWARD
-    values[1] = (1.0 - any_det) * any_exh * 1.5 - any_det * THIEF_PENALTY
-    values[2] = (1.0 - robbed) * best * size - robbed * 0.7 if can_exhibit else -np.inf
+def copies_of(num_players: int) -> np.ndarray:
+    """Copies of each series in the deck of a ``num_players`` game (six players use the big deck)."""
+    return COPIES_SIX if num_players >= 6 else COPIES
 
 
-@jit  # type: ignore[misc]
-def v1_choose(values: Any, count: int, u: Any, greedy: float, temperature: float) -> int:
-    """``ExpertV1Agent.choose`` for one row: the best column, or a softmax draw when ``u[0] ≥ greedy``."""
-    best = 0
-    for k in range(1, count):
-        if values[k] > values[best]:
-            best = k
-    if u[0] < greedy:
-        return best
-    w = np.empty(count)
-    for k in range(count):
-        w[k] = np.exp((values[k] - values[best]) / temperature)
-    return sample_index(w, count, u[1])  # type: ignore[no-any-return]
+def kernel_rule(kernel: Kernel, style: str, num_actions: int | None = None) -> Rule:
+    """``kernel`` as ``style``'s standard rule: it refuses masks of another layout than the standard
+    ruleset's (exactly ``num_actions`` wide, where the style knows only the preset's amounts)."""
 
+    def rule(obs: np.ndarray, masks: np.ndarray, draws: np.ndarray, num_players: int) -> np.ndarray:
+        width = masks.shape[1]
+        if width <= BID0 or (num_actions is not None and width != num_actions):
+            wanted = f"action masks of width {num_actions}" if num_actions else f"masks wider than {BID0}"
+            raise AgentInputError(
+                f"{style} needs the standard action layout ({wanted}), got masks of width {width}"
+            )
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        kernel(obs, masks, draws, num_players, copies_of(num_players), out)
+        return out
 
-@jit  # type: ignore[misc]
-def expert_v1_kernel(obs: Any, masks: Any, draws: Any, n: int, copies: Any, out: Any) -> None:
-    """``ExpertV1Agent``'s three rules, row by row."""
-    c = np.empty(NUM_SERIES, dtype=np.int64)
-    auction = np.empty(n - 1)
-    roles = np.empty((n - 1, 3))
-    present = np.empty(n - 1)
-    values = np.empty(3)
-    for r in range(obs.shape[0]):
-        o, m, u = obs[r], masks[r], draws[r]
-        step = step_of(o, m)
-        if step == 0:
-            v1_rival_model(o, n, auction, roles)
-            can = o[CAN_EXHIBIT] > 0.5
-            for k in range(n - 1):
-                present[k] = 1.0 - auction[k]
-            v1_role_values(o, n, present, roles, can, copies, values)
-            castle = max(values[0], max(values[1], values[2]))
-            counts_of(o, HAND, copies, c)
-            series = lot_series(o)
-            worth = 2.0 * lot_gain(c, series) + 1.0 * near_run(c, series)
-            worth = worth + (0.0 if can else 2.0)
-            seen = 0.0
-            for k in range(n - 1):
-                seen += auction[k]
-            win = 1.0 / (1.0 + 0.5 * seen)
-            lot = -np.inf
-            if may_bid(o, m):
-                lot = worth * win + np.float64(np.float32(0.5) * o[LOT_AGE])
-            values[0], values[1] = castle, lot
-            choice = (CASTLE, AUCTION)[v1_choose(values, 2, u, 0.85, 0.6)]
-        elif step == 1:
-            money, _ = bids_of(m)
-            counts_of(o, HAND, copies, c)
-            share = 0.12 + 0.12 * lot_gain(c, lot_series(o)) + (0.0 if o[CAN_EXHIBIT] > 0.5 else 0.1)
-            amount = jittered(m, money * share, 1.5 + 0.05 * money, normal(u[2], u[3]))
-            for _ in range(n - 1):  # step off a rival's habitual amount
-                clash = False
-                for k in range(1, n):
-                    habit = np.rint(np.float64(o[player(k, MEAN_BID)]) * STARTING_MONEY)
-                    clash |= habit == amount and location_of(o, k) == 0
-                if not (clash and amount < money):
-                    break
-                amount += 1
-            choice = BID0 + amount
-        else:
-            v1_rival_model(o, n, auction, roles)
-            for k in range(n - 1):
-                present[k] = 1.0 if location_of(o, k + 1) == 1 else 0.0
-            v1_role_values(o, n, present, roles, bool(m[EXHIBIT]), copies, values)
-            choice = (DETECTIVE, THIEF, EXHIBIT)[v1_choose(values, 3, u, 0.8, 0.6)]
-        out[r] = legal_or_first(choice, m)
-
-
-KERNELS = {
-    "random": random_kernel,
-    "collector": collector_kernel,
-    "thief": thief_kernel,
-    "detective": detective_kernel,
-    "expert-v1": expert_v1_kernel,
-}
-"""Style name → kernel ``(obs, masks, draws, n, copies, out)``; the expert's is added by its module."""
-
-
-_COPIES = np.asarray(STANDARD.series_copies, dtype=np.int64)
-_COPIES_SIX = np.asarray(STANDARD.series_copies_six, dtype=np.int64)
-
-
-def decide_numba(style: str, n: int, obs: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """``(B,)`` int64 actions of ``style``'s kernel for checked standard rows of an ``n``-player game
-    (``random`` reads only the masks: any layout, ``n`` unused)."""
-    out = np.empty(obs.shape[0], dtype=np.int64)
-    KERNELS[style](obs, masks, draws, n, _COPIES_SIX if n >= 6 else _COPIES, out)
-    return out
+    return rule

@@ -1,38 +1,169 @@
-"""The scripted styles' original-ruleset rules over a whole batch (numpy across rows, RULES O-1 … O-9).
+"""The scripted styles under the original ruleset (RULES O-1 … O-9): a view, each style's rule over a batch.
 
-:mod:`hoity_env.agents.bots.original_rows` states each style's original rule for one row
-at a time, in plain Python: it is the readable reference.  Deciding row by row
-made the batched engine's evaluation games slower than one-game play, so the
-agents decide through the rules here: the same rules written with arrays whose
-leading axis is the batch, splitting the rows by step (location, auction,
-castle) as the standard styles do.  They are meant to choose exactly the
-reference's action from the same observation, mask and four uniforms (the
-arithmetic keeps the reference's float32/float64 types step by step);
-``tests/agents/test_original_batch.py`` checks it on real rows of every player count,
-and the one-game ``act`` is this code at ``B = 1``.
+The original rules have other decisions than the standard ones (which check to play
+and for which of the two lots, an auction thief, which of two numbered thieves), so
+each style has a second rule here, its entry under ``"original"`` in
+:attr:`~hoity_env.agents.bots.styles.ScriptedAgent.RULES`.  Like the standard rules, a
+decision is a pure function of (observation, mask, four uniforms), read through
+:class:`OriginalView` only (never the hidden state), written with arrays whose leading
+axis is the batch, splitting the rows by step (location, auction, castle); the one-game
+``act`` is this code at ``B = 1``.
+
+The styles keep their standard character: ``collector`` buys what grows its run and
+exhibits; ``thief`` mostly steals at the Castle and at the auction; ``detective`` hunts
+the thieves it expects; ``expert`` reads the public checks (the highest check wins,
+O-5, and every check held is public) to bid exactly what wins, values each castle card
+from the rivals' revealed habits and the leader's castle reward, and mixes its choices
+so it cannot be read.  ``tests/oracles/original_rows.py`` states each rule one row at a
+time in plain Python, and ``tests/agents/test_original_batch.py`` holds these to it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from hoity_env.agents.batch import ensure_legal, sample_index
-from hoity_env.agents.bots.features import best_run, copies_of
-from hoity_env.agents.bots.original_rows import ORIGINAL_STYLES, PRIOR, OriginalView
-from hoity_env.agents.view import AgentInputError
+from hoity_env.agents.view import AgentInputError, SeatFields
 from hoity_env.engine import actions as A
+from hoity_env.engine.config import STANDARD
+from hoity_env.engine.original.observation import original_field_widths
 
-__all__ = ["BatchFacts", "decide_original"]
+__all__ = [
+    "ORIGINAL_STYLES",
+    "PRIOR",
+    "BatchFacts",
+    "OriginalView",
+    "best_run",
+    "decide_original",
+    "original_rule",
+]
 
+MIN_EXHIBITION = STANDARD.min_exhibition
+_COPIES = np.asarray(STANDARD.series_copies)
+_COPIES_SIX = np.asarray(STANDARD.series_copies_six)
+PRIOR = np.asarray([0.3, 0.3, 0.4])
+"""Prior shares of exhibit, thief, detective for a rival at the Castle (the expert's)."""
 _LOT = np.vstack([np.eye(6, dtype=np.int64), np.zeros((1, 6), dtype=np.int64)])
 """Row ``s``: one card of series ``s``; row -1 (no lot): nothing."""
 
 
+def copies_of(num_players: int) -> np.ndarray:
+    """Copies of each series in the deck of a ``num_players`` game (six players use the big deck)."""
+    return _COPIES_SIX if num_players >= 6 else _COPIES
+
+
+def _run_table(num_series: int) -> np.ndarray:
+    """``(2**S, S, S)`` 0/1: for each pattern of non-empty series (bit ``s`` = series ``s``),
+    which series make up each of its runs of consecutive non-empty series (unused rows 0)."""
+    table = np.zeros((1 << num_series, num_series, num_series), dtype=np.int64)
+    for pattern in range(1 << num_series):
+        run = -1
+        for s in range(num_series):
+            if pattern >> s & 1:
+                if s == 0 or not pattern >> (s - 1) & 1:
+                    run += 1
+                table[pattern, s, run] = 1
+    return table
+
+
+_RUNS = _run_table(len(_COPIES))
+_BITS = 1 << np.arange(len(_COPIES))
+
+
+def best_run(counts: np.ndarray) -> np.ndarray:
+    """Cards in the largest run of consecutive series (0 if below ``min_exhibition``, C-3).
+
+    ``counts`` has the series on its last axis; the result has the leading axes.
+    The pattern of non-empty series picks its runs from a table (no loop over
+    series): each run's total is a sum over its series.
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    runs = _RUNS[(c > 0) @ _BITS]  # (..., S, S): series × run
+    totals = (c[..., None, :] @ runs)[..., 0, :]
+    out: np.ndarray = (totals * (totals >= MIN_EXHIBITION)).max(axis=-1)
+    return out
+
+
+class OriginalView(SeatFields):
+    """Named access to a ``(B, D)`` batch of original-ruleset observations of ``num_players`` players
+    (leading ``B`` axis; the caller has checked their length).
+
+    ``k`` in the player fields counts seats after the observer (0 is the observer);
+    the phase, positions and locations are decoded by :class:`SeatFields`.  Check values
+    stay normalized by the largest check: comparisons need no scale.
+    """
+
+    def __init__(self, observations: np.ndarray, num_players: int) -> None:
+        obs = np.asarray(observations, dtype=np.float32)
+        self.obs = obs
+        self.n = n = num_players
+        g, o, p = original_field_widths(n)
+        self._g, self._o, self._p = _offsets(g), _offsets(o), _offsets(p)
+        self._g_dim = sum(w for _, w, _ in g)
+        self._o_dim = sum(w for _, w, _ in o)
+        self._p_dim = sum(w for _, w, _ in p)
+
+    def __len__(self) -> int:
+        return int(self.obs.shape[0])
+
+    def glob(self, name: str) -> np.ndarray:
+        """Global field ``name``: ``(B, width)``."""
+        return self.obs[:, self._g[name]]
+
+    def own(self, name: str) -> np.ndarray:
+        """Private field ``name``: ``(B, width)``."""
+        s = self._o[name]
+        return self.obs[:, self._g_dim + s.start : self._g_dim + s.stop]
+
+    def players(self, name: str) -> np.ndarray:
+        """Field ``name`` of every player, observer first: ``(B, n, width)``."""
+        base = self._g_dim + self._o_dim
+        return self.obs[:, base:].reshape(-1, self.n, self._p_dim)[:, :, self._p[name]]
+
+    @property
+    def lot_series(self) -> np.ndarray:
+        """``(B, 2)``: series of each lot, -1 without one."""
+        onehot = self.glob("lot_series").reshape(-1, A.NUM_LOTS, 6)
+        out: np.ndarray = np.where(onehot.max(axis=2) > 0.5, onehot.argmax(axis=2), -1)
+        return out
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``(B, 6)`` int64: own cards per series."""
+        out: np.ndarray = np.rint(self.own("hand") * copies_of(self.n)).astype(np.int64)
+        return out
+
+    @property
+    def best_checks(self) -> np.ndarray:
+        """``(B, n)``: each player's highest check (normalized; 0 without checks)."""
+        out: np.ndarray = self.players("checks").max(axis=2)
+        return out
+
+    @property
+    def free_thieves(self) -> np.ndarray:
+        """``(B, n)``: each player's thieves out of jail (0-2)."""
+        out: np.ndarray = (self.players("thief_cells") == 0).sum(axis=2)
+        return out
+
+    def rates(self) -> np.ndarray:
+        """``(B, n, 5)``: shares of past rounds at auction, castle, exhibit, thief, detective."""
+        names = ("rate_auction", "rate_castle", "rate_exhibit", "rate_thief", "rate_detective")
+        return np.concatenate([self.players(name) for name in names], axis=2)
+
+
+def _offsets(fields: tuple[tuple[str, int, str], ...]) -> dict[str, slice]:
+    out, at = {}, 0
+    for name, width, _ in fields:
+        out[name] = slice(at, at + width)
+        at += width
+    return out
+
+
 class BatchFacts:
-    """What the rules read for every row of a batch: the batched
-    :class:`~hoity_env.agents.bots.original_rows.Row`."""
+    """What the rules read for every row of a batch (the oracle's ``Row``, for all rows at once)."""
 
     def __init__(self, view: OriginalView, masks: np.ndarray) -> None:
         self.mask = masks
@@ -224,26 +355,29 @@ def expert(f: BatchFacts, u: np.ndarray, step: int) -> np.ndarray:
     return out
 
 
-BATCH_STYLES: dict[str, Callable[[BatchFacts, np.ndarray, int], np.ndarray]] = {
+ORIGINAL_STYLES: dict[str, Callable[[BatchFacts, np.ndarray, int], np.ndarray]] = {
     "collector": collector,
     "thief": thief,
     "detective": detective,
     "expert": expert,
 }
-"""The batched twin of each rule in :data:`hoity_env.agents.bots.original_rows.ORIGINAL_STYLES`
-(same keys)."""
+"""Each style's original rule by name: ``(facts, (B, 4) uniforms, step) -> (B,)`` actions for rows of
+one step (0 location, 1 auction, 2 castle)."""
 
 
-def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """``(B,)`` legal actions of ``style`` for original observations, bool masks and ``(B, 4)`` uniforms."""
+def decide_original(
+    style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray, num_players: int
+) -> np.ndarray:
+    """``(B,)`` legal actions of ``style`` for original observations of ``num_players`` players
+    (length checked by the caller), bool masks and ``(B, 4)`` uniforms."""
     if style not in ORIGINAL_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
     if masks.shape[1] <= A.O_CHECK0:
         raise AgentInputError(
             f"{style} needs the original action layout, got masks of width {masks.shape[1]}"
         )
-    view = OriginalView(observations)
-    rule = BATCH_STYLES[style]
+    view = OriginalView(observations, num_players)
+    rule = ORIGINAL_STYLES[style]
     step = np.where(view.action_step, np.where(masks[:, A.O_AUCTION_THIEF :].any(axis=1), 1, 2), 0)
     choice = np.empty(len(view), dtype=np.int64)
     for k in range(3):
@@ -251,5 +385,15 @@ def decide_original(style: str, observations: np.ndarray, masks: np.ndarray, dra
         if idx.size == len(view):  # the whole batch in one step (always at B = 1): no copies
             choice = rule(BatchFacts(view, masks), draws, k).astype(np.int64)
         elif idx.size:
-            choice[idx] = rule(BatchFacts(OriginalView(view.obs[idx]), masks[idx]), draws[idx], k)
+            choice[idx] = rule(
+                BatchFacts(OriginalView(view.obs[idx], num_players), masks[idx]), draws[idx], k
+            )
     return ensure_legal(choice, masks)
+
+
+def original_rule(style: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]:
+    """``style``'s original rule as an agent's entry in its rules by ruleset
+    (``(observations, masks, uniforms, players) -> actions``)."""
+    if style not in ORIGINAL_STYLES:
+        raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
+    return functools.partial(decide_original, style)

@@ -45,9 +45,11 @@ import numpy as np
 from hoity_env.agents.policies.mlp import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS
 from hoity_env.agents.policies.padded import read_zip_entry
-from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint
+from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint, players_of_checkpoint
+from hoity_env.agents.view import Table
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.environment.padding import ruleset_name
 from hoity_env.files import folder_atomically, hold_lock, read_json, scratch_folders
 
 __all__ = ["export_checkpoint", "export_population", "main", "npz_name", "policy_layers", "shipped_path"]
@@ -117,17 +119,16 @@ def export_checkpoint(
     if training_args is None:
         training_args = _training_args(checkpoint, inside)
     obs_dim, num_actions = int(weights[0].shape[1]), int(weights[-1].shape[0])
-    players = check_sizes(checkpoint, obs_dim, num_actions, None, None, padded)
+    told = rules or training_args.get("rules", "standard")
     if padded is not None:  # its own record decides: the padded layout of its rules, its counts
+        own = Table.of(padded.rules, padded.player_counts[0])
+        check_sizes(checkpoint, obs_dim, num_actions, own, None, padded)
         if rules is not None and rules != padded.rules:
             raise ConfigError(f"{checkpoint} was trained for the {padded.rules} rules, not {rules!r}")
         sizes: dict[str, Any] = {"format": PADDED_FORMAT, **padded.to_dict()}
     else:
-        sizes = {
-            "format": FORMAT,
-            "num_players": players,
-            "rules": rules or training_args.get("rules", "standard"),
-        }
+        players = players_of_checkpoint(checkpoint, obs_dim, ruleset_name(told))
+        sizes = {"format": FORMAT, "num_players": players, "rules": told}
     metadata = {
         **sizes,
         "name": name or checkpoint.stem,

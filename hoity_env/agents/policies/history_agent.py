@@ -35,7 +35,6 @@ import numpy as np
 
 from hoity_env.agents.batch import check_batch, one_row
 from hoity_env.agents.policies.sb3 import PolicyAgent
-from hoity_env.agents.view import ruleset_of
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import History, observation_layout
 
@@ -47,22 +46,21 @@ class HistoryAgent:
 
     ``policy`` decides from the augmented rows; this agent keeps the history (see the
     module docstring).  Its ``name``, ``obs_dim`` (the observation's), ``num_actions``
-    and ``num_players`` are the policy's.
+    and ``table`` (the game it plays) are the policy's.
     """
 
     def __init__(self, policy: PolicyAgent) -> None:
-        if not policy.memory or policy.num_players is None:  # a padded policy has no memory
+        if not policy.memory or policy.padded is not None:  # a padded policy has no memory
             raise ConfigError(f"checkpoint {policy.path} reads no history; play it as a PolicyAgent")
         self.policy = policy
         self.name = policy.name
         self.obs_dim, self.num_actions = policy.obs_dim, policy.num_actions
-        self.num_players = policy.num_players
-        rules = ruleset_of(np.zeros(policy.obs_dim))
-        self.history = History(observation_layout(rules, policy.num_players), policy.memory)
+        self.table = table = policy.table
+        self.history = History(observation_layout(table.ruleset, table.num_players), policy.memory)
         if policy.obs_dim + self.history.width != policy.input_dim:
             raise ConfigError(
                 f"checkpoint {policy.path}: a policy input of {policy.input_dim} values is not a "
-                f"{rules} observation of {policy.obs_dim} and {policy.memory} rounds of history"
+                f"{table.ruleset} observation of {policy.obs_dim} and {policy.memory} rounds of history"
             )
 
     @property

@@ -54,9 +54,9 @@ from typing import IO, Any
 import numpy as np
 
 from hoity_env.agents.policies.padded import PaddedInputs
-from hoity_env.agents.view import num_players_of
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RULESET_NAMES
 from hoity_env.engine.errors import ConfigError, FileFormatError
+from hoity_env.environment.padding import unpadded_dim
 from hoity_env.files import JsonObject, NpzArchive, open_npz, parse_json, write_atomic
 
 __all__ = [
@@ -212,11 +212,10 @@ def _check(policy: MlpPolicy) -> None:
                 f"{where}: obs_dim {policy.obs_dim} is not the padded layout's {padded.obs_dim}"
             )
         return
-    try:
-        players = num_players_of(np.zeros(policy.obs_dim))
-    except ValueError:
-        players = None
-    if players != int(meta["num_players"]):
+    players = int(meta["num_players"])  # told by the file: its width must be such a game's
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS or policy.obs_dim not in {
+        unpadded_dim(ruleset, players) for ruleset in RULESET_NAMES
+    }:
         raise ConfigError(
             f"{where}: obs_dim {policy.obs_dim} is not a {meta['num_players']}-player observation"
         )

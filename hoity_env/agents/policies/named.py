@@ -36,6 +36,7 @@ import numpy as np
 from hoity_env.agents.policies.mlp import MlpPolicy, load_policy, masked_softmax
 from hoity_env.agents.policies.registry import registry, resolve, table_text
 from hoity_env.agents.policies.sb3 import DistributionAgent, check_sizes, renormalized
+from hoity_env.agents.view import Table
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
@@ -54,7 +55,8 @@ NAMED_AGENTS = tuple(name + suffix for name in registry().names("model") for suf
 
 
 class NumpyPolicyAgent(DistributionAgent):
-    """Plays an :class:`~hoity_env.agents.policies.mlp.MlpPolicy` with masks, greedily or by sampling."""
+    """Plays an :class:`~hoity_env.agents.policies.mlp.MlpPolicy` with masks, greedily or by sampling,
+    at the table it is told (``rules``, ``num_players``; the package's defaults where none is given)."""
 
     def __init__(
         self,
@@ -63,6 +65,7 @@ class NumpyPolicyAgent(DistributionAgent):
         name: str,
         deterministic: bool = False,
         seed: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_players: int | None = None,
         num_actions: int | None = None,
     ) -> None:
@@ -72,9 +75,9 @@ class NumpyPolicyAgent(DistributionAgent):
         self.obs_dim = policy.obs_dim
         self.num_actions = policy.num_actions
         self.padded = policy.padded
-        self.num_players = check_sizes(
-            Path(policy.where), self.obs_dim, self.num_actions, num_players, num_actions, self.padded
-        )
+        self.table = Table.of(rules, num_players)
+        """The game the agent plays."""
+        check_sizes(Path(policy.where), self.obs_dim, self.num_actions, self.table, num_actions, self.padded)
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
@@ -122,6 +125,7 @@ def make_named(
         name=spec,
         deterministic=greedy,
         seed=seed,
+        rules=rules,
         num_players=num_players,
         num_actions=num_actions,
     )

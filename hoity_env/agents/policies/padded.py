@@ -8,11 +8,10 @@ export the same keys in its metadata (:mod:`hoity_env.agents.policies.mlp`)::
 
     {"padded": true, "rules": "standard", "player_counts": [2, 3, 4, 5, 6]}
 
-At play time the agent gets the env's own observations (their width tells the count:
-no two counts or rulesets share one) and pads them itself (:meth:`PaddedInputs.pad`), so
-``ppo:``, ``ppo-sample:`` and a named agent play such a file as any other.  A table whose
-count it was not trained for is refused up front (:meth:`PaddedInputs.check_table`) or,
-when rows of such a table reach it anyway, with one :class:`AgentInputError`.
+At play time the agent gets the env's own observations of the table it is told and pads
+them itself (:meth:`PaddedInputs.pad`), so ``ppo:``, ``ppo-sample:`` and a named agent play
+such a file as any other.  A table whose count it was not trained for is refused up front
+(:meth:`PaddedInputs.check_table`), and rows of another table with one :class:`AgentInputError`.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +45,6 @@ class PaddedInputs:
     player_counts: tuple[int, ...]
     where: str = "policy"
     """What to call the policy in errors (its file)."""
-    _widths: dict[int, int] = field(init=False, repr=False, compare=False)
-    """The env's observation width of each count → the count."""
 
     def __post_init__(self) -> None:
         counts = self.player_counts
@@ -55,7 +52,6 @@ class PaddedInputs:
             raise ConfigError(f"{self.where}: player_counts must be distinct counts in 2..6, got {counts!r}")
         if self.rules not in RULESET_NAMES:
             raise ConfigError(f"{self.where}: rules {self.rules!r} is not one of {', '.join(RULESET_NAMES)}")
-        object.__setattr__(self, "_widths", {unpadded_dim(self.ruleset, n): n for n in counts})
 
     @property
     def ruleset(self) -> str:
@@ -84,20 +80,21 @@ class PaddedInputs:
                 f"{self.where} was trained for {self.describe()}, not the {ruleset_name(rules)} rules"
             )
 
-    def pad(self, observations: np.ndarray) -> np.ndarray:
-        """``(B, padded_dim)`` float32 rows of the env's ``(B, D)`` observations (padded rows pass as
-        they are)."""
+    def pad(self, observations: np.ndarray, num_players: int) -> np.ndarray:
+        """``(B, padded_dim)`` float32 rows of the env's ``(B, D)`` observations of a ``num_players``
+        game, one of the counts it was trained for (padded rows pass as they are)."""
         obs = np.asarray(observations)
         width = int(obs.shape[-1]) if obs.ndim else -1
         if width == self.obs_dim:
             return obs
-        n = self._widths.get(width)
-        if n is None:
+        self.check_table(num_players)
+        expected = unpadded_dim(self.ruleset, num_players)
+        if width != expected:
             raise AgentInputError(
-                f"{self.where} was trained for {self.describe()}: an observation of length {width} "
-                "is none of those tables'"
+                f"{self.where} plays {num_players} players of the {self.rules} rules (observations of "
+                f"length {expected}), got observations of length {width}"
             )
-        return padder(self.ruleset, n).pad(obs)
+        return padder(self.ruleset, num_players).pad(obs)
 
     def to_dict(self) -> dict[str, Any]:
         """The keys a file records (see the module docstring)."""

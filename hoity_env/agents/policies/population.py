@@ -31,7 +31,7 @@ A manifest is as dangerous as the checkpoints it names (a ``ppo:`` member is a p
 run when loaded), so by default a member's file must lie inside the manifest's folder
 (:func:`check_inside`): an absolute path, or one that leaves the folder (``../``, a
 symbolic link pointing out), is refused before anything is loaded.  A user who trusts a
-manifest that names files elsewhere allows it explicitly: ``PopulationAgent(...,
+manifest that names files elsewhere allows it explicitly: ``member_specs(...,
 any_paths=True)``, or, for every command and worker process, the environment variable
 ``HOITY_POPULATION_PATHS=any`` (:data:`PATHS_VARIABLE`; ``inside``, the default, keeps the rule).
 
@@ -41,8 +41,9 @@ they are registered at (:mod:`hoity_env.agents.policies.registry`), and are play
 name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
-still be three predictable policies).  Members are built for the population's table
-(``num_players``, ``rules``), so named members resolve to that table's files.
+still be three predictable policies).  :func:`hoity_env.agents.make` reads the manifest,
+builds every member for the population's table (so named members resolve to that table's
+files) and hands them, built, to :class:`PopulationAgent`.
 
 Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
 then reseeds every member from the same generator, so the same seed gives the same
@@ -62,12 +63,12 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn
 
 import numpy as np
 
 from hoity_env.agents.batch import act_batch, check_batch
-from hoity_env.agents.bots.zoo import SCRIPTED
+from hoity_env.agents.bots import SCRIPTED
 from hoity_env.agents.policies.named import NAMED_AGENTS
 from hoity_env.agents.policies.registry import registry, resolve
 from hoity_env.engine.config import RulesConfig
@@ -86,6 +87,7 @@ __all__ = [
     "any_paths_allowed",
     "check_inside",
     "check_member",
+    "member_specs",
     "named_population",
     "normalised",
     "read_population",
@@ -254,7 +256,7 @@ def check_inside(spec: str, index: int, path: Path) -> None:
         raise ConfigError(
             f"population {path}: members[{index}].spec {spec!r} names a file outside the manifest's "
             f"folder {folder}; a member is loaded (a checkpoint is a pickle), so only files inside it are "
-            f"taken unless you allow others: {PATHS_VARIABLE}=any, or PopulationAgent(..., any_paths=True)"
+            f"taken unless you allow others: {PATHS_VARIABLE}=any"
         )
 
 
@@ -274,58 +276,44 @@ def normalised(weights: Sequence[float]) -> np.ndarray:
     return out
 
 
-class Build(Protocol):
-    """How members are built from their specs: :func:`hoity_env.agents.make`'s signature."""
-
-    def __call__(
-        self,
-        spec: str,
-        seed: int | None = None,
-        *,
-        num_players: int | None = None,
-        rules: str | RulesConfig | None = None,
-        num_actions: int | None = None,
-    ) -> Any: ...
+def member_specs(path: Path, members: Sequence[Member], any_paths: bool | None = None) -> tuple[str, ...]:
+    """Each member's spec, a file in it resolved against the manifest's folder (``path``'s); a file
+    outside that folder is refused before anything is loaded unless ``any_paths`` allows it (``None``:
+    as :data:`PATHS_VARIABLE` says)."""
+    if not (any_paths_allowed() if any_paths is None else any_paths):
+        for i, m in enumerate(members):
+            check_inside(m.spec, i, path)
+    return tuple(resolve_spec(m.spec, path.parent) for m in members)
 
 
 class PopulationAgent:
     """Plays one member of a population per game, drawn by weight (see the module docstring).
 
-    ``make("population:PATH", ...)`` builds one; ``build`` is how members are built
-    (``make`` itself, passed in: this module sits below it).  ``name`` is the agent's name in
-    reports (default ``population:PATH``; a named population's is its name).  ``any_paths``
-    lets members name files outside the manifest's folder (``None``: as :data:`PATHS_VARIABLE` says).
+    ``members`` are the manifest's at ``path`` (:func:`read_population`) and ``agents`` the agent
+    each one plays, already built for the game's table (``make("population:PATH", ...)`` builds
+    them).  ``name`` is the agent's name in reports (default ``population:PATH``; a named
+    population's is its name).
     """
 
     def __init__(
         self,
         path: str | Path,
-        build: Build,
+        members: Sequence[Member],
+        agents: Sequence[Any],
         *,
         seed: int | None = None,
-        num_players: int | None = None,
-        rules: str | RulesConfig | None = None,
-        num_actions: int | None = None,
         name: str | None = None,
-        any_paths: bool | None = None,
     ) -> None:
         self.path = Path(path)
         self.name = name or f"{POPULATION_PREFIX}{self.path}"
-        self.members = read_population(self.path)
-        if not (any_paths_allowed() if any_paths is None else any_paths):
-            for i, m in enumerate(self.members):
-                check_inside(m.spec, i, self.path)
+        if not members or len(members) != len(agents):
+            raise ConfigError(f"{self.name}: {len(members)} members need as many agents, got {len(agents)}")
+        self.members = tuple(members)
         self.specs = tuple(resolve_spec(m.spec, self.path.parent) for m in self.members)
         self.weights = normalised([m.weight for m in self.members])
         """Each member's probability of playing a game."""
         self._cdf = np.cumsum(self.weights)
-        agents = []
-        for i, spec in enumerate(self.specs):
-            try:
-                agents.append(build(spec, num_players=num_players, rules=rules, num_actions=num_actions))
-            except ConfigError as exc:
-                raise ConfigError(f"population {self.path}: members[{i}].spec {spec!r}: {exc}") from exc
-        self.agents = agents
+        self.agents = list(agents)
         self._of_game = np.full(0, -1, dtype=np.int64)
         """Member index per game label of :meth:`start_games` (-1: never started)."""
         self.rng = np.random.default_rng(seed)

@@ -19,10 +19,11 @@ import numpy as np
 
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
 from hoity_env.agents.policies.padded import PaddedInputs, read_zip_entry
-from hoity_env.agents.view import AgentInputError, num_players_of
-from hoity_env.engine.config import RulesConfig
+from hoity_env.agents.view import AgentInputError, Table
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.environment.padding import unpadded_dim
 
 
 class DistributionAgent(GeneratorAgent):
@@ -40,6 +41,8 @@ class DistributionAgent(GeneratorAgent):
     num_actions: int
     padded: PaddedInputs | None = None
     """Set for a policy that reads padded observations: ``act_batch`` pads the env's rows first."""
+    table: Table
+    """The game the agent plays."""
 
     def __init__(self, *, deterministic: bool, seed: int | None) -> None:
         self.deterministic = deterministic
@@ -70,7 +73,9 @@ class DistributionAgent(GeneratorAgent):
 
     def policy_inputs(self, observations: np.ndarray) -> np.ndarray:
         """What the network reads: the env's rows, padded for a padded policy (padded rows pass)."""
-        return observations if self.padded is None else self.padded.pad(observations)
+        if self.padded is None:
+            return observations
+        return self.padded.pad(observations, self.table.num_players)
 
     @abstractmethod
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -94,6 +99,8 @@ class PolicyAgent(DistributionAgent):
     Security: an SB3 checkpoint holds pickles, and loading one runs any code it contains.
     Load only checkpoints you made or trust (``ppo:PATH`` specs load through this class).
 
+    It plays the table it is told (``rules``, ``num_players``: the package's defaults
+    ``standard``/4 where none is given); a checkpoint trained for another is refused up front.
     A checkpoint whose policy reads rounds of history beside the observation (the fast
     learner's ``memory``) has ``memory`` > 0 and an ``obs_dim`` that is the observation's
     alone; :func:`hoity_env.agents.make` plays it through
@@ -128,11 +135,9 @@ class PolicyAgent(DistributionAgent):
         self.obs_dim = int(history.get("observation_dim", self.input_dim))
         self.num_actions = int(n_act)
         self.padded = read_zip_entry(self.path)
-        if self.padded is not None and rules is not None:
-            self.padded.check_rules(rules)
-        self.num_players = check_sizes(
-            self.path, self.obs_dim, self.num_actions, num_players, num_actions, self.padded
-        )
+        self.table = Table.of(rules, num_players)
+        """The game the agent plays."""
+        check_sizes(self.path, self.obs_dim, self.num_actions, self.table, num_actions, self.padded)
 
     def action_probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, A)``: the policy's distribution over actions per row, zero off the ``(B, A)`` bool mask."""
@@ -152,20 +157,20 @@ class PolicyAgent(DistributionAgent):
 
 
 def check_sizes(
-    path: Path,
+    path: Path | str,
     obs_dim: int,
     actions: int,
-    num_players: int | None,
+    table: Table,
     num_actions: int | None,
     padded: PaddedInputs | None = None,
-) -> int | None:
-    """The player count a checkpoint's ``obs_dim`` implies, refused if the game wants another.
+) -> None:
+    """Refuse a policy that does not play ``table``: its observations (``obs_dim`` long) are not the
+    table's, or it was trained with ``actions`` actions where the game has ``num_actions`` (None: not
+    checked).
 
-    ``num_players``/``num_actions`` are the game's (None: not checked); the error names the
-    checkpoint, so a policy trained for another table or ruleset is refused up front.  A padded
-    policy (``padded``, as its file records it) plays the counts it lists: ``num_players`` is
-    checked against them and returned (None when not given); its width is checked to be the
-    padded layout's, never read as a count.
+    The error names the checkpoint, so a policy trained for another table or ruleset is refused
+    up front.  A padded policy (``padded``, as its file records it) plays the counts and the rules
+    it lists; its width is checked to be the padded layout's.
     """
     if padded is not None:
         if obs_dim != padded.obs_dim:
@@ -173,18 +178,39 @@ def check_sizes(
                 f"checkpoint {path} is marked padded ({padded.rules} rules) but reads {obs_dim} values, "
                 f"not the padded layout's {padded.obs_dim}"
             )
-        padded.check_table(num_players)
-        players: int | None = num_players
-    else:
-        players = num_players_of(np.zeros(obs_dim))
-        if num_players is not None and num_players != players:
-            raise ConfigError(f"checkpoint {path} was trained for {players} players, not {num_players}")
+        padded.check_table(table.num_players)
+        padded.check_rules(table.rules)
+    elif obs_dim != table.obs_dim:
+        try:  # the count it was trained for, if it is one of the told ruleset's: for the message only
+            trained = (
+                f"{players_of_checkpoint(path, obs_dim, table.ruleset)} players, not {table.num_players}"
+            )
+        except ConfigError:
+            trained = f"another ruleset or game than {table}"
+        raise ConfigError(
+            f"checkpoint {path} was trained for {trained} (it reads observations of length {obs_dim}, "
+            f"this game's have {table.obs_dim})"
+        )
     if num_actions is not None and num_actions != actions:
         raise ConfigError(
             f"checkpoint {path} was trained with {actions} actions (another ruleset "
             f"or starting money), this game has {num_actions}"
         )
-    return players
+
+
+def players_of_checkpoint(path: Path | str, obs_dim: int, ruleset: str) -> int:
+    """The player count of a policy of ``ruleset`` whose input is ``obs_dim`` wide.
+
+    A ``MaskablePPO`` zip records no player count (an exported ``.npz`` does, and an agent is
+    told its table), so writing down a zip's count (:mod:`hoity_env.agents.policies.export`)
+    reads it from the width; no two counts of a ruleset share one.
+    """
+    widths = {unpadded_dim(ruleset, n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+    if obs_dim not in widths:
+        raise ConfigError(
+            f"checkpoint {path} reads {obs_dim} values: not a {ruleset} observation of 2-6 players"
+        )
+    return widths[obs_dim]
 
 
 TRAIN_EXTRA = "pip install torch==2.13.0 && pip install -e '.[train]'"

@@ -9,7 +9,9 @@ checks (checks in hand are public), every player's thief numbers and where they
 are (thieves in hand and the jail are public).  The only private fields are the
 observer's own antiques, as in the standard ruleset.
 
-The vector is ``33 + 27 n + 4 n²`` long (:func:`original_obs_dim`).
+The vector's length, ``33 + 27 n + 4 n²``, never equals a standard
+observation's (``21 + 24 n``) for 2-6 players, so an agent told one table refuses
+the other's observations instead of misreading them.
 """
 
 from __future__ import annotations

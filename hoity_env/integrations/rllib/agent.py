@@ -31,6 +31,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from hoity_env.agents.batch import check_batch, one_row
 from hoity_env.agents.policies.sb3 import check_sizes
+from hoity_env.agents.view import Table
+from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError
 
 SHARED = "shared"
@@ -100,6 +102,7 @@ class RLlibAgent:
         path: str | Path,
         *,
         seed: int | None = None,
+        rules: str | RulesConfig | None = None,
         num_players: int | None = None,
         num_actions: int | None = None,
     ) -> None:
@@ -120,7 +123,9 @@ class RLlibAgent:
         shape = space["observation"].shape or (0,)
         self.obs_dim = int(shape[0])
         self.num_actions = int(self.module.action_space.n)
-        self.num_players = check_sizes(self.path, self.obs_dim, self.num_actions, num_players, num_actions)
+        self.table = Table.of(rules, num_players)
+        """The game the agent plays (the package's defaults where none is given)."""
+        check_sizes(self.path, self.obs_dim, self.num_actions, self.table, num_actions)
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reseed: the agent plays greedily."""

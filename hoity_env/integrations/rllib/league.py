@@ -144,7 +144,8 @@ class WinRateGate:
 
 
 class ScriptedBotModule(RLModule):  # type: ignore[misc]
-    """One of our scripted bots as a frozen RLModule; ``model_config``: ``{"agent": NAME, "seed": S}``.
+    """One of our scripted bots as a frozen RLModule; ``model_config``: ``{"agent": NAME, "seed": S,
+    "num_players": N, "rules": R}`` (the game's table; the package's defaults where left out).
 
     It returns ``actions`` itself, so RLlib samples nothing for it; it has no
     weights and refuses to be trained (leave it out of ``policies_to_train``).
@@ -155,7 +156,12 @@ class ScriptedBotModule(RLModule):  # type: ignore[misc]
         config = dict(self.model_config or {})
         name = config.get("agent")
         bot_module_id(str(name))  # a clear ConfigError for a name outside the zoo
-        self.agent = make(str(name), seed=config.get("seed"))
+        self.agent = make(
+            str(name),
+            seed=config.get("seed"),
+            num_players=config.get("num_players"),
+            rules=config.get("rules"),
+        )
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]

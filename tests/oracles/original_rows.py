@@ -1,22 +1,12 @@
-"""The scripted styles under the original ruleset (RULES O-1 … O-9): a view and one rule per style.
+"""A test oracle: the scripted styles' original-ruleset rules, one row at a time, in plain Python.
 
-The original rules have other decisions than the standard ones (which check to
-play and for which of the two lots, an auction thief, which of two numbered
-thieves), so each style has a second decision rule here, chosen by
-:meth:`~hoity_env.agents.bots.styles.ScriptedAgent.decide` when the observation is
-an original one (:func:`~hoity_env.agents.view.ruleset_of`).  Like the standard
-rules, a decision is a pure function of (observation, mask, four uniforms), read
-through :class:`OriginalView` only (never the hidden state).  The rules here
-decide one row at a time, in plain Python: they are the readable reference.
-The agents decide through their twins over whole batches in
-:mod:`hoity_env.agents.bots.styles_original`, checked equal to these by a test.
-
-The styles keep their standard character: ``collector`` buys what grows its run
-and exhibits; ``thief`` mostly steals at the Castle and at the auction;
-``detective`` hunts the thieves it expects; ``expert`` reads the public checks
-(the highest check wins, O-5, and every check held is public) to bid exactly
-what wins, values each castle card from the rivals' revealed habits and the
-leader's castle reward, and mixes its choices so it cannot be read.
+The agents decide original rows with the batched rules of
+:mod:`hoity_env.agents.bots.styles_original` (numpy across rows); this module states
+each of those rules for one row, readably, and ``tests/agents/test_original_batch.py``
+holds the batched rules to it on real rows.  It reads the observation through the
+agents' own :class:`~hoity_env.agents.bots.styles_original.OriginalView` and counts runs
+with its own loop (C-3).  A decision is a pure function of (observation, mask, four
+uniforms).
 """
 
 from __future__ import annotations
@@ -26,87 +16,28 @@ from collections.abc import Callable
 import numpy as np
 
 from hoity_env.agents.batch import sample_index
-from hoity_env.agents.bots.features import best_run, copies_of
-from hoity_env.agents.view import AgentInputError, SeatFields, num_players_of
+from hoity_env.agents.bots.styles_original import OriginalView, copies_of
+from hoity_env.agents.view import AgentInputError
 from hoity_env.engine.actions import AUCTION, CASTLE, NUM_LOTS, ORIGINAL_INDICES
-from hoity_env.engine.original.observation import original_field_widths
 
 O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES
+MIN_EXHIBITION = 3
+"""The preset's smallest exhibition (C-3), which the observation does not carry."""
 
-__all__ = ["ORIGINAL_STYLES", "OriginalView", "decide_original_rows"]
-
-
-class OriginalView(SeatFields):
-    """Named access to a ``(B, D)`` batch of original-ruleset observations (leading ``B`` axis).
-
-    ``k`` in the player fields counts seats after the observer (0 is the observer);
-    the phase, positions and locations are decoded by :class:`SeatFields`.  Check values
-    stay normalized by the largest check: comparisons need no scale.
-    """
-
-    def __init__(self, observations: np.ndarray) -> None:
-        obs = np.asarray(observations, dtype=np.float32)
-        self.obs = obs
-        self.n = n = num_players_of(obs)
-        g, o, p = original_field_widths(n)
-        self._g, self._o, self._p = _offsets(g), _offsets(o), _offsets(p)
-        self._g_dim = sum(w for _, w, _ in g)
-        self._o_dim = sum(w for _, w, _ in o)
-        self._p_dim = sum(w for _, w, _ in p)
-
-    def __len__(self) -> int:
-        return int(self.obs.shape[0])
-
-    def glob(self, name: str) -> np.ndarray:
-        """Global field ``name``: ``(B, width)``."""
-        return self.obs[:, self._g[name]]
-
-    def own(self, name: str) -> np.ndarray:
-        """Private field ``name``: ``(B, width)``."""
-        s = self._o[name]
-        return self.obs[:, self._g_dim + s.start : self._g_dim + s.stop]
-
-    def players(self, name: str) -> np.ndarray:
-        """Field ``name`` of every player, observer first: ``(B, n, width)``."""
-        base = self._g_dim + self._o_dim
-        return self.obs[:, base:].reshape(-1, self.n, self._p_dim)[:, :, self._p[name]]
-
-    @property
-    def lot_series(self) -> np.ndarray:
-        """``(B, 2)``: series of each lot, -1 without one."""
-        onehot = self.glob("lot_series").reshape(-1, NUM_LOTS, 6)
-        out: np.ndarray = np.where(onehot.max(axis=2) > 0.5, onehot.argmax(axis=2), -1)
-        return out
-
-    @property
-    def counts(self) -> np.ndarray:
-        """``(B, 6)`` int64: own cards per series."""
-        out: np.ndarray = np.rint(self.own("hand") * copies_of(self.n)).astype(np.int64)
-        return out
-
-    @property
-    def best_checks(self) -> np.ndarray:
-        """``(B, n)``: each player's highest check (normalized; 0 without checks)."""
-        out: np.ndarray = self.players("checks").max(axis=2)
-        return out
-
-    @property
-    def free_thieves(self) -> np.ndarray:
-        """``(B, n)``: each player's thieves out of jail (0-2)."""
-        out: np.ndarray = (self.players("thief_cells") == 0).sum(axis=2)
-        return out
-
-    def rates(self) -> np.ndarray:
-        """``(B, n, 5)``: shares of past rounds at auction, castle, exhibit, thief, detective."""
-        names = ("rate_auction", "rate_castle", "rate_exhibit", "rate_thief", "rate_detective")
-        return np.concatenate([self.players(name) for name in names], axis=2)
+__all__ = ["ROW_STYLES", "decide_original_rows"]
 
 
-def _offsets(fields: tuple[tuple[str, int, str], ...]) -> dict[str, slice]:
-    out, at = {}, 0
-    for name, width, _ in fields:
-        out[name] = slice(at, at + width)
-        at += width
+def best_run(counts: np.ndarray) -> np.ndarray:
+    """Cards in the largest run of consecutive non-empty series, 0 below :data:`MIN_EXHIBITION` (C-3);
+    ``counts`` has the series on its last axis."""
+    c = np.asarray(counts, dtype=np.int64)
+    out = np.zeros(c.shape[:-1], dtype=np.int64)
+    for index in np.ndindex(*c.shape[:-1]):
+        best = run = 0
+        for n in c[index]:
+            run = run + int(n) if n > 0 else 0
+            best = max(best, run)
+        out[index] = best if best >= MIN_EXHIBITION else 0
     return out
 
 
@@ -291,30 +222,31 @@ def expert(row: Row, u: np.ndarray, step: int) -> int:
     return AUCTION if (lot_value > castle) != (u[0] >= 0.92) else CASTLE
 
 
-ORIGINAL_STYLES: dict[str, Callable[[Row, np.ndarray, int], int]] = {
+ROW_STYLES: dict[str, Callable[[Row, np.ndarray, int], int]] = {
     "collector": collector,
     "thief": thief,
     "detective": detective,
     "expert": expert,
 }
-"""The original-ruleset rule of each scripted style (``ScriptedAgent.original_style`` names one)."""
+"""Each style's original-ruleset rule for one row (the batched rules have the same names)."""
 
 
 def decide_original_rows(
-    style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray
+    style: str, observations: np.ndarray, masks: np.ndarray, draws: np.ndarray, num_players: int
 ) -> np.ndarray:
-    """``(B,)`` legal actions of ``style`` for original observations, masks and ``(B, 4)`` uniforms,
-    deciding row by row (the reference of :func:`hoity_env.agents.bots.styles_original.decide_original`)."""
-    if style not in ORIGINAL_STYLES:
+    """``(B,)`` legal actions of ``style`` for original observations of ``num_players`` players, masks
+    and ``(B, 4)`` uniforms, deciding row by row (the oracle of
+    :func:`hoity_env.agents.bots.styles_original.decide_original`)."""
+    if style not in ROW_STYLES:
         raise AgentInputError(f"no original-ruleset rule for the style {style!r}")
-    rule = ORIGINAL_STYLES[style]
+    rule = ROW_STYLES[style]
     out = np.empty(len(observations), dtype=np.int64)
     for i in range(len(observations)):
         if masks.shape[1] <= O_CHECK0:
             raise AgentInputError(
                 f"{style} needs the original action layout, got masks of width {masks.shape[1]}"
             )
-        view = OriginalView(observations[i : i + 1])  # one row's view: the facts of row i only
+        view = OriginalView(observations[i : i + 1], num_players)  # one row's view: the facts of row i only
         step = 0 if not view.action_step[0] else (1 if masks[i, O_AUCTION_THIEF:].any() else 2)
         choice = rule(Row(view, masks[i : i + 1], 0), draws[i], step)
         out[i] = choice if masks[i, choice] else int(np.argmax(masks[i]))
