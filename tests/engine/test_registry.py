@@ -23,11 +23,10 @@ from tests.helpers import RULESETS as RULESET_LIST
 
 PACKAGE_DIR = Path(hoity_env.__file__).resolve().parent
 CHECKED_PACKAGES = (
-    "engine", "environment", "wrappers", "learning", "evaluation", "strength", "league", "serve",
-    "play", "replays", "cli",
+    "engine", "environment", "agents", "wrappers", "integrations", "learning", "evaluation",
+    "strength", "league", "serve", "play", "replays", "cli",
 )  # fmt: skip
-"""The packages held to "no ruleset name compared outside the registry" (issue 43's list; the
-agents' helpers are ``agents/``'s own)."""
+"""The packages held to "no ruleset name compared outside the registry" (every one with code)."""
 NAME_COMPARISON = re.compile(
     r"""[=!]=\s*["'](?:standard|original)["']"""  # x == "original"
     r"""|["'](?:standard|original)["']\s*[=!]="""  # "original" == x
