@@ -89,7 +89,7 @@ def init_policy(spec: str, rules: str, counts: tuple[int, ...]) -> InitPolicy:
     for n, other in zip(counts[1:], found[1:], strict=True):
         if other.where != first.where:
             raise ConfigError(
-                f"init {spec!r} plays {first.where} at {counts[0]} players and {other.where} at {n}: "
+                f"init {spec} plays {first.where} at {counts[0]} players and {other.where} at {n}: "
                 "a learner of several counts starts from one policy"
             )
     return first
@@ -114,7 +114,7 @@ def _actor(agent: object, named: str) -> InitPolicy:
             named, str(agent.path), tuple(weights), tuple(biases), activation, agent.padded, agent.memory
         )
     raise ConfigError(
-        f"init {named!r} has no policy weights to start from (a scripted or rllib: agent); a warm "
+        f"init {named} has no policy weights to start from (a scripted or rllib: agent); a warm "
         "start needs a named agent, npz:PATH, ppo:PATH, ppo-sample:PATH or a population of them"
     )
 
@@ -133,8 +133,9 @@ def check_fits(init: InitPolicy, settings: LearnerSettings, input_dim: int, num_
     )
     if not same or (init.input_dim, init.num_actions) != (input_dim, num_actions):
         raise ConfigError(
-            f"init {init.spec} ({init.where}) is a {init.describe()} network reading {init.input_dim} "
-            f"values into {init.num_actions} actions; this learner's is {mine} reading {input_dim} into "
+            f"init {init.spec}, read from {init.where}, is a {init.describe()} network reading "
+            f"{init.input_dim} values into {init.num_actions} actions; this learner's is {mine} reading "
+            f"{input_dim} into "
             f"{num_actions}: give the learner the file's hidden, activation, padded and memory"
         )
 
