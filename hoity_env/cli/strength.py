@@ -176,8 +176,8 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         type=_starts,
         default=None,
         help=f"how the fast learner's best responses start: fresh (the default), warm (the actor from the "
-        "target's own weights, a population's heaviest member; the network's shape is the target's; a "
-        f"scripted target has none) or curriculum (against {CURRICULUM_OPPONENT} for the first "
+        "target's own weights, a population's heaviest member with weights; the network's shape is the "
+        f"target's; a scripted target has none) or curriculum (against {CURRICULUM_OPPONENT} for the first "
         "--curriculum-fraction of the budget, then the target); several, comma-separated, train one best "
         "response per start and report the maximum",
     )

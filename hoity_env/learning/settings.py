@@ -99,8 +99,8 @@ class LearnerSettings:
     init: str = ""
     """An agent spec whose policy the actor starts from (a warm start, :mod:`hoity_env.learning.warm`):
     a named agent, ``npz:PATH``, ``ppo:PATH`` / ``ppo-sample:PATH``, or a population (its heaviest
-    member).  The network's shape (``hidden``, ``activation``, ``padded``, ``memory``) must be the
-    file's; the critic starts fresh.  Read when a run starts, never when it resumes (the run's
+    member with weights).  The network's shape (``hidden``, ``activation``, ``padded``, ``memory``)
+    must be the file's; the critic starts fresh.  Read when a run starts, never when it resumes (the run's
     weights are in its resume state).  "" (the default): a fresh actor."""
     curriculum: tuple[tuple[str, float], ...] = ()
     """A weighted pool of agent specs played first (as ``opponents``), for ``curriculum_steps``

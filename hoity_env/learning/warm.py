@@ -7,11 +7,12 @@ goes to finding the target's weaknesses instead of learning the rules first.
 * a named agent (``champion``, ``champion-greedy``): its shipped ``.npz`` for that table;
 * ``npz:PATH``: an exported policy's numpy weights;
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` zip (its actor; a memory policy's too);
-* a population (``champion-mix``, ``population:PATH``): its **heaviest member** (the first of
-  those with the largest weight), the policy the mixture plays most often.
+* a population (``champion-mix``, ``population:PATH``): its **heaviest member with weights**
+  (the first of those with the largest weight; scripted members are passed over), the policy
+  the mixture plays most often.
 
-A scripted agent, a population whose heaviest member is scripted, and ``rllib:PATH`` have no
-weights the fast learner can take: each is one :class:`~hoity_env.engine.errors.ConfigError`.
+A scripted agent, a population of scripted agents only, and ``rllib:PATH`` have no weights the
+fast learner can take: each is one :class:`~hoity_env.engine.errors.ConfigError`.
 :func:`check_fits` refuses an actor whose network is not the learner's (hidden widths,
 activation, padded input, memory, actions), naming both; :func:`copy_actor` writes the weights
 into a :class:`~hoity_env.learning.policy.MaskedPolicy`.  Only the actor is copied (an exported
@@ -96,11 +97,15 @@ def init_policy(spec: str, rules: str, counts: tuple[int, ...]) -> InitPolicy:
 
 
 def _actor(agent: object, named: str) -> InitPolicy:
-    """The weights of the agent ``make`` built (``named``: its spec, or what to call a member)."""
+    """The weights of the agent ``make`` built (``named``: its spec, or what to call a member); a
+    population's heaviest member with weights."""
     if isinstance(agent, PopulationAgent):
-        heaviest = int(np.argmax(agent.weights))  # the first of equal weights
-        member = agent.specs[heaviest]
-        return _actor(agent.agents[heaviest], f"{member} (the heaviest member of {named})")
+        order = np.argsort(-agent.weights, kind="stable")  # the heaviest first, the first of equals
+        for index in (int(i) for i in order):
+            if _has_weights(agent.agents[index]):
+                member = agent.specs[index]
+                return _actor(agent.agents[index], f"{member} (the heaviest member of {named})")
+        raise ConfigError(f"init {named} is a population of agents without policy weights to start from")
     if isinstance(agent, HistoryAgent):
         agent = agent.policy
     if isinstance(agent, NumpyPolicyAgent):
@@ -117,6 +122,11 @@ def _actor(agent: object, named: str) -> InitPolicy:
         f"init {named} has no policy weights to start from (a scripted or rllib: agent); a warm "
         "start needs a named agent, npz:PATH, ppo:PATH, ppo-sample:PATH or a population of them"
     )
+
+
+def _has_weights(agent: object) -> bool:
+    """Whether :func:`_actor` can read ``agent``'s weights."""
+    return isinstance(agent, NumpyPolicyAgent | PolicyAgent | HistoryAgent)
 
 
 def check_fits(init: InitPolicy, settings: LearnerSettings, input_dim: int, num_actions: int) -> None:

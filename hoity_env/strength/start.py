@@ -8,8 +8,8 @@ its own (reported beside the learner, settings and memory):
 * ``fresh`` (the default): a new actor and critic, against copies of the target throughout;
 * ``warm``: the actor starts as the target's own policy (``LearnerSettings.init`` = the
   target), which already plays the game, the critic fresh.  A population starts from its
-  heaviest member (the first of equal weights: :mod:`hoity_env.learning.warm`); a scripted
-  target has no weights and is refused.  The network's shape (hidden widths, activation,
+  heaviest member with weights (the first of equal weights: :mod:`hoity_env.learning.warm`); a
+  scripted target has no weights and is refused.  The network's shape (hidden widths, activation,
   padded input) is the target's file's, whatever the preset says: the rest of the preset
   (games, epochs, rate …) stays.  A setting given explicitly that differs from both the
   preset's and the file's, or a memory the file does not read, is refused;

@@ -80,6 +80,22 @@ def test_a_population_starts_from_its_heaviest_member_with_padded_inputs() -> No
     assert np.abs(_logits(learner) - theirs).max() < 1e-4
 
 
+def test_a_population_passes_over_scripted_members_and_refuses_when_it_has_only_those(
+    tmp_path: Path,
+) -> None:
+    from hoity_env.agents.policies.population import Member, write_population
+
+    mixed = write_population(
+        tmp_path / "mixed.json",
+        [Member("expert", 3.0), Member("champion-v1", 1.0), Member("champion", 2.0), Member("thief", 2.0)],
+    )
+    init = init_policy(f"population:{mixed}", "standard", (4,))
+    assert init.spec == f"champion (the heaviest member of population:{mixed})"  # expert is heavier
+    scripted = write_population(tmp_path / "scripted.json", [Member("expert", 1.0), Member("thief", 1.0)])
+    with pytest.raises(ConfigError, match="a population of agents without policy weights"):
+        init_policy(f"population:{scripted}", "standard", (4,))
+
+
 def test_a_ppo_zip_is_copied_exactly(tmp_path: Path) -> None:
     from hoity_env.learning.checkpoint import load_policy
 
