@@ -38,6 +38,7 @@ from hoity_env.strength.jobs import Interrupted
 
 TARGET = "champion-mix"
 RULES, PLAYERS = "standard", 5
+"""The table compared (``--players`` picks another count of the standard rules)."""
 BUDGET = 2_000_000
 GAMES = 1000
 CURVE_POINTS, CURVE_GAMES = 4, 200
@@ -47,10 +48,10 @@ ESTIMATORS: dict[str, dict[str, Any]] = {
     "curriculum": {"start": "curriculum"},
 }
 """Each estimator's :class:`~hoity_env.strength.BestResponse` fields beside the ``strong`` preset."""
-KEY = ("estimator", "seed")
+KEY = ("estimator", "seed", "table")
 TEMPLATE = (
     "nice -n 5 python benchmarks/compare_estimators.py --record docs/results/estimators.json "
-    "[--estimators NAME,...] [--seed S]"
+    "[--estimators NAME,...] [--seed S] [--players N]"
 )
 
 
@@ -65,17 +66,18 @@ def cpu_model() -> str:
     return ""
 
 
-def measure(estimator: str, seed: int, runs_dir: Path) -> dict[str, Any]:
-    """One best response of ``estimator`` to :data:`TARGET`, trained and scored (resumed if stopped)."""
+def measure(estimator: str, seed: int, runs_dir: Path, players: int = PLAYERS) -> dict[str, Any]:
+    """One best response of ``estimator`` to :data:`TARGET` at ``players`` standard players, trained
+    and scored (resumed if stopped)."""
     from hoity_env.evaluation import MatchSettings
     from hoity_env.strength import BestResponse, exploitability
 
     network = BestResponse(budget=BUDGET, preset="strong", **ESTIMATORS[estimator]).fast_settings(
-        TARGET, MatchSettings(num_players=PLAYERS, rules=RULES, seed=seed), BUDGET
+        TARGET, MatchSettings(num_players=players, rules=RULES, seed=seed), BUDGET
     )
     result = exploitability(
         TARGET,
-        num_players=PLAYERS,
+        num_players=players,
         rules=RULES,
         budget=BUDGET,
         learner="fast",
@@ -85,14 +87,14 @@ def measure(estimator: str, seed: int, runs_dir: Path) -> dict[str, Any]:
         curve_games=CURVE_GAMES,
         games=GAMES,
         seed=seed,
-        runs_dir=runs_dir / f"{estimator}_seed{seed}",
+        runs_dir=runs_dir / (f"{estimator}_seed{seed}" + ("" if players == PLAYERS else f"_{players}p")),
         progress=False,
         resume=True,
         workers=1,
     )
     (entry,) = result.entries
     return {
-        "table": f"{RULES}/{PLAYERS}",
+        "table": f"{RULES}/{players}",
         "target": TARGET,
         "budget": BUDGET,
         "start": result.start,
@@ -114,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--estimators", default=",".join(ESTIMATORS), help="NAME,... (default all)")
     p.add_argument("--seed", type=int, default=0, help="the best responses' seed (default 0)")
+    p.add_argument(
+        "--players", type=int, default=PLAYERS, help=f"players, standard rules (default {PLAYERS})"
+    )
     p.add_argument("--runs-dir", type=Path, default=Path("runs/estimators"))
     add_record_option(p)
     args = p.parse_args(argv)
@@ -131,12 +136,15 @@ def main(argv: list[str] | None = None) -> int:
     record, command, measured_versions = Path(args.record), command_of(argv), versions()
     for estimator in chosen:
         done = json.loads(record.read_text()).get("runs", []) if record.exists() else []
-        if any((r.get("estimator"), r.get("seed")) == (estimator, args.seed) for r in done):
-            print(f"{estimator}, seed {args.seed}: in the record already", file=sys.stderr)
+        table = f"{RULES}/{args.players}"
+        if any(
+            (r.get("estimator"), r.get("seed"), r.get("table")) == (estimator, args.seed, table) for r in done
+        ):
+            print(f"{estimator}, seed {args.seed}, {table}: in the record already", file=sys.stderr)
             continue
         start = time.process_time()
         try:
-            measured = measure(estimator, args.seed, args.runs_dir)
+            measured = measure(estimator, args.seed, args.runs_dir, args.players)
         except Interrupted as exc:  # checkpointed: the same command continues it
             print(f"interrupted: {exc}; run the same command to continue", file=sys.stderr)
             return 128 + exc.signum
