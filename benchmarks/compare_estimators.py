@@ -5,14 +5,15 @@ won *less* than the fair share (issue 45): a learner that loses to the agent it 
 not learned the game, and its estimate says little.  This script trains one best response per
 estimator of :data:`ESTIMATORS` (``hoity-eval exploit``'s ``--start``: ``fresh``, the default;
 ``warm``, from the target's own weights; ``curriculum``, against ``expert`` for the first quarter
-of the budget) at that table, :data:`BUDGET` learner steps at the default ``strong`` preset, one
-seed, each scored in :data:`GAMES` duplicate-format games with a learning curve of
-:data:`CURVE_POINTS` points, and records each run as it ends in ``docs/results/estimators.json``
-(its command, machine, CPU model, load, commit, training CPU seconds; docs/evaluation.md
-describes the comparison)::
+of the budget) at that table (``--players``: another count), :data:`BUDGET` learner steps at the
+default ``strong`` preset, one seed, each scored in :data:`GAMES` duplicate-format games with a
+learning curve of :data:`CURVE_POINTS` points, and records each run as it ends in
+``docs/results/estimators.json`` (its command, machine, CPU model, load, commit, training CPU
+seconds; docs/evaluation.md describes the comparison)::
 
     nice -n 5 python benchmarks/compare_estimators.py --record docs/results/estimators.json
-    nice -n 5 python benchmarks/compare_estimators.py --record docs/results/estimators.json --estimators warm
+    nice -n 5 python benchmarks/compare_estimators.py --record RECORD --estimators warm --seed 1
+    nice -n 5 python benchmarks/compare_estimators.py --record RECORD --estimators warm --players 6
 
 A run already in the record is skipped, and one stopped by Ctrl-C or SIGTERM continues from its
 checkpoint in ``--runs-dir`` (the same command carries on).  Torch and numpy's BLAS run one
