@@ -7,9 +7,10 @@ README render it through ``docs/tables_figures.py``):
 * **exploitability** of :data:`TARGET` (``champion-mix``, the least exploitable agent we
   ship at every table): a best response trained against N−1 copies of it by each
   estimator of :data:`ESTIMATORS` (the fast learner at ``hoity-eval exploit``'s default
-  ``strong`` preset, without and with memory of the last rounds' public reveals), seeds
-  :data:`SEEDS`, at :data:`SHORT` learner steps, then the strongest of them at
-  :data:`LONG` steps on one seed; each scored in 1,000 duplicate-format games;
+  ``strong`` preset: fresh, with memory of the last rounds' public reveals, and started from
+  the target's own weights), seeds :data:`SEEDS`, at :data:`SHORT` learner steps, then the
+  strongest of them at :data:`LONG` steps on one seed; each scored in 1,000 duplicate-format
+  games;
 * **head to head**: ``champion`` against N−1 copies of ``expert``, 1,000 duplicate games,
   sampling, seed :data:`H2H_SEED`.
 
@@ -63,8 +64,16 @@ TARGET = "champion-mix"
 HEAD_TO_HEAD = "champion"
 OPPONENT = "expert"
 H2H_SEED = 7
-ESTIMATORS: dict[str, dict[str, Any]] = {"strong": {}, "memory": {"memory": 4}}
-"""Changes to the ``strong`` preset (``hoity_env.strength.response.STRONG_SETTINGS``) by estimator."""
+ESTIMATORS: dict[str, dict[str, Any]] = {
+    "strong": {},
+    "memory": {"ppo": {"memory": 4}},
+    "warm": {"start": "warm"},
+}
+"""Each estimator's ``hoity_env.strength.BestResponse`` fields beside the ``strong`` preset
+(``STRONG_SETTINGS``): ``memory`` reads 4 rounds of history, ``warm`` starts from the target's own
+weights (``hoity-eval exploit --start warm``; chosen over a curriculum from ``expert`` by
+``benchmarks/compare_estimators.py``, docs/evaluation.md).  Runs recorded before ``warm`` existed
+have no ``start`` field: they started fresh."""
 SEEDS = (0, 1)
 GAMES = 1000
 KEY = ("kind", "table", "estimator", "seed", "budget")
@@ -96,6 +105,7 @@ def read_record(record: Path) -> dict[str, Any]:
             row.integer("budget", 0, 2**63)
             row.number("win_rate", 0.0, 1.0)
             row.string("target_hash", max_chars=128, default="")
+            row.string("start", max_chars=64, default="fresh")  # absent before there were starts
     return data.data
 
 
@@ -223,7 +233,7 @@ def best_response(
         budget=budget,
         learner="fast",
         preset="strong",
-        ppo=dict(ESTIMATORS[estimator]),
+        **ESTIMATORS[estimator],
         curve_points=0,
         games=GAMES,
         seed=seed,
@@ -241,6 +251,7 @@ def best_response(
         **_rates(entry),
         "target_hash": entry.target_hash,
         "run_dir": entry.run_dir,
+        "start": result.start,
     }
 
 

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "docs"))
 
+import estimator_figures  # noqa: E402
 import exploit_figures  # noqa: E402
 import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
@@ -295,6 +296,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     **run_figures.FIGURES,
     **suite_figures.FIGURES,
     **tables_figures.FIGURES,
+    **estimator_figures.FIGURES,
 }
 
 

@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORD = "docs/results/tables.json"
 TABLES = tuple(f"{rules}/{n}" for rules in ("standard", "original") for n in range(2, 7))
 SHORT, LONG = 2_000_000, 10_000_000
-SHORT_RUNS = 4
-"""Best responses a table needs at 2M: two seeds of each of the two estimators."""
+SHORT_RUNS = 6
+"""Best responses a table needs at 2M: two seeds of each of the three estimators (``benchmarks/tables.py``'s
+``ESTIMATORS``: ``strong``, ``memory`` and ``warm``; a record's runs name theirs)."""
 
 
 def bars(n: int) -> tuple[float, float]:

@@ -8,6 +8,8 @@ Usage::
     hoity-eval exploit --target expert --budget 2000000 --learner sb3   # MaskablePPO
     hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
     hoity-eval exploit --target champion --budgets 2000000,10000000 --seeds 0,1 --learners fast,sb3
+    hoity-eval exploit --target champion-mix --players 5 --budget 2000000 --start warm   # from its weights
+    hoity-eval exploit --target champion-mix --players 5 --budget 2000000 --start fresh,warm,curriculum
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
     hoity-eval ladder --agents champion,champion-v1,expert --learner fast --seeds 0,1
@@ -15,7 +17,9 @@ Usage::
 ``exploit`` trains a best response (``--learner fast``, the default: the fast learner on
 the batched engine, at ``--preset strong`` (``STRONG_SETTINGS``, chosen for strength) or
 ``fast`` (``FAST_SETTINGS``, chosen for speed), reading ``--memory K`` rounds of public
-history; ``--learner sb3``: MaskablePPO) against ``--players - 1`` copies of each agent
+history, and starting as ``--start`` says: ``fresh``, ``warm`` from the target's own weights, or
+``curriculum``, against ``expert`` for the first ``--curriculum-fraction`` of the budget;
+``--learner sb3``: MaskablePPO) against ``--players - 1`` copies of each agent
 (``--target``, then each of ``--pool``, every one on its own with the same budget and
 seeds) and prints the table of :class:`~hoity_env.strength.results.ExploitResult`: the
 best responder's win rate with its 95% interval beside the fair share, the learning
@@ -28,7 +32,7 @@ target the maximum and which estimator gave it, and (``--out``) a plot of win ra
 against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent against
 copies of every other, rates them (Plackett-Luce and OpenSkill) and trains a best
 response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
-``--seeds``, ``--learners`` or several ``--memory`` values one per estimator, seed and
+``--seeds``, ``--learners`` or several ``--memory`` or ``--start`` values one per estimator, seed and
 budget, and the maximum in the ladder, every one listed below it); finished best
 responses in ``--runs-dir`` with the same settings are reused.  ``--workers`` (default: the
 usable CPUs) trains that many best responses at once, each in its own process on one torch and
@@ -64,6 +68,7 @@ from hoity_env.strength.response import (
     BestResponse,
 )
 from hoity_env.strength.results import ExploitResult, SweepResult
+from hoity_env.strength.start import CURRICULUM_FRACTION, CURRICULUM_OPPONENT, DEFAULT_START, STARTS
 from hoity_env.strength.sweep import Sweep, exploitability_sweep
 
 __all__ = ["COMMANDS", "DEFAULT_BUDGET", "build_parser", "run", "timing"]
@@ -166,6 +171,23 @@ def build_parser(prog: str, command: str) -> argparse.ArgumentParser:
         "(every seat's location, castle role and bid in the rounds before last; default 0: none); "
         "several, comma-separated, train one best response per value and report the maximum",
     )
+    p.add_argument(
+        "--start",
+        type=_starts,
+        default=None,
+        help=f"how the fast learner's best responses start: fresh (the default), warm (the actor from the "
+        "target's own weights, a population's heaviest member with weights; the network's shape is the "
+        f"target's; a scripted target has none) or curriculum (against {CURRICULUM_OPPONENT} for the first "
+        "--curriculum-fraction of the budget, then the target); several, comma-separated, train one best "
+        "response per start and report the maximum",
+    )
+    p.add_argument(
+        "--curriculum-fraction",
+        type=float,
+        default=None,
+        help=f"with --start curriculum: the fraction of the budget played against {CURRICULUM_OPPONENT} "
+        f"first, in (0, 1) (default {CURRICULUM_FRACTION:g})",
+    )
     p.add_argument("--budget", type=positive, default=budget, help=budget_help)
     p.add_argument(
         "--budgets",
@@ -239,6 +261,15 @@ def _learners(text: str) -> list[str]:
     return items
 
 
+def _starts(text: str) -> list[str]:
+    """A comma-separated list of starts (argparse type)."""
+    items = [s.strip() for s in text.split(",")]
+    for item in items:
+        if item not in STARTS:
+            raise argparse.ArgumentTypeError(f"starts are {', '.join(STARTS)}, got {item!r}")
+    return items
+
+
 def torch_on_one_thread() -> None:
     """Torch on one thread, as the training recipes run it: many small matrices, threads only add overhead."""
     try:
@@ -258,6 +289,22 @@ def _memories(args: argparse.Namespace) -> list[int]:
     return memories
 
 
+def _starts_of(args: argparse.Namespace) -> tuple[list[str], float]:
+    """``--start``'s values (``[fresh]`` without it) and the curriculum fraction, refused where no fast
+    learner trains, repeated, or a fraction without a curriculum."""
+    starts = args.start if args.start is not None else [DEFAULT_START]
+    if len(set(starts)) != len(starts):
+        raise ConfigError(f"--start must not repeat a value, got {','.join(starts)}")
+    if starts != [DEFAULT_START] and "fast" not in (args.learners or [args.learner]):
+        raise ConfigError(
+            "--start warm and curriculum are the fast learner's: use --learner fast (the default)"
+        )
+    if args.curriculum_fraction is not None and "curriculum" not in starts:
+        raise ConfigError("--curriculum-fraction needs --start curriculum")
+    fraction = CURRICULUM_FRACTION if args.curriculum_fraction is None else args.curriculum_fraction
+    return starts, fraction
+
+
 def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
     """The :class:`Sweep` of a command with ``--budgets``, ``--seeds``, ``--learners`` or several
     ``--memory`` values, else ``None``.
@@ -270,7 +317,9 @@ def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
     if args.budget is None and args.budgets is None and command == "exploit":
         raise ConfigError("give --budget BUDGET or --budgets B1,B2,... (learner steps per best response)")
     memories = _memories(args)
-    if args.budgets is None and args.seeds is None and args.learners is None and len(memories) == 1:
+    starts, fraction = _starts_of(args)
+    one = args.budgets is None and args.seeds is None and args.learners is None
+    if one and len(memories) == 1 and len(starts) == 1:
         return None
     return Sweep(
         budgets=tuple(args.budgets or [_budget(args)]),
@@ -281,6 +330,8 @@ def _sweep_of(args: argparse.Namespace, command: str) -> Sweep | None:
         runs_dir=args.runs_dir,
         memories=tuple(memories),
         preset=args.preset,
+        starts=tuple(starts),
+        curriculum=fraction,
     )
 
 
@@ -300,6 +351,7 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
     if sweep is not None and command == "exploit":
         return exploitability_sweep(targets, sweep, settings, resume=args.resume)
     (memory,) = _memories(args) if sweep is None else [0]
+    (start,), fraction = _starts_of(args) if sweep is None else ([DEFAULT_START], CURRICULUM_FRACTION)
     response = BestResponse(
         budget=_budget(args),
         curve_points=args.curve_points,
@@ -308,6 +360,8 @@ def run(command: str, args: argparse.Namespace) -> ExploitResult | LadderResult 
         ppo={"memory": memory} if memory else None,
         learner=args.learner,
         preset=args.preset,
+        start=start,
+        curriculum=fraction,
     )
     if command == "exploit":
         return exploitability(targets, settings, response, resume=args.resume)

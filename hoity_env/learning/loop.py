@@ -19,6 +19,14 @@ decides all of its seats with one ``act_batch`` call, the env steps all games at
 two iterations completely, as plain data (the env's games in progress and every
 generator included: :mod:`hoity_env.learning.plain`), so a run resumed from a
 checkpoint continues exactly as the uninterrupted run would have (tested).
+
+How a run starts: with ``settings.init`` the actor is copied from that policy before anything
+else reads it (the magnet, the first snapshot: :mod:`hoity_env.learning.warm`), the critic
+left as the seed made it; a resumed run takes its weights from its state instead and never
+reads the file again.  With ``settings.curriculum`` the seats are drawn from that pool first
+and, at the end of the iteration that reaches ``curriculum_steps``, from ``opponents``
+(:meth:`Learner.update`): a condition on the step counts alone, so a resumed run switches at the
+same iteration as the uninterrupted one.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from hoity_env.learning.seats import Seating
 from hoity_env.learning.settings import LearnerSettings
 from hoity_env.learning.tables import Table, Tables
 from hoity_env.learning.update import DivergenceError, check_finite_weights, ppo_update
+from hoity_env.learning.warm import check_fits, copy_actor, init_policy
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +65,13 @@ CPU_PARTS = ("env", "opponents", "policy", "learning")
 class Learner:
     """Masked PPO on the batched engine; see the module docstring."""
 
-    def __init__(self, settings: LearnerSettings) -> None:
+    def __init__(self, settings: LearnerSettings, *, initialise: bool = True) -> None:
+        """A new run of ``settings``; ``initialise`` False leaves the actor as the seed made it, without
+        reading ``settings.init`` (:meth:`from_state_dict` loads the run's own weights instead)."""
         self.settings = s = settings
         torch.set_num_threads(s.threads)
-        self.tables = Tables(s)
+        first = s.replace(opponents=s.curriculum, curriculum=(), curriculum_steps=0) if s.curriculum else s
+        self.tables = Tables(first)
         """The games: one batched env and seating per player count (:mod:`.tables`)."""
         self.num_players = s.num_players
         self.rows = self.tables.rows
@@ -68,6 +80,11 @@ class Learner:
         """The policy's input rows: the tables' observations, with ``settings.memory`` rounds of history."""
         obs_dim, num_actions = self.inputs.dim, self.tables.num_actions
         self.policy = MaskedPolicy(obs_dim, num_actions, s.hidden, s.activation, init)
+        if s.init and initialise:  # before the optimizer, the magnet and the snapshots see the policy
+            start = init_policy(s.init, s.rules, s.player_counts)
+            check_fits(start, s, obs_dim, num_actions)
+            copy_actor(self.policy, start)
+            logger.info("actor initialised from %s (%s)", start.spec, start.where)
         # foreach: one kernel per step for all the weights, the same numbers as the loop over them
         # (tests/learning/test_learning.py), about a third less CPU per step at these sizes (issue 34).
         self.optimizer = torch.optim.Adam(
@@ -209,10 +226,23 @@ class Learner:
         self.magnet.after_update(self.policy, self.updates)
         if s.snapshot_every and self.updates % s.snapshot_every == 0:
             self.tables.add_snapshot(self.policy)
+        if s.curriculum and self._rollout_start < s.curriculum_steps <= self.steps:
+            self._end_curriculum()
         self.cpu["learning"] += time.process_time() - start
         if self.magnet.active:
             stats["magnet_coef"] = self.magnet.coef
         return stats
+
+    def _end_curriculum(self) -> None:
+        """Draw the seats from ``opponents`` from the next episodes on: each seating gets their entries
+        (built from its own generator) and the curriculum's weights go to 0 (its games play on)."""
+        pool = self.settings.opponents
+        for seating in self.tables.seatings():
+            before = len(seating.entries)
+            for spec, weight in pool:
+                seating.add_entry(spec, weight)
+            seating.set_weights([0.0] * before + [weight for _, weight in pool])
+        logger.info("curriculum over at %d learner steps: the seats are drawn from the opponents", self.steps)
 
     def iterate(self) -> dict[str, float]:
         """One rollout and one update; their statistics, with ``steps`` and ``updates``."""
@@ -271,7 +301,7 @@ class Learner:
     def from_state_dict(cls, state: dict[str, Any]) -> Learner:
         """The learner :meth:`state_dict` captured, ready to continue (a state that does not fit
         its own settings raises :class:`ConfigError`)."""
-        learner = cls(LearnerSettings.from_dict(state["settings"]))
+        learner = cls(LearnerSettings.from_dict(state["settings"]), initialise=False)
         learner.policy.load_state_dict(state["policy"])
         learner.optimizer.load_state_dict(state["optimizer"])
         learner.sampler.set_state(state["sampler"])

@@ -13,6 +13,10 @@ Who sits in the seats the learner does not is ``opponents``: a weighted pool of
   ``snapshot_every=0``, only when the caller adds one: a gate, as ``training/selfplay.py``'s);
 * any :func:`hoity_env.agents.make` spec (``expert``, ``random``, ``ppo:PATH``…): one
   learner seat (drawn), the other seats played by copies of that agent.
+
+How a run starts: ``init`` names a policy whose weights the actor starts from (a warm start,
+:mod:`hoity_env.learning.warm`), and ``curriculum`` a pool of agents played before
+``opponents``, for the first ``curriculum_steps`` learner steps.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ SNAPSHOT = "snapshot"
 MAGNETS = ("none", "uniform", "frozen", "ema")
 LR_SCHEDULES = ("constant", "linear")
 ACTIVATIONS = ("tanh", "relu")
+MAX_SPEC_CHARS = 4096
+"""The longest ``init`` spec (a path can be long; no agent spec is longer)."""
 
 
 def refuse_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
@@ -86,6 +92,21 @@ class LearnerSettings:
     taken here, only those added by ``Learner.seating.add_snapshot`` (``"snapshot"`` entries are
     not drawn before the first one, so the pool needs another entry)."""
     snapshots_kept: int = 5
+
+    # --- the start
+    init: str = ""
+    """An agent spec whose policy the actor starts from (a warm start, :mod:`hoity_env.learning.warm`):
+    a named agent, ``npz:PATH``, ``ppo:PATH`` / ``ppo-sample:PATH``, or a population (its heaviest
+    member with weights).  The network's shape (``hidden``, ``activation``, ``padded``, ``memory``)
+    must be the file's; the critic starts fresh.  Read when a run starts, never when it resumes (the run's
+    weights are in its resume state).  "" (the default): a fresh actor."""
+    curriculum: tuple[tuple[str, float], ...] = ()
+    """A weighted pool of agent specs played first (as ``opponents``), for ``curriculum_steps``
+    learner steps; then ``opponents`` (agent specs too).  () (the default): none."""
+    curriculum_steps: int = 0
+    """Learner steps against ``curriculum``: the pool switches to ``opponents`` at the end of the
+    iteration that reaches them (games in progress play on), so a resumed run switches where the
+    uninterrupted one did."""
 
     # --- PPO
     total_steps: int = 1_000_000
@@ -222,6 +243,7 @@ class LearnerSettings:
             raise ConfigError(
                 "memory reads one table's own observations: it takes one player count, unpadded"
             )
+        _check_start(self)
 
     # ------------------------------------------------------------ derived
     @property
@@ -249,8 +271,9 @@ class LearnerSettings:
         for name in ("hidden", "num_players"):
             if isinstance(values.get(name), list):
                 values[name] = tuple(values[name])
-        if "opponents" in values:
-            values["opponents"] = tuple((str(s), float(w)) for s, w in values["opponents"])
+        for name in ("opponents", "curriculum"):
+            if isinstance(values.get(name), list):
+                values[name] = tuple((str(s), float(w)) for s, w in values[name])
         return cls(**values)
 
     def replace(self, **changes: Any) -> LearnerSettings:
@@ -293,6 +316,33 @@ def _check_counts(settings: LearnerSettings) -> None:
         raise ConfigError(f"padded must be a bool, got {settings.padded!r}")
 
 
+def _check_start(settings: LearnerSettings) -> None:
+    """``init`` (an agent spec, or ""), ``curriculum`` and ``curriculum_steps`` (both or neither; the
+    curriculum and the opponents after it are agent specs: the pool switches between agents)."""
+    init = settings.init
+    if not isinstance(init, str) or len(init) > MAX_SPEC_CHARS or init != init.strip():
+        raise ConfigError(f"init must be an agent spec or '' (a fresh actor), got {init!r:.80}")
+    if init in (SELF, SNAPSHOT):
+        raise ConfigError(f"init names a policy to start from (an agent spec with weights), got {init!r}")
+    if isinstance(settings.curriculum, list):  # the JSON form
+        object.__setattr__(settings, "curriculum", tuple(settings.curriculum))
+    int_in(settings, "curriculum_steps", 0, MAX_STEPS)
+    curriculum = settings.curriculum
+    if curriculum == ():
+        if settings.curriculum_steps:
+            raise ConfigError("curriculum_steps needs a curriculum: the pool played first")
+        return
+    _check_pool(curriculum, "curriculum")
+    if not settings.curriculum_steps:
+        raise ConfigError("a curriculum needs curriculum_steps > 0: the learner steps it is played for")
+    for name, pool in (("curriculum", curriculum), ("opponents", settings.opponents)):
+        if any(spec in (SELF, SNAPSHOT) for spec, _ in pool):
+            raise ConfigError(
+                f"with a curriculum, {name} must be agent specs (not self or snapshot): the pool switches "
+                f"from one set of agents to another, got {[spec for spec, _ in pool]}"
+            )
+
+
 def parse_counts(text: str) -> int | tuple[int, ...]:
     """``"4"`` → ``4``; ``"2,3,4,5,6"`` → ``(2, 3, 4, 5, 6)`` (the CLIs' ``--players``)."""
     try:
@@ -302,19 +352,18 @@ def parse_counts(text: str) -> int | tuple[int, ...]:
     return counts[0] if len(counts) == 1 else counts
 
 
-def _check_pool(pool: object) -> None:
+def _check_pool(pool: object, name: str = "opponents") -> None:
     if not isinstance(pool, tuple) or not pool:
-        raise ConfigError(f"opponents must be a non-empty tuple of (spec, weight) pairs, got {pool!r}")
+        raise ConfigError(f"{name} must be a non-empty tuple of (spec, weight) pairs, got {pool!r}")
     for entry in pool:
         if not isinstance(entry, tuple) or len(entry) != 2:
-            raise ConfigError(f"each opponents entry must be a (spec, weight) pair, got {entry!r}")
+            raise ConfigError(f"each {name} entry must be a (spec, weight) pair, got {entry!r}")
         spec, weight = entry
         if not isinstance(spec, str) or not spec:
-            raise ConfigError(f"an opponents spec must be a non-empty string, got {spec!r}")
+            raise ConfigError(f"each {name} spec must be a non-empty string, got {spec!r}")
         if not is_number(weight) or not 0 < weight <= MAX_WEIGHT:
             raise ConfigError(
-                f"the weight of opponents entry {spec!r} must be a number in (0, {MAX_WEIGHT:g}], "
-                f"got {weight!r}"
+                f"the weight of {name} entry {spec!r} must be a number in (0, {MAX_WEIGHT:g}], got {weight!r}"
             )
 
 
@@ -341,6 +390,7 @@ __all__ = [
     "ACTIVATIONS",
     "LR_SCHEDULES",
     "MAGNETS",
+    "MAX_SPEC_CHARS",
     "SELF",
     "SNAPSHOT",
     "LearnerSettings",

@@ -6,8 +6,9 @@
   :class:`Sweep`) and reports per target the maximum, still an estimate from below;
 * :func:`ladder` measures a list of agents three ways: head to head, two ratings,
   and exploitability, reusing finished best responses;
-* :class:`BestResponse` says how each best response is trained; how its
-  evaluation games are played is a :class:`hoity_env.evaluation.MatchSettings`.
+* :class:`BestResponse` says how each best response is trained (its learner, settings, memory
+  and start: fresh, warm from the target's weights, or a curriculum, :mod:`hoity_env.strength.start`);
+  how its evaluation games are played is a :class:`hoity_env.evaluation.MatchSettings`.
 
 One layer above :mod:`hoity_env.evaluation` (which only plays games): this package
 imports it, never the reverse, and never ``training/``.  Training needs the

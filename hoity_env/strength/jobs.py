@@ -95,6 +95,7 @@ class Job:
     def __str__(self) -> str:
         r = self.response
         who = f"{r.learner}, memory {r.memory}" if r.memory else r.learner
+        who += "" if r.start == "fresh" else f", {r.start_label}"
         return f"best response to {self.target}, {who}, seed {self.match.seed}, budget {r.budget:,}"
 
 

@@ -172,6 +172,7 @@ def ladder(
         exploit=tuple(entries),
         learner=training.learner if sweep is None else ",".join(sweep.learners),
         sweep=tuple(swept),
+        start=training.start_label if sweep is None else ",".join(dict.fromkeys(e.start for e in swept)),
     )
 
 

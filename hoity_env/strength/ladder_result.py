@@ -64,6 +64,9 @@ class LadderResult(PairLookup, TableResult):
     sweep: tuple[SweepEntry, ...] = ()
     """With a sweep, every best response of every agent (a row's exploitability is its agents'
     maximum, :attr:`budget` the largest budget); empty for a ladder at one budget."""
+    start: str = "fresh"
+    """How the best responses started (:attr:`ExploitResult.start`); with a sweep, its starts joined
+    by commas (``fresh`` in ladders written before there were others)."""
 
     def sweep_result(self) -> SweepResult:
         """The sweep's best responses as a :class:`SweepResult` (``ValueError`` without a sweep)."""
@@ -110,7 +113,8 @@ class LadderResult(PairLookup, TableResult):
             trained = max((e.timesteps for e in self.exploit), default=self.budget)
             exploit_header = f"exploitability @ {trained:,} steps trained [95%]"
             exploit_text = (
-                f"Exploitability is the win rate of {trained_by(self.learner)} against {n - 1} copies of "
+                f"Exploitability is the win rate of {trained_by(self.learner, start=self.start)} against "
+                f"{n - 1} copies of "
                 f"the agent. {caveat(self.budget, trained)}"
             )
         matrix_rows = [

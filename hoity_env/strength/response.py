@@ -8,8 +8,10 @@ learner of the reference recipes).  The fast learner's settings start from a nam
 **preset**: :data:`STRONG_SETTINGS` (``"strong"``, the default: chosen for strength at
 2M learner steps) or :data:`FAST_SETTINGS` (``"fast"``: chosen for speed, what the
 league's exploiters use); its ``memory`` setting adds rounds of public history to the
-policy's input (:mod:`hoity_env.environment.history`).  A best response's **estimator** is
-its learner, settings and memory: reports name all three beside the seed and budget.
+policy's input (:mod:`hoity_env.environment.history`), and its **start**
+(:mod:`hoity_env.strength.start`) says whether it begins fresh, from the target's own weights
+(``warm``) or against ``expert`` first (``curriculum``).  A best response's **estimator** is its
+learner, settings, memory and start: reports name them beside the seed and budget.
 :class:`BestResponse` holds everything about that training which is not how the
 evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
 the budget, the learning-curve points, where the run folders go and the PPO
@@ -30,6 +32,13 @@ from hoity_env.engine.registry import BATCHED_RULESETS
 from hoity_env.evaluation.harness import check_specs
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.learning.bounds import MAX_STEPS
+from hoity_env.strength.start import (
+    CURRICULUM_FRACTION,
+    DEFAULT_START,
+    check_start,
+    start_label,
+    start_settings,
+)
 
 if TYPE_CHECKING:  # torch only when a fast learner is built
     from hoity_env.learning import LearnerSettings
@@ -111,6 +120,8 @@ PRESETS: dict[str, dict[str, Any]] = {"strong": STRONG_SETTINGS, "fast": FAST_SE
 DEFAULT_PRESET = "strong"
 
 _FAST_FROM_CALL = ("opponents", "total_steps", "num_players", "rules", "seed")
+_FAST_FROM_START = ("init", "curriculum", "curriculum_steps")
+"""Set by a best response's start (:mod:`hoity_env.strength.start`), never as a setting."""
 
 
 def caveat(budget: int, trained: int | None = None) -> str:
@@ -145,7 +156,7 @@ def learner_settings(
     if learner == "fast":
         from hoity_env.learning import LearnerSettings
 
-        known = {f.name for f in dataclasses.fields(LearnerSettings)} - set(_FAST_FROM_CALL)
+        known = {f.name for f in dataclasses.fields(LearnerSettings)} - {*_FAST_FROM_CALL, *_FAST_FROM_START}
     settings = {**defaults, **(ppo or {})}
     unknown = set(settings) - known
     if unknown:
@@ -214,6 +225,10 @@ class BestResponse:
         learner: ``"fast"`` (the fast learner, the default) or ``"sb3"`` (MaskablePPO).
         preset: the fast learner's settings to start from, a key of :data:`PRESETS` (``None``:
             :data:`DEFAULT_PRESET`); SB3 has none.
+        start: how the fast learner starts, one of :data:`~hoity_env.strength.start.STARTS`:
+            ``fresh`` (the default), ``warm`` (the actor from the target's weights) or
+            ``curriculum`` (against ``expert`` first); MaskablePPO starts fresh.
+        curriculum: the fraction of the budget a ``curriculum`` start plays ``expert``.
     """
 
     budget: int
@@ -223,6 +238,8 @@ class BestResponse:
     ppo: dict[str, Any] | None = None
     learner: str = "fast"
     preset: str | None = None
+    start: str = DEFAULT_START
+    curriculum: float = CURRICULUM_FRACTION
 
     def __post_init__(self) -> None:
         if (
@@ -238,15 +255,44 @@ class BestResponse:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
+        check_start(self.start, self.curriculum, self.learner)
         object.__setattr__(self, "ppo", learner_settings(self.ppo, self.learner, self.preset))
 
     @property
     def settings(self) -> dict[str, Any]:
         """The learner's full settings (what ``settings.json`` holds; a ladder reuses a run only
         with equal ones).  SB3's are :attr:`ppo` alone, as before the fast learner existed, so
-        older best responses are still found; the fast learner's name it."""
+        older best responses are still found; the fast learner's name it, and a start other than
+        ``fresh`` (absent from runs made before there were others)."""
         assert self.ppo is not None  # filled in by __post_init__
-        return self.ppo if self.learner == "sb3" else {"learner": self.learner, **self.ppo}
+        if self.learner == "sb3":
+            return self.ppo
+        start: dict[str, Any] = {} if self.start == DEFAULT_START else {"start": self.start}
+        if self.start == "curriculum":
+            start["curriculum"] = self.curriculum
+        return {"learner": self.learner, **start, **self.ppo}
+
+    @property
+    def start_label(self) -> str:
+        """The start as results record it: ``fresh``, ``warm`` or ``curriculum 0.25``."""
+        return start_label(self.start, self.curriculum)
+
+    def fast_settings(self, target: str, match: MatchSettings, steps: int) -> LearnerSettings:
+        """The fast learner's :class:`~hoity_env.learning.LearnerSettings` of this best response to
+        ``target`` at ``match``'s table and seed for ``steps`` learner steps, its start applied (a
+        warm start reads the target's file: a scripted target is refused here)."""
+        assert self.ppo is not None
+        values = start_settings(
+            self.ppo,
+            self.start,
+            self.curriculum,
+            target=target,
+            rules=match.rules_name,
+            num_players=match.num_players,
+            total=steps,
+            preset=PRESETS[self.preset or DEFAULT_PRESET],
+        )
+        return fast_learner_settings(values, match.rules_name, match.num_players, match.seed, steps, target)
 
     @property
     def memory(self) -> int:
@@ -265,9 +311,14 @@ class BestResponse:
         return f"{name}+{','.join(sorted(changed))}" if changed else name
 
     def estimator(self) -> dict[str, Any]:
-        """``learner``, ``settings`` (:attr:`settings_name`) and ``memory``: what a result records of
-        who trained a best response."""
-        return {"learner": self.learner, "settings": self.settings_name, "memory": self.memory}
+        """``learner``, ``settings`` (:attr:`settings_name`), ``memory`` and ``start``
+        (:attr:`start_label`): what a result records of who trained a best response."""
+        return {
+            "learner": self.learner,
+            "settings": self.settings_name,
+            "memory": self.memory,
+            "start": self.start_label,
+        }
 
 
 def _plain(value: Any) -> Any:

@@ -17,24 +17,34 @@ from hoity_env.evaluation.reports.plots import plot_curves
 from hoity_env.evaluation.reports.rows import WinTally
 from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.strength.response import BestResponse, caveat
+from hoity_env.strength.start import CURRICULUM_OPPONENT
 
 __all__ = ["CurvePoint", "ExploitEntry", "ExploitResult", "SweepEntry", "SweepResult", "trained_by"]
 
 
-def trained_by(learner: str, settings: str = "", memory: int = 0) -> str:
+def trained_by(learner: str, settings: str = "", memory: int = 0, start: str = "fresh") -> str:
     """ "a MaskablePPO best response" or "a best response by the fast learner", with its settings'
-    name and memory when known, for the reports."""
+    name, memory and start when known, for the reports."""
     who = "a MaskablePPO best response" if learner == "sb3" else "a best response by the fast learner"
-    if settings:
-        who += f" (settings `{settings}`"
-        who += f", memory of {memory} rounds)" if memory else ", no memory)"
-    return who
+    parts = (
+        [f"settings `{settings}`", f"memory of {memory} rounds" if memory else "no memory"]
+        if settings
+        else []
+    )
+    if start == "warm":
+        parts.append("started from the target's own weights")
+    elif start.startswith("curriculum"):
+        fraction = start.removeprefix("curriculum").strip()
+        parts.append(f"against `{CURRICULUM_OPPONENT}` for the first {fraction} of its budget")
+    return f"{who} ({', '.join(parts)})" if parts else who
 
 
-def estimator_label(learner: str, settings: str, memory: int) -> str:
-    """``fast/strong``, ``fast/strong, memory 4``, ``sb3``: one estimator in a report's lines."""
+def estimator_label(learner: str, settings: str, memory: int, start: str = "fresh") -> str:
+    """``fast/strong``, ``fast/strong, memory 4``, ``fast/strong, warm``, ``sb3``: one estimator in a
+    report's lines."""
     text = f"{learner}/{settings}" if settings and settings != "train_ppo" else learner
-    return f"{text}, memory {memory}" if memory else text
+    text = f"{text}, memory {memory}" if memory else text
+    return text if start == "fresh" else f"{text}, {start}"
 
 
 R = TypeVar("R", "ExploitEntry", "SweepEntry")
@@ -104,6 +114,9 @@ class ExploitResult(TableResult):
     """The learner's settings by name (:attr:`BestResponse.settings_name`; "" in older results)."""
     memory: int = 0
     """Rounds of public history the best responses read (0: none, as in older results)."""
+    start: str = "fresh"
+    """How they started (:attr:`BestResponse.start_label`: ``fresh``, ``warm``, ``curriculum 0.25``;
+    ``fresh`` in results written before there were others)."""
 
     @property
     def games(self) -> int:
@@ -123,7 +136,8 @@ class ExploitResult(TableResult):
         """The table, the caveat with the budget, and each learning curve."""
         n = self.num_players
         lines = [
-            f"**Approximate exploitability**: {trained_by(self.learner, self.settings, self.memory)} "
+            f"**Approximate exploitability**: "
+            f"{trained_by(self.learner, self.settings, self.memory, self.start)} "
             f"trained for {self.trained:,} "
             f"learner steps against {n - 1} copies of each target, then scored against them in "
             f"duplicate format ({n} players, rules `{self.rules}`, seed {self.seed}). "
@@ -186,16 +200,18 @@ class SweepEntry(WinTally):
     """Wall seconds of the final evaluation (0.0 in results written before it was recorded)."""
     target_hash: str = ""
     """The target's content hash, as :attr:`ExploitEntry.target_hash`."""
+    start: str = "fresh"
+    """How it started, as :attr:`ExploitResult.start` (``fresh`` in results written before)."""
 
     @property
     def estimator(self) -> str:
         """Who trained it, in a few words (:func:`estimator_label`)."""
-        return estimator_label(self.learner, self.settings, self.memory)
+        return estimator_label(self.learner, self.settings, self.memory, self.start)
 
     @classmethod
     def of(cls, e: ExploitEntry, response: BestResponse, seed: int) -> SweepEntry:
         """One best response's :class:`ExploitEntry` as a sweep row: its estimator (``response``'s
-        learner, settings and memory), seed and budget."""
+        learner, settings, memory and start), seed and budget."""
         return cls(
             target=e.target,
             **response.estimator(),
@@ -215,7 +231,7 @@ class SweepEntry(WinTally):
 class SweepResult(TableResult):
     """Best responses at several budgets, seeds and estimators; per target their maximum (JSON round trip).
 
-    An estimator is who trained a best response: its learner, settings and memory.  Each
+    An estimator is who trained a best response: its learner, settings, memory and start.  Each
     estimate is from below, and so is their maximum, a target's exploitability as reported:
     the best of several best responses is still only what those budgets and estimators found.
     """
@@ -281,26 +297,27 @@ class SweepResult(TableResult):
             f"rules `{self.rules}`, evaluation seed = the learner's seed). Fair share "
             f"{self.fair_share:.3f}; 95% Wilson intervals. {self.caveat()}",
             "",
-            "| target | maximum win rate | 95% CI | given by: learner | settings | memory | seed | budget "
-            "| fair share |",
-            "| :--- | ---: | ---: | :--- | :--- | ---: | ---: | ---: | ---: |",
+            "| target | maximum win rate | 95% CI | given by: learner | settings | memory | start | seed "
+            "| budget | fair share |",
+            "| :--- | ---: | ---: | :--- | :--- | ---: | :--- | ---: | ---: | ---: |",
         ]
         for t in self.targets:
             m = self.maximum(t)
             lines.append(
                 f"| `{t}` | {m.win_rate:.3f} | [{m.ci_low:.3f}, {m.ci_high:.3f}] | {m.learner} | "
-                f"{m.settings or '–'} | {m.memory} | {m.seed} | {m.budget:,} | {self.fair_share:.3f} |"
+                f"{m.settings or '–'} | {m.memory} | {m.start} | {m.seed} | {m.budget:,} | "
+                f"{self.fair_share:.3f} |"
             )
         lines += [
             "",
-            "| target | learner | settings | memory | seed | budget | steps trained | games | win rate "
-            "| 95% CI | training CPU-s | run folder |",
-            "| :--- | :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |",
+            "| target | learner | settings | memory | start | seed | budget | steps trained | games "
+            "| win rate | 95% CI | training CPU-s | run folder |",
+            "| :--- | :--- | :--- | ---: | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |",
         ]
         lines += [
-            f"| `{e.target}` | {e.learner} | {e.settings or '–'} | {e.memory} | {e.seed} | {e.budget:,} | "
-            f"{e.timesteps:,} | {e.games} | {e.win_rate:.3f} | [{e.ci_low:.3f}, {e.ci_high:.3f}] | "
-            f"{e.train_cpu_seconds:,.0f} | `{e.run_dir}` |"
+            f"| `{e.target}` | {e.learner} | {e.settings or '–'} | {e.memory} | {e.start} | {e.seed} | "
+            f"{e.budget:,} | {e.timesteps:,} | {e.games} | {e.win_rate:.3f} | "
+            f"[{e.ci_low:.3f}, {e.ci_high:.3f}] | {e.train_cpu_seconds:,.0f} | `{e.run_dir}` |"
             for e in self.entries
         ]
         return "\n".join(lines) + "\n"

@@ -2,14 +2,15 @@
 
 One best response at one budget is a weak estimate from below: its learning curve
 may still be rising, another seed may find more, another estimator (the other learner,
-or a best response with memory of the game) may find more.
-:func:`exploitability_sweep` trains one best response per (target, learner, memory,
+a best response with memory of the game, one that starts from the target's weights or
+against ``expert`` first: :mod:`hoity_env.strength.start`) may find more.
+:func:`exploitability_sweep` trains one best response per (target, learner, memory, start,
 seed, budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own
 run folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, ``_memory<K>`` added
-with memory, with every file a single run writes) and reports every estimate and, per
-target, their maximum: an agent's exploitability as we report it, still an estimate from
-below, the best those runs found.  Memory is the fast learner's: SB3's best responses are
-trained without it.
+with memory and ``_<start>`` with a start other than ``fresh``, with every file a single run
+writes) and reports every estimate and, per target, their maximum: an agent's exploitability
+as we report it, still an estimate from below, the best those runs found.  Memory and starts
+are the fast learner's: SB3's best responses are trained fresh, without memory.
 
 Every budget is a **separate run**.  Reading a smaller budget off the curve snapshots
 of the largest run would save training, but it equals a run at that budget only when
@@ -34,18 +35,22 @@ from hoity_env.strength.exploit import EXPLOIT_GAMES
 from hoity_env.strength.jobs import Job, run_jobs
 from hoity_env.strength.response import LEARNERS, BestResponse, check_targets, run_folder_name
 from hoity_env.strength.results import SweepEntry, SweepResult
+from hoity_env.strength.start import CURRICULUM_FRACTION, DEFAULT_START, STARTS
 
 __all__ = ["Sweep", "exploitability_sweep"]
 
 
-def _distinct(name: str, values: Sequence[Any], least: int | None) -> tuple[Any, ...]:
-    """``values`` as a tuple, checked: non-empty, no repeats, ints ``>= least`` (``None``: learners)."""
+def _distinct(
+    name: str, values: Sequence[Any], least: int | None, choices: tuple[str, ...] = LEARNERS
+) -> tuple[Any, ...]:
+    """``values`` as a tuple, checked: non-empty, no repeats, ints ``>= least`` (``None``: names of
+    ``choices``, the learners unless told)."""
     if isinstance(values, (str, int)) or not values:
         raise ConfigError(f"{name} must be a non-empty list, got {values!r}")
     for v in values:
         if least is None:
-            if v not in LEARNERS:
-                raise ConfigError(f"{name}: each must be one of {LEARNERS}, got {v!r}")
+            if v not in choices:
+                raise ConfigError(f"{name}: each must be one of {choices}, got {v!r}")
         elif not isinstance(v, int) or isinstance(v, bool) or v < least:
             raise ConfigError(f"{name}: each must be an integer >= {least}, got {v!r}")
     if len(set(values)) != len(values):
@@ -66,6 +71,9 @@ class Sweep:
         ppo: per learner (a key of ``learners``), overrides of its default settings.
         memories: rounds of public history, one fast-learner run per value (0: none).
         preset: the fast learner's settings to start from (``None``: the default preset).
+        starts: how each fast-learner run starts (:data:`~hoity_env.strength.start.STARTS`), one
+            run per start; ``curriculum``: the fraction of the budget a curriculum start plays
+            ``expert``.
     """
 
     budgets: tuple[int, ...]
@@ -77,52 +85,63 @@ class Sweep:
     ppo: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
     memories: tuple[int, ...] = (0,)
     preset: str | None = None
+    starts: tuple[str, ...] = (DEFAULT_START,)
+    curriculum: float = CURRICULUM_FRACTION
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "budgets", _distinct("budgets", self.budgets, 1))
         object.__setattr__(self, "seeds", _distinct("seeds", self.seeds, 0))
         object.__setattr__(self, "learners", _distinct("learners", self.learners, None))
         object.__setattr__(self, "memories", _distinct("memories", self.memories, 0))
+        object.__setattr__(self, "starts", _distinct("starts", self.starts, None, STARTS))
         if not isinstance(self.ppo, Mapping) or not set(self.ppo) <= set(self.learners):
             raise ConfigError(f"ppo must map learners of {self.learners} to settings, got {self.ppo!r}")
         if any(self.memories) and "fast" not in self.learners:
             raise ConfigError("memory is the fast learner's: add fast to the learners")
+        if self.starts != (DEFAULT_START,) and "fast" not in self.learners:
+            raise ConfigError("starts other than fresh are the fast learner's: add fast to the learners")
+        if self.curriculum != CURRICULUM_FRACTION and "curriculum" not in self.starts:
+            raise ConfigError("a curriculum fraction needs the curriculum start among the starts")
         if self.memories != (0,) and "memory" in self.ppo.get("fast", {}):
             raise ConfigError("give the memory in memories or in ppo, not both")
         object.__setattr__(self, "runs_dir", Path(self.runs_dir))
         self.responses()  # every learner's settings checked now
 
-    def responses(self) -> dict[tuple[str, int, int], BestResponse]:
-        """The :class:`BestResponse` of every (learner, memory, budget) the sweep trains."""
+    def responses(self) -> dict[tuple[str, int, str, int], BestResponse]:
+        """The :class:`BestResponse` of every (learner, memory, start, budget) the sweep trains."""
         out = {}
         for learner in self.learners:
-            for memory in self.memories if learner == "fast" else (0,):
+            fast = learner == "fast"
+            for memory in self.memories if fast else (0,):
                 ppo = dict(self.ppo.get(learner, {}))
                 if memory:
                     ppo["memory"] = memory
-                for budget in self.budgets:
-                    out[learner, memory, budget] = BestResponse(
-                        budget=budget,
-                        curve_points=self.curve_points,
-                        curve_games=self.curve_games,
-                        runs_dir=self.runs_dir,
-                        ppo=ppo,
-                        learner=learner,
-                        preset=self.preset if learner == "fast" else None,
-                    )
+                for start in self.starts if fast else (DEFAULT_START,):
+                    for budget in self.budgets:
+                        out[learner, memory, start, budget] = BestResponse(
+                            budget=budget,
+                            curve_points=self.curve_points,
+                            curve_games=self.curve_games,
+                            runs_dir=self.runs_dir,
+                            ppo=ppo,
+                            learner=learner,
+                            preset=self.preset if fast else None,
+                            start=start,
+                            curriculum=self.curriculum if start == "curriculum" else CURRICULUM_FRACTION,
+                        )
         return out
 
     def runs(self) -> list[tuple[str, int, BestResponse]]:
-        """Every run, learner by learner, memory by memory, seed by seed, budget by budget: its
-        folder's name, its seed and its training."""
+        """Every run, learner by learner, memory by memory, start by start, seed by seed, budget by
+        budget: its folder's name, its seed and its training."""
         responses = self.responses()
-        keys = dict.fromkeys((learner, memory) for learner, memory, _ in responses)
+        keys = dict.fromkeys((learner, memory, start) for learner, memory, start, _ in responses)
         return [
-            (f"{learner}_seed{seed}_{budget}" + (f"_memory{memory}" if memory else ""), seed, response)
-            for learner, memory in keys
+            (_run_name(learner, seed, budget, memory, start), seed, response)
+            for learner, memory, start in keys
             for seed in self.seeds
             for budget in self.budgets
-            for response in [responses[learner, memory, budget]]
+            for response in [responses[learner, memory, start, budget]]
         ]
 
     def jobs(self, targets: Sequence[str], match: MatchSettings, *, nested: bool = True) -> list[Job]:
@@ -141,6 +160,12 @@ class Sweep:
             for name, seed, response in self.runs():
                 out.append(Job(target, match.replace(seed=seed), response, base / name if nested else base))
         return out
+
+
+def _run_name(learner: str, seed: int, budget: int, memory: int, start: str) -> str:
+    """``fast_seed0_2000000``, ``_memory4`` added with memory, ``_warm`` with a start not fresh."""
+    name = f"{learner}_seed{seed}_{budget}" + (f"_memory{memory}" if memory else "")
+    return name + (f"_{start}" if start != DEFAULT_START else "")
 
 
 def exploitability_sweep(

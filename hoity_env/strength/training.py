@@ -8,7 +8,8 @@ as it goes:
 * the **fast learner** stops after the iteration in progress and saves everything it
   holds (``checkpoints/state_<steps>.pt``, the resume state of :mod:`hoity_env.learning.runs.state`,
   as ``hoity-learn`` writes it).  Resumed from it, the run continues exactly as
-  the uninterrupted one would have: same weights, same curve, same result (tested);
+  the uninterrupted one would have: same weights, same curve, same result (tested), a warm
+  start's and a curriculum's too (a resume never reads the target's weights again);
 * **MaskablePPO** stops at the next env step and saves the model
   (``checkpoints/sb3_<steps>.zip``: weights and optimizer), its step count set back to
   the last whole rollout it learned from (the partial rollout is dropped).  Resumed,
@@ -34,7 +35,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.files import write_atomic
 from hoity_env.learning.bounds import MAX_STEPS
-from hoity_env.strength.response import BestResponse, fast_learner_settings, maskable_ppo
+from hoity_env.strength.response import BestResponse, maskable_ppo
 
 if TYPE_CHECKING:  # torch only when something is trained
     from hoity_env.learning.runs.session import Stop
@@ -99,10 +100,7 @@ def check_training(target: str, settings: MatchSettings, response: BestResponse)
             f"budget {response.budget:,} rounds up to {total:,} learner steps, past {MAX_STEPS:,}"
         )
     if response.learner == "fast":
-        assert response.ppo is not None
-        fast_learner_settings(
-            response.ppo, settings.rules_name, settings.num_players, settings.seed, total, target
-        )
+        response.fast_settings(target, settings, total)  # a warm start reads the target's file now
 
 
 def train(
@@ -128,16 +126,11 @@ def _train_fast(plan: _Plan, point: Point, stop: Stop | None, resume: Path | Non
     from hoity_env.learning.runs.folder import RESPONSE, RunFolder
     from hoity_env.learning.runs.state import load_learner, write_state
 
-    ppo, settings, total = plan.response.ppo, plan.settings, plan.total
-    assert ppo is not None
+    total = plan.total
     if resume is not None:
         learner = load_learner(resume)
     else:
-        learner = Learner(
-            fast_learner_settings(
-                ppo, settings.rules_name, settings.num_players, settings.seed, total, plan.target
-            )
-        )
+        learner = Learner(plan.response.fast_settings(plan.target, plan.settings, total))
     marks = [m for m in plan.marks if m > learner.steps]
 
     def save(path: Path) -> None:

@@ -1,7 +1,7 @@
 """The ten tables' figure judges its record (docs/tables_figures.py, issue 36).
 
-A table is "met" only when every part was measured and cleared its bar: two seeds of both
-estimators at 2M, one best response at 10M, and `champion` against `expert` with a lower
+A table is "met" only when every part was measured and cleared its bar: two seeds of each of
+the three estimators at 2M, one best response at 10M, and `champion` against `expert` with a lower
 bound above 1/N.  A missing part is said, never dropped; and the plan of
 ``benchmarks/tables.py`` covers every part of every table, cheapest first.
 """
@@ -38,7 +38,7 @@ def _row(runs: list[dict[str, object]], table: str) -> dict[str, object]:
 
 
 def _complete(table: str, short: float, long: float, low: float) -> list[dict[str, object]]:
-    runs = [_exploit(table, e, s, tables.SHORT, short) for e in ("strong", "memory") for s in (0, 1)]
+    runs = [_exploit(table, e, s, tables.SHORT, short) for e in tables.ESTIMATORS for s in (0, 1)]
     return [*runs, _exploit(table, "strong", 0, tables.LONG, long), _h2h(table, low + 0.03, low)]
 
 
@@ -56,7 +56,7 @@ def test_missing_parts_are_said_and_no_table_is_dropped() -> None:
     rows = tables_figures.verdicts([_exploit("original/3", "strong", 0, tables.SHORT, 0.40)])
     assert [r["table"] for r in rows] == [f"{r}/{n}" for r in ("standard", "original") for n in range(2, 7)]
     row = next(r for r in rows if r["table"] == "original/3")
-    assert row["verdict"] == "2M met so far (1 of 4 runs); 10M not measured; expert not measured"
+    assert row["verdict"] == "2M met so far (1 of 6 runs); 10M not measured; expert not measured"
     assert rows[0]["verdict"] == "2M not measured; 10M not measured; expert not measured"
 
 
@@ -67,19 +67,20 @@ def test_the_bars_are_the_issues(n: int) -> None:
 
 def test_the_plan_covers_every_part_cheapest_first() -> None:
     plan = tables.plan(list(tables.TABLES), [_exploit("original/5", "memory", 0, tables.SHORT, 0.3)])
-    assert len(plan) == 10 * (1 + 4 + 1)
+    assert len(plan) == 10 * (1 + 6 + 1)
     assert [k["kind"] for k in plan[:10]] == ["h2h"] * 10
-    assert [k["budget"] for k in plan[10:50]] == [tables.SHORT] * 40
-    long = {k["table"]: k["estimator"] for k in plan[50:]}
+    assert [k["budget"] for k in plan[10:70]] == [tables.SHORT] * 60
+    assert [k["estimator"] for k in plan[10:70:10]] == ["strong", "memory", "warm"] * 2  # seed 0, then 1
+    long = {k["table"]: k["estimator"] for k in plan[70:]}
     assert long["original/5"] == "memory" and long["standard/2"] == "strong"  # the strongest at 2M
 
 
 def test_a_table_already_missed_at_2m_goes_last() -> None:
     missed = _exploit("standard/2", "strong", 0, tables.SHORT, 0.98)  # the 2-player bar is 0.70
     plan = tables.plan(list(tables.TABLES), [missed])
-    assert len(plan) == 59 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10  # 0.98 > 0.80: no 10M run
+    assert len(plan) == 79 and [k["kind"] for k in plan[:10]] == ["h2h"] * 10  # 0.98 > 0.80: no 10M run
     rest = [k["table"] for k in plan[10:]]
-    assert rest[-4:] == ["standard/2"] * 4 and "standard/2" not in rest[:-4]
+    assert rest[-6:] == ["standard/2"] * 6 and "standard/2" not in rest[:-6]
 
 
 def test_a_2m_best_response_above_the_10m_bar_settles_10m_and_the_plan_leaves_that_run_out() -> None:
@@ -120,10 +121,24 @@ def test_runs_that_measured_another_agent_are_superseded_and_measured_again(tmp_
 def test_the_next_run_is_planned_from_the_record_as_it_is_now() -> None:
     table = [("standard", 2)]
     runs = [_h2h("standard/2", 0.9, 0.88)]
-    runs += [_exploit("standard/2", e, s, tables.SHORT, 0.7) for e in ("strong", "memory") for s in (0, 1)]
+    runs += [_exploit("standard/2", e, s, tables.SHORT, 0.7) for e in tables.ESTIMATORS for s in (0, 1)]
     assert tables.next_run(table, {"10m"}, runs)["estimator"] == "strong"  # ties: strong
-    runs[-1]["win_rate"] = 0.75  # memory, seed 1 now the strongest
-    assert tables.next_run(table, {"10m"}, runs)["estimator"] == "memory"
+    runs[-1]["win_rate"] = 0.75  # warm, seed 1 now the strongest
+    assert tables.next_run(table, {"10m"}, runs)["estimator"] == "warm"
     assert tables.next_run(table, {"2m", "h2h"}, runs) is None
     runs.append(_exploit("standard/2", "strong", 0, tables.LONG, 0.8))  # one 10M run a table, any estimator
     assert tables.next_run(table, {"10m"}, runs) is None
+
+
+def test_the_record_reads_runs_from_before_there_were_starts(tmp_path: Path) -> None:
+    from hoity_env.engine.errors import FileFormatError
+
+    old = _exploit("standard/5", "strong", 0, tables.SHORT, 0.215)  # no "start": it started fresh
+    warm = {**_exploit("standard/5", "warm", 0, tables.SHORT, 0.289), "start": "warm"}
+    record = tmp_path / "tables.json"
+    record.write_text(json.dumps({"runs": [old, warm]}))
+    assert tables.read_record(record)["runs"] == [old, warm]
+    assert _row([old, warm], "standard/5")["short_max"] == 0.289  # the maximum over estimators
+    record.write_text(json.dumps({"runs": [{**warm, "start": 3}]}))
+    with pytest.raises(FileFormatError, match="start"):
+        tables.read_record(record)

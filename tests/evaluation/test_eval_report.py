@@ -164,7 +164,7 @@ COLUMNS: dict[type, list[str]] = {
                    "target_hash"],
     SweepEntry: ["target", "learner", "settings", "memory", "seed", "budget", "timesteps", "games", "wins",
                  "win_rate", "ci_low", "ci_high", "train_cpu_seconds", "run_dir", "train_seconds",
-                 "eval_seconds", "target_hash"],
+                 "eval_seconds", "target_hash", "start"],
     LadderRow: ["agent", "mean_win_rate", "rating", "rating_low", "rating_high", "openskill_mu",
                 "openskill_sigma", "exploit_win_rate", "exploit_low", "exploit_high", "exploit_run_dir"],
 }  # fmt: skip

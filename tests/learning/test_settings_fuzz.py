@@ -42,6 +42,16 @@ SPECIAL: dict[str, list[Any]] = {
         ("self",),
         None,
     ],
+    "curriculum": [
+        (("expert", 1.0),),  # without curriculum_steps
+        (("self", 1.0),),
+        (("snapshot", 1.0),),
+        (("wizard", 1.0),),
+        (("expert", NAN),),
+        ("expert",),
+        "expert",
+        None,
+    ],
     "num_players": [*INTS, (), (2, 2), (1, 4), (4, 7), (2.5,), "2,3"],
     "normalize_advantages": ["yes", 1, None],
     "padded": ["yes", 1, None],
