@@ -17,8 +17,9 @@ member is checked before anything is written; ``--out`` must be new or empty, or
 had not finished.  ``--psro-iterations K`` grows the population first by PSRO: K times, a best
 response to the solved mixture (``--psro-budget`` learner steps of the ``--psro-preset``
 settings, scored in ``--psro-games`` games) joins it, and the grown table is solved again
-(:mod:`hoity_env.league.psro`); Ctrl-C or SIGTERM during a best response checkpoints it.  The
-table is printed at the end; messages go to stderr.
+(:mod:`hoity_env.league.psro`; ``--psro-start population`` keeps the population at its own
+weights as one strategy and weighs only the best responses against it); Ctrl-C or SIGTERM
+during a best response checkpoints it.  The table is printed at the end; messages go to stderr.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.workers import WorkerDied
 from hoity_env.league.meta_run import DEFAULT_THRESHOLD, MetaSettings, population_manifest, solve_population
-from hoity_env.league.psro import DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_PRESET, PsroSettings
+from hoity_env.league.psro import DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_PRESET, STARTS, PsroSettings
 from hoity_env.strength.jobs import Interrupted
 from hoity_env.strength.response import PRESETS as LEARNER_PRESETS
 
@@ -114,6 +115,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         default=None,
         help=f"games of each best response's score against its mixture (default {DEFAULT_GAMES})",
     )
+    psro.add_argument(
+        "--psro-start",
+        choices=STARTS,
+        default=None,
+        help="what the meta-game starts from: the population's members, each weighed by the solver "
+        "(solution, the default), or the population at its own weights as one strategy, so that only "
+        "the best responses' additions are weighed (population)",
+    )
     p.add_argument("--workers", type=positive, default=1, help="processes playing cells at once (default 1)")
     p.add_argument(
         "--out", type=Path, required=True, help="the run folder: new or empty (or, with --resume, this run's)"
@@ -158,6 +167,7 @@ def _psro(args: argparse.Namespace) -> PsroSettings:
         "budget": args.psro_budget,
         "preset": args.psro_preset,
         "games": args.psro_games,
+        "start": args.psro_start,
     }
     if not args.psro_iterations:
         named = [f"--psro-{name}" for name, value in given.items() if value is not None]

@@ -4,7 +4,10 @@ The meta-solver (:mod:`hoity_env.league.meta_run`) ships its mixture, and PSRO
 (:mod:`hoity_env.league.psro`) trains each best response against the mixture of its
 iteration, as such a folder: the manifest (``population.json``) and copies of the kept
 members' files at their relative paths, so that it plays as ``population:FOLDER/population.json``
-(which takes only files inside the manifest's folder), moves and ships as it is.
+(which takes only files inside the manifest's folder), moves and ships as it is.  A member that
+is itself a population (``population:PATH``, PSRO's ``start="population"``: the population at its
+own weights as one strategy) is written as its members, each at its share of the member's
+weight: the same mixture, since a manifest holds no population.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from hoity_env.agents.policies.population import PATH_PREFIXES, Member, read_population, write_population
+from hoity_env.agents.policies.population import (
+    PATH_PREFIXES,
+    POPULATION_PREFIX,
+    Member,
+    member_specs,
+    normalised,
+    read_population,
+    write_population,
+)
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import folder_atomically, scratch_folders
 
@@ -43,6 +54,23 @@ def _member_file(spec: str) -> tuple[str, Path] | None:
     return None
 
 
+def _flattened(
+    members: Sequence[Member], specs: Sequence[str], weights: np.ndarray
+) -> list[tuple[Member, str, float]]:
+    """Each member, spec and weight, a population member replaced by its own members at their shares."""
+    out: list[tuple[Member, str, float]] = []
+    for member, spec, weight in zip(members, specs, weights, strict=True):
+        if not spec.startswith(POPULATION_PREFIX):
+            out.append((member, spec, float(weight)))
+            continue
+        manifest = Path(spec[len(POPULATION_PREFIX) :])
+        inner = read_population(manifest)
+        shares = normalised([m.weight for m in inner])
+        resolved = member_specs(manifest, inner)
+        out += [(m, s, float(weight * p)) for m, s, p in zip(inner, resolved, shares, strict=True)]
+    return out
+
+
 def write_population_folder(
     folder: Path, members: Sequence[Member], specs: Sequence[str], weights: np.ndarray
 ) -> list[Member]:
@@ -50,7 +78,8 @@ def write_population_folder(
 
     ``members`` are as written (a relative file keeps its relative path in the folder; an
     absolute one, or one reaching out with ``..``, is copied by its file name), ``specs`` the
-    same members resolved (where their files are read).  The folder is made whole under a
+    same members resolved (where their files are read); a population member is written as its
+    members.  The folder is made whole under a
     hidden name and renamed (:func:`~hoity_env.files.folder_atomically`); one that exists was
     written by an earlier run of the caller, and must hold these members (else a
     :class:`ConfigError`).  The caller holds its run folder's lock: scratch folders a killed
@@ -59,7 +88,7 @@ def write_population_folder(
     kept: list[Member] = []
     copies: list[tuple[Path, Path]] = []
     taken: set[Path] = set()
-    for i, (member, spec, weight) in enumerate(zip(members, specs, weights, strict=True)):
+    for i, (member, spec, weight) in enumerate(_flattened(members, specs, weights)):
         if weight <= 0:
             continue
         written, read = _member_file(member.spec), _member_file(spec)

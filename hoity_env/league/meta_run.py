@@ -176,14 +176,16 @@ def population_manifest(text: str, rules: str = "standard", num_players: int | N
 
 def _members(settings: MetaSettings) -> tuple[tuple[Member, ...], list[str]]:
     """The manifest's members and their playable specs, checked: inside the manifest's folder (unless
-    allowed otherwise), distinct, and each one built for the table."""
+    allowed otherwise), distinct, and each one built for the table.  With PSRO's ``start="population"``
+    the one member is the whole population (``population:PATH``), its members checked the same way."""
     path = settings.population.resolve()  # the cells name members by absolute path: a resume from
     members = read_population(path)  # another working folder plays the same cells
     if not any_paths_allowed():
         for i, m in enumerate(members):
             check_inside(m.spec, i, path)
     specs = [resolve_spec(m.spec, path.parent) for m in members]
-    if len(members) < 2:
+    whole = settings.psro.start == "population"  # the population is one strategy: one member is enough
+    if len(members) < 2 and not whole:
         raise ConfigError(f"population {path}: a meta-solver needs at least 2 members, got {len(members)}")
     seen: dict[str, int] = {}
     for i, spec in enumerate(specs):
@@ -199,6 +201,11 @@ def _members(settings: MetaSettings) -> tuple[tuple[Member, ...], list[str]]:
             raise ConfigError(f"population {path}: members[{i}] {members[i].spec!r}: {exc}") from exc
     if settings.psro.iterations:
         check_psro(settings.psro, settings.seed, settings.num_players, settings.rules, specs[0])
+    if whole:
+        origin = "the population at its own weights, one strategy (each seat draws its own member per game)"
+        return (Member(f"{POPULATION_PREFIX}{settings.population}", 1.0, origin),), [
+            f"{POPULATION_PREFIX}{path}"
+        ]
     return members, specs
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "DEFAULT_PRESET",
     "FOLDER",
     "SEED_STEP",
+    "STARTS",
     "PsroSettings",
     "best_response_member",
     "check_psro",
@@ -75,6 +76,9 @@ SEED_STEP = 1000
 DEFAULT_BUDGET = 1_000_000
 DEFAULT_PRESET = "fast"
 DEFAULT_GAMES = 1000
+STARTS = ("solution", "population")
+"""What the meta-game starts from: the population's members, each a strategy weighed by the solver
+(``solution``, the default), or the population at its own weights as one strategy (``population``)."""
 MAX_ITERATIONS = 1000
 """More iterations than any run needs: each trains a best response and plays ``2 k`` cells."""
 
@@ -90,6 +94,10 @@ class PsroSettings:
             :data:`~hoity_env.strength.response.PRESETS` (default ``fast``).
         games: games of each best response's score against its mixture.
         ppo: overrides of the preset's settings (the fast learner's fields).
+        start: one of :data:`STARTS`: ``solution`` grows the meta-game of the population's members,
+            ``population`` the one whose first strategy is the population at its own weights
+            (played as one agent, each seat drawing its own member per game; it ships as its
+            members at their shares), so only the best responses' additions are weighed.
     """
 
     iterations: int = 0
@@ -97,6 +105,7 @@ class PsroSettings:
     preset: str = DEFAULT_PRESET
     games: int = DEFAULT_GAMES
     ppo: dict[str, Any] | None = None
+    start: str = "solution"
 
     def __post_init__(self) -> None:
         value = self.iterations
@@ -105,6 +114,10 @@ class PsroSettings:
         if not isinstance(self.preset, str) or self.preset not in PRESETS:
             raise ConfigError(f"psro preset must be one of {tuple(PRESETS)}, got {self.preset!r}")
         positive_int("psro games", self.games)
+        if self.start not in STARTS:
+            raise ConfigError(f"psro start must be one of {STARTS}, got {self.start!r}")
+        if self.start != "solution" and not self.iterations:
+            raise ConfigError(f"psro start {self.start!r} needs iterations > 0")
         if self.ppo is not None and not isinstance(self.ppo, dict):
             raise ConfigError(f"psro ppo must be a dict of learner settings, got {self.ppo!r}")
         self.response(Path())  # the budget and the learner settings, checked now
@@ -127,6 +140,7 @@ class PsroSettings:
             "iterations": self.iterations,
             "budget": self.budget,
             "games": self.games,
+            "start": self.start,
             "settings": response.settings,
         }
 

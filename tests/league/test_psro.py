@@ -3,6 +3,7 @@ run resumes to the same result, bad PSRO settings are refused before anything is
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,30 @@ def test_a_run_stopped_during_psro_resumes_to_the_same_result(
     assert _solution(out) == _solution(tmp_path / "whole")
 
 
+def test_from_the_whole_population_only_the_best_responses_are_weighed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = _manifest(tmp_path / "pop")
+    played = _counting(monkeypatch)
+    start = dataclasses.replace(TINY_PSRO, start="population")
+    result = solve_population(_settings(manifest, psro=start), tmp_path / "out")
+    # One strategy to start with (no table to play), then the best response's two cells and the check.
+    assert played == ["0,1", "1,0", "check:0", "check:1"]
+    assert [m.spec for m in result.members] == [f"population:{manifest}", "npz:psro/response_1.npz"]
+    (iteration,) = result.psro
+    trained_against = read_population(Path(iteration.mixture))
+    assert [(m.spec, m.weight) for m in trained_against] == [(s, pytest.approx(1 / 3)) for s in SCRIPTED]
+    # It ships as the population's members at their shares of its weight, beside the best response.
+    whole, response = (m.shipped_weight for m in result.members)
+    shipped = {m.spec: m.weight for m in read_population(tmp_path / "out" / "population" / "population.json")}
+    expected = {s: whole / 3 for s in SCRIPTED} if whole else {}
+    if response:
+        expected["npz:psro/response_1.npz"] = response
+    assert shipped == pytest.approx(expected)
+    with pytest.raises(ConfigError, match="start"):
+        PsroSettings(start="population")  # nothing to weigh without iterations
+
+
 def test_a_run_without_psro_records_what_it_did_before() -> None:
     settings = MetaSettings(population=Path("p.json"), num_players=3)
     assert "psro" not in settings.record() and settings.psro.iterations == 0
@@ -134,6 +159,7 @@ def test_a_run_without_psro_records_what_it_did_before() -> None:
         ({"games": 0}, "games"),
         ({"ppo": {"bogus": 1}}, "bogus"),
         ({"ppo": {"hidden": [0]}}, "hidden"),
+        ({"iterations": 1, "start": "uniform"}, "start"),
     ],
 )
 def test_bad_psro_settings_name_their_field(changes: dict[str, Any], match: str) -> None:
@@ -150,6 +176,8 @@ def test_bad_psro_settings_name_their_field(changes: dict[str, Any], match: str)
         (["--psro-iterations", "1", "--psro-games", "0"], "positive"),
         (["--psro-budget", "1000"], "--psro-budget set without --psro-iterations"),
         (["--psro-preset", "strong", "--psro-games", "9"], "--psro-preset, --psro-games set without"),
+        (["--psro-start", "population"], "--psro-start set without"),
+        (["--psro-iterations", "1", "--psro-start", "uniform"], "invalid choice"),
         (["--psro-iterations", "2", "--seed", "4294965296"], "past the learner's"),
         (["--psro-iterations", "1", "--psro-budget", str(2**60)], "budget"),
     ],
