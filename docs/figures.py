@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "docs"))
 import exploit_figures  # noqa: E402
 import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
+import meta_figures  # noqa: E402
 import perf_figures  # noqa: E402
 import run_figures  # noqa: E402
 import suite_figures  # noqa: E402
@@ -295,6 +296,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     **run_figures.FIGURES,
     **suite_figures.FIGURES,
     **tables_figures.FIGURES,
+    **meta_figures.FIGURES,
 }
 
 

@@ -2,11 +2,10 @@
 
 The meta-solver's mixture (:mod:`hoity_env.league.meta_run`) is an equilibrium of the
 *restricted* game, the one whose only strategies are the population's members: a strategy
-outside it can beat the mixture by far (a league's population, solved, put all its weight on
-its final main agent, and a best response beat that 0.865 of the time at 3 players:
-docs/league.md).  PSRO (Lanctot et al. 2017, OpenSpiel's ``psro_v2``) closes that gap by
-growing the game: each **iteration** trains a best response to the mixture shipped so far,
-adds it as a member, plays the payoff table's new cells and solves again.
+outside it can beat the mixture by far (docs/league.md measures it).  PSRO (Lanctot et al.
+2017, OpenSpiel's ``psro_v2``) closes that gap by growing the game: each **iteration** trains a
+best response to the mixture shipped so far, adds it as a member, plays the payoff table's new
+cells and solves again.
 
 One iteration here (:func:`best_response_member`), in the run folder ``OUT``:
 
@@ -15,8 +14,8 @@ One iteration here (:func:`best_response_member`), in the run folder ``OUT``:
   members below the threshold dropped, exactly as it would ship), and the best response trains
   against ``N - 1`` copies of it, every seat drawing its own member per game;
 * the best response is the fast learner of :mod:`hoity_env.strength` (its ``preset``,
-  default ``fast``: :data:`~hoity_env.strength.response.FAST_SETTINGS`, about 15 CPU-seconds
-  for 1M learner steps at 3 players), trained and scored in its own run folder
+  default ``fast``: :data:`~hoity_env.strength.response.FAST_SETTINGS`), trained and scored
+  in its own run folder
   ``OUT/psro/iteration_<t>/response/`` with the seed ``seed + 1000 t``: it resumes as every
   best response does (a stopped one continues from its checkpoint, a finished one is read back);
   its win rate against the mixture is an estimate from below of that mixture's exploitability;
@@ -28,10 +27,11 @@ The caller (:func:`~hoity_env.league.meta_run.solve_population`) then plays only
 cells and solves the grown table; every step is a function of the files already written, so
 a run stopped anywhere continues to the same result.
 
-Why these defaults: 1M steps of the fast preset find most of what a best response finds
-against a league's members at 3 players, for a fraction of the strong preset's CPU, so
-several iterations cost less than one strong 2M best response; and ``games`` (1,000) gives
-each estimate an interval of about ±0.03.
+Why these defaults: 1M steps of the fast preset cost about a third of one 2M best response of
+the strong preset, so three iterations, each aimed at the hole the last solution left, cost
+about as much as one strong best response; against a diverse mixture the strong preset finds
+more (``preset="strong"``; docs/league.md has both measured).  ``games`` (1,000) gives each
+estimate an interval of about ±0.03.
 """
 
 from __future__ import annotations
