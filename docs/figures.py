@@ -34,6 +34,7 @@ import estimator_figures  # noqa: E402
 import exploit_figures  # noqa: E402
 import league_figures  # noqa: E402
 import learning_figures  # noqa: E402
+import meta_figures  # noqa: E402
 import perf_figures  # noqa: E402
 import run_figures  # noqa: E402
 import suite_figures  # noqa: E402
@@ -297,6 +298,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     **suite_figures.FIGURES,
     **tables_figures.FIGURES,
     **estimator_figures.FIGURES,
+    **meta_figures.FIGURES,
 }
 
 

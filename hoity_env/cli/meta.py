@@ -5,6 +5,7 @@ Usage::
     hoity-eval meta --population runs/league/population.json --players 2 --workers 2 --out runs/meta
     hoity-eval meta --population champion-mix --players 2 --rules original --out runs/meta-original-2
     hoity-eval meta --population runs/league --players 2 --games 300 --workers 2 --out runs/meta --resume
+    hoity-eval meta --population runs/league --players 3 --psro-iterations 8 --out runs/psro
 
 Plays the members of ``--population`` (a manifest, the folder holding it, or a named population)
 against each other at the table (``--players``, ``--rules``), solves the payoff table for the
@@ -13,7 +14,12 @@ solution and the shipped population (``OUT/population/``: members below ``--thre
 largest weight dropped), then checks it (:mod:`hoity_env.league.meta_run`).  Every flag and
 member is checked before anything is written; ``--out`` must be new or empty, or, with
 ``--resume``, hold an interrupted run of the same settings, which then replays only the cells it
-had not finished.  The table is printed at the end; messages go to stderr.
+had not finished.  ``--psro-iterations K`` grows the population first by PSRO: K times, a best
+response to the solved mixture (``--psro-budget`` learner steps of the ``--psro-preset``
+settings, scored in ``--psro-games`` games) joins it, and the grown table is solved again
+(:mod:`hoity_env.league.psro`; ``--psro-start population`` keeps the population at its own
+weights as one strategy and weighs only the best responses against it); Ctrl-C or SIGTERM
+during a best response checkpoints it.  The table is printed at the end; messages go to stderr.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ from hoity_env.engine.config import PRESETS
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.workers import WorkerDied
 from hoity_env.league.meta_run import DEFAULT_THRESHOLD, MetaSettings, population_manifest, solve_population
+from hoity_env.league.psro import DEFAULT_BUDGET, DEFAULT_GAMES, DEFAULT_PRESET, STARTS, PsroSettings
+from hoity_env.strength.jobs import Interrupted
+from hoity_env.strength.response import PRESETS as LEARNER_PRESETS
 
 __all__ = ["COMMAND", "build_parser", "run"]
 
@@ -80,6 +89,40 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         default=DEFAULT_THRESHOLD,
         help=f"drop members whose weight is below this fraction of the largest (default {DEFAULT_THRESHOLD})",
     )
+    psro = p.add_argument_group("PSRO: grow the population with best responses to its mixture")
+    psro.add_argument(
+        "--psro-iterations",
+        type=non_negative,
+        default=0,
+        help="best responses to train, each against the mixture solved so far, then added as a member "
+        "and solved again (default 0: the population's own members only)",
+    )
+    psro.add_argument(
+        "--psro-budget",
+        type=positive,
+        default=None,
+        help=f"learner steps of each best response (default {DEFAULT_BUDGET:,})",
+    )
+    psro.add_argument(
+        "--psro-preset",
+        choices=sorted(LEARNER_PRESETS),
+        default=None,
+        help=f"the fast learner's settings of each best response (default {DEFAULT_PRESET})",
+    )
+    psro.add_argument(
+        "--psro-games",
+        type=positive,
+        default=None,
+        help=f"games of each best response's score against its mixture (default {DEFAULT_GAMES})",
+    )
+    psro.add_argument(
+        "--psro-start",
+        choices=STARTS,
+        default=None,
+        help="what the meta-game starts from: the population's members, each weighed by the solver "
+        "(solution, the default), or the population at its own weights as one strategy, so that only "
+        "the best responses' additions are weighed (population)",
+    )
     p.add_argument("--workers", type=positive, default=1, help="processes playing cells at once (default 1)")
     p.add_argument(
         "--out", type=Path, required=True, help="the run folder: new or empty (or, with --resume, this run's)"
@@ -92,6 +135,7 @@ def run(prog: str, args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run a parsed ``meta`` command; returns the exit status."""
     try:
         settings = MetaSettings(
+            psro=_psro(args),
             population=population_manifest(args.population, args.rules, args.players),
             num_players=args.players,
             rules=args.rules,
@@ -107,10 +151,27 @@ def run(prog: str, args: argparse.Namespace, argv: Sequence[str]) -> int:
         return fail(prog, exc)
     except WorkerDied as exc:
         return fail(prog, exc, 1)
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        detail = f": {exc}" if isinstance(exc, Interrupted) else ""
+        print(f"{prog}: interrupted{detail}", file=sys.stderr)
         resume = [] if args.resume else ["--resume"]
         print(f"continue with: {shlex.join([*prog.split(), COMMAND, *argv, *resume])}", file=sys.stderr)
-        return 130
+        return 128 + exc.signum if isinstance(exc, Interrupted) else 130
     print(result.to_markdown())
     return 0
+
+
+def _psro(args: argparse.Namespace) -> PsroSettings:
+    """The PSRO settings of the flags; a PSRO flag without ``--psro-iterations`` is refused."""
+    given = {
+        "budget": args.psro_budget,
+        "preset": args.psro_preset,
+        "games": args.psro_games,
+        "start": args.psro_start,
+    }
+    if not args.psro_iterations:
+        named = [f"--psro-{name}" for name, value in given.items() if value is not None]
+        if named:
+            raise ConfigError(f"{', '.join(named)} set without --psro-iterations: nothing to apply it to")
+    chosen = {name: value for name, value in given.items() if value is not None}
+    return PsroSettings(iterations=args.psro_iterations, **chosen)

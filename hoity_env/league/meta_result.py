@@ -5,6 +5,8 @@ writes: ``solution.json`` (:meth:`MetaResult.to_dict`) and the table ``hoity-eva
 prints (:meth:`MetaResult.to_markdown`).  Scores are the payoff table's (a win 1, a shared
 win ``1/w``, a game nobody wins ``1/N`` each: :mod:`hoity_env.league.meta_table`), so the fair
 share is exactly ``1/N`` and a member's gain over it is what it wins by deviating.
+A run with PSRO iterations (:mod:`hoity_env.league.psro`) records each one as a
+:class:`PsroIteration`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from hoity_env.evaluation.stats import Z95
 
-__all__ = ["SOLUTION_FORMAT", "MetaMember", "MetaResult", "score_interval"]
+__all__ = ["SOLUTION_FORMAT", "MetaMember", "MetaResult", "PsroIteration", "score_interval"]
 
 SOLUTION_FORMAT = "hoity-meta-solution/1"
 """The ``format`` tag of ``solution.json``."""
@@ -42,6 +44,35 @@ class MetaMember:
 
 
 @dataclasses.dataclass(frozen=True)
+class PsroIteration:
+    """One PSRO iteration: the best response to the mixture of the members so far, and the new solution.
+
+    ``win_rate`` (``ci_low``/``ci_high``: its 95% Wilson interval over ``games`` games) is what
+    the best response, played greedily as its estimate is, won against ``N - 1`` copies of the
+    mixture it was trained against (``mixture``, the manifest): an estimate from below of that
+    mixture's exploitability.  ``member_gain`` is what the new member (``member``: the best
+    response's policy, which plays by sampling as every member does) gains over that mixture in
+    the grown payoff table, ``u(new | mixture) - u(mixture | mixture)``; ``gap``, ``weights`` and
+    ``shipped`` are the solution of the grown table, over every member so far in order.
+    """
+
+    iteration: int
+    mixture: str
+    member: str
+    run_dir: str
+    steps: int
+    games: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    train_cpu_seconds: float
+    member_gain: float
+    gap: float
+    weights: tuple[float, ...]
+    shipped: tuple[float, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class MetaResult:
     """A finished run: the payoff table, the solution, the shipped population and the check."""
 
@@ -59,6 +90,8 @@ class MetaResult:
     iterations: int
     manifest: str
     """The shipped population's manifest (``population:`` it to play it)."""
+    psro: tuple[PsroIteration, ...] = ()
+    """The PSRO iterations, in order (none: the population's own members only)."""
 
     @property
     def fair_share(self) -> float:
@@ -77,6 +110,7 @@ class MetaResult:
             "format": SOLUTION_FORMAT,
             **{f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "members"},
             "members": [dataclasses.asdict(m) for m in self.members],
+            "psro": [dataclasses.asdict(it) for it in self.psro],
             "payoffs": [list(row) for row in self.payoffs],
             "check": {
                 "fair_share": self.fair_share,
@@ -114,7 +148,31 @@ class MetaResult:
             f"[{best.check_low - fair:+.3f}, {best.check_high - fair:+.3f}] ({best.spec}).",
             f"Shipped population: {self.manifest}",
         ]
+        if self.psro:
+            lines += ["", *self._psro_lines()]
         return "\n".join(lines)
+
+    def _psro_lines(self) -> list[str]:
+        """The PSRO iterations' table: each best response's win against its mixture, then the new solution."""
+        fair = self.fair_share
+        lines = [
+            f"PSRO: {len(self.psro)} iteration(s), each a best response to the mixture so far "
+            f"(its win rate against {self.num_players - 1} copies of it: an estimate from below of "
+            f"that mixture's exploitability; fair share {fair:.3f}), added as a member, then solved again.",
+            "",
+            "| iteration | new member | steps | wins vs the mixture [95% CI] | its gain in the table | "
+            "gap after | members kept | heaviest member |",
+            "|---:|---|---:|---:|---:|---:|---:|---|",
+        ]
+        for it in self.psro:
+            heaviest = max(range(len(it.shipped)), key=lambda i: it.shipped[i])
+            lines.append(
+                f"| {it.iteration} | {it.member} | {it.steps:,} | "
+                f"{it.win_rate:.3f} [{it.ci_low:.3f}, {it.ci_high:.3f}] | {it.member_gain:+.3f} | "
+                f"{it.gap:.4f} | {sum(w > 0 for w in it.shipped)} of {len(it.shipped)} | "
+                f"{self.members[heaviest].spec} ({it.shipped[heaviest]:.3f}) |"
+            )
+        return lines
 
 
 def score_interval(score: float, games: int) -> tuple[float, float]:

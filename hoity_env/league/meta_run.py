@@ -6,8 +6,11 @@ weights) into one weighted by the meta-solver, in a run folder ``OUT``::
     meta.json       the settings and the members with their content hashes (a resumed run must match)
     cells.json      every finished cell, table and check (:mod:`hoity_env.league.meta_table`),
                     rewritten atomically after each, so an interrupted run resumes where it stopped
+    psro/           with PSRO iterations: each one's mixture, best response and new member
+                    (:mod:`hoity_env.league.psro`)
     population/     the solved population: population.json and the kept members' files
-    solution.json   the payoff table, every member's weight, the gap, the check: the run is over
+    solution.json   the payoff table, every member's weight, the gap, the check (and each PSRO
+                    iteration): the run is over
     result.md       the table ``hoity-eval meta`` prints (:mod:`hoity_env.league.meta_result`)
 
 Steps: the payoff table (``A[i, j]``: member ``i``'s score against ``N - 1`` copies of ``j``),
@@ -15,7 +18,11 @@ the meta-solver (:mod:`hoity_env.league.meta`) on it, then the **shipped mixture
 whose weight is below ``threshold`` times the largest are dropped and the rest renormalised.
 It is written as a population folder of its own (the manifest and copies of the kept
 members' files, at the same relative paths), which can be moved, played as
-``population:OUT/population/population.json`` and shipped as it is.  Finally **the check**
+``population:OUT/population/population.json`` and shipped as it is
+(:mod:`hoity_env.league.meta_population`).  With ``psro.iterations`` (:class:`PsroSettings`)
+the population grows first: each iteration trains a best response to the shipped mixture,
+adds it as a member, plays the table's new cells and solves again (:mod:`hoity_env.league.psro`);
+what ships is the last solution.  Finally **the check**
 plays every member (the dropped ones too) against ``N - 1`` copies of that population, each
 drawing its own member per game, exactly as it is seated when it ships, from the seed
 ``seed + 1`` (other deals than the table's, which the solution was fitted to).  At
@@ -33,9 +40,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,7 +50,6 @@ import numpy as np
 from hoity_env.agents.policies.content import content_hash
 from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
-    PATH_PREFIXES,
     POPULATION_PREFIX,
     Member,
     any_paths_allowed,
@@ -54,15 +57,15 @@ from hoity_env.agents.policies.population import (
     named_population,
     read_population,
     resolve_spec,
-    write_population,
 )
 from hoity_env.engine.config import resolve_rules, validate_num_players
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.harness import check_specs
-from hoity_env.evaluation.settings import positive_int
-from hoity_env.files import hold_lock, write_atomically
+from hoity_env.evaluation.settings import MatchSettings, positive_int
+from hoity_env.files import hold_lock, read_json, write_atomically
 from hoity_env.league.meta import MetaSolution, SolverSettings, deviation_gap, expected_payoffs, solve
-from hoity_env.league.meta_result import MetaMember, MetaResult, score_interval
+from hoity_env.league.meta_population import shipped_weights, write_population_folder
+from hoity_env.league.meta_result import MetaMember, MetaResult, PsroIteration, score_interval
 from hoity_env.league.meta_table import (
     CellFile,
     CellResult,
@@ -71,8 +74,9 @@ from hoity_env.league.meta_table import (
     play_cells,
     table_cells,
 )
+from hoity_env.league.psro import PsroSettings, best_response_member, check_psro
 
-__all__ = ["DEFAULT_THRESHOLD", "MetaSettings", "population_manifest", "shipped_weights", "solve_population"]
+__all__ = ["DEFAULT_THRESHOLD", "MetaSettings", "PsroSettings", "population_manifest", "solve_population"]
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +101,7 @@ class MetaSettings:
         workers: processes playing cells at once (the results do not depend on it).
         blas_threads: numpy's BLAS threads in the games (:class:`~hoity_env.evaluation.MatchSettings`).
         solver: how hard the meta-solver works.
+        psro: PSRO iterations on top of the solution (none by default).
     """
 
     population: Path
@@ -109,6 +114,7 @@ class MetaSettings:
     workers: int = 1
     blas_threads: int | None = None
     solver: SolverSettings = dataclasses.field(default_factory=SolverSettings)
+    psro: PsroSettings = dataclasses.field(default_factory=PsroSettings)
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__  # frozen: normalise the checked values in place
@@ -130,6 +136,8 @@ class MetaSettings:
             positive_int("blas_threads", self.blas_threads)
         if not isinstance(self.solver, SolverSettings):
             raise ConfigError(f"solver must be a SolverSettings, got {self.solver!r}")
+        if not isinstance(self.psro, PsroSettings):
+            raise ConfigError(f"psro must be a PsroSettings, got {self.psro!r}")
 
     @property
     def games_checked(self) -> int:
@@ -137,7 +145,9 @@ class MetaSettings:
         return self.check_games if self.check_games is not None else self.games
 
     def record(self) -> dict[str, Any]:
-        """What a resumed run must match (``workers`` and ``blas_threads`` change no result)."""
+        """What a resumed run must match (``workers`` and ``blas_threads`` change no result; ``psro``
+        only when it has iterations, so runs without it resume as before it existed)."""
+        psro = {"psro": self.psro.record()} if self.psro.iterations else {}
         return {
             "population": str(self.population.resolve()),
             "players": self.num_players,
@@ -147,6 +157,7 @@ class MetaSettings:
             "seed": self.seed,
             "threshold": self.threshold,
             "solver": dataclasses.asdict(self.solver),
+            **psro,
         }
 
 
@@ -165,14 +176,16 @@ def population_manifest(text: str, rules: str = "standard", num_players: int | N
 
 def _members(settings: MetaSettings) -> tuple[tuple[Member, ...], list[str]]:
     """The manifest's members and their playable specs, checked: inside the manifest's folder (unless
-    allowed otherwise), distinct, and each one built for the table."""
+    allowed otherwise), distinct, and each one built for the table.  With PSRO's ``start="population"``
+    the one member is the whole population (``population:PATH``), its members checked the same way."""
     path = settings.population.resolve()  # the cells name members by absolute path: a resume from
     members = read_population(path)  # another working folder plays the same cells
     if not any_paths_allowed():
         for i, m in enumerate(members):
             check_inside(m.spec, i, path)
     specs = [resolve_spec(m.spec, path.parent) for m in members]
-    if len(members) < 2:
+    whole = settings.psro.start == "population"  # the population is one strategy: one member is enough
+    if len(members) < 2 and not whole:
         raise ConfigError(f"population {path}: a meta-solver needs at least 2 members, got {len(members)}")
     seen: dict[str, int] = {}
     for i, spec in enumerate(specs):
@@ -186,6 +199,13 @@ def _members(settings: MetaSettings) -> tuple[tuple[Member, ...], list[str]]:
             check_specs([spec] * settings.num_players, settings.num_players, settings.rules)
         except ConfigError as exc:
             raise ConfigError(f"population {path}: members[{i}] {members[i].spec!r}: {exc}") from exc
+    if settings.psro.iterations:
+        check_psro(settings.psro, settings.seed, settings.num_players, settings.rules, specs[0])
+    if whole:
+        origin = "the population at its own weights, one strategy (each seat draws its own member per game)"
+        return (Member(f"{POPULATION_PREFIX}{settings.population}", 1.0, origin),), [
+            f"{POPULATION_PREFIX}{path}"
+        ]
     return members, specs
 
 
@@ -219,10 +239,7 @@ def _check_folder(out: Path, record: dict[str, Any], resume: bool) -> None:
         return
     if not meta.is_file():
         raise ConfigError(f"nothing to resume in {out}: no meta.json")
-    try:
-        before = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{meta}: not readable ({exc})") from None
+    before = read_json(meta, f"meta-solver run {meta}")
     if not isinstance(before, dict):
         raise ConfigError(f"{meta}: not a meta-solver run")
     changed = sorted(key for key in set(before) | set(record) if before.get(key) != record.get(key))
@@ -243,113 +260,92 @@ def _claimed(out: Path, record: dict[str, Any], resume: bool) -> Iterator[None]:
         yield
 
 
-def shipped_weights(weights: Sequence[float], threshold: float) -> np.ndarray:
-    """``weights`` without those below ``threshold`` times the largest (nor those of weight 0, which a
-    manifest cannot hold), renormalised; the dropped ones are 0."""
-    w = np.asarray(weights, dtype=np.float64)
-    kept = np.where(w >= threshold * w.max(), w, 0.0)
-    kept[w <= 0] = 0.0
-    out: np.ndarray = kept / kept.sum()
-    return out
-
-
-def _member_file(spec: str) -> tuple[str, Path] | None:
-    """A member spec's prefix and the file (or folder) it names, if it names one."""
-    for prefix in PATH_PREFIXES:
-        if spec.startswith(prefix):
-            return prefix, Path(spec[len(prefix) :])
-    return None
-
-
-def _write_population(
-    folder: Path, members: Sequence[Member], source: Path, weights: np.ndarray
-) -> list[Member]:
-    """Write the shipped population to ``folder`` (made whole under a temporary name, then renamed):
-    its manifest and copies of the kept members' files at their relative paths.  Returns its members."""
-    kept: list[Member] = []
-    copies: list[tuple[Path, Path]] = []
-    taken: set[Path] = set()
-    for i, (member, weight) in enumerate(zip(members, weights, strict=True)):
-        if weight <= 0:
-            continue
-        named = _member_file(member.spec)
-        spec = member.spec
-        if named is not None:
-            prefix, path = named
-            relative = path if not path.is_absolute() and ".." not in path.parts else Path(path.name)
-            if relative in taken:
-                relative = Path(f"{i}-{path.name}")
-            taken.add(relative)
-            copies.append((path if path.is_absolute() else source.parent / path, relative))
-            spec = f"{prefix}{relative.as_posix()}"
-        kept.append(Member(spec, float(weight), member.origin))
-    if folder.exists():  # written by a run that stopped after it: it must be this solution's
-        if read_population(folder / "population.json") != tuple(kept):
-            raise ConfigError(
-                f"{folder} holds another population than this run's solution: remove it to redo it"
-            )
-        return kept
-    partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".partial", dir=folder.parent))
-    try:
-        for src, relative in copies:
-            target = partial / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if src.is_dir():
-                shutil.copytree(src, target)
-            else:
-                shutil.copy2(src, target)
-        write_population(partial / "population.json", kept)
-        os.chmod(partial, 0o777 & ~_umask())  # mkdtemp's folder is private; a result folder is not
-        os.rename(partial, folder)
-    finally:
-        if partial.exists():
-            shutil.rmtree(partial)
-    return kept
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def solve_population(settings: MetaSettings, out: str | Path, *, resume: bool = False) -> MetaResult:
     """Weigh the members of ``settings.population`` by the meta-solver in the run folder ``out``.
 
     See the module docstring for the steps and the files.  Bad settings, members that do not
     play at the table, or a folder that is taken raise :class:`ConfigError` before anything is
-    written; ``resume=True`` continues an unfinished run of the same settings in ``out``.
+    written; ``resume=True`` continues an unfinished run of the same settings in ``out``.  A
+    signal that stops a PSRO best response raises :class:`~hoity_env.strength.jobs.Interrupted`
+    once it is checkpointed.
     """
     out = Path(out)
-    members, specs = _members(settings)
-    record = _run_record(settings, members, specs)
+    given, given_specs = _members(settings)
+    record = _run_record(settings, given, given_specs)
     _check_folder(out, record, resume)
-    n, rules, k = settings.num_players, settings.rules, len(members)
+    members, specs = list(given), list(given_specs)
     with _claimed(out, record, resume):
         store = CellFile(out / "cells.json")
-        cells = table_cells(specs, n, rules, settings.games, settings.seed)
-        results = play_cells(cells, store, workers=settings.workers, blas_threads=settings.blas_threads)
-        payoffs = payoff_matrix(results, k, n)
-        solution = solve(payoffs, settings.solver, seed=settings.seed)
-        shipped = shipped_weights(solution.weights, settings.threshold)
-        logger.info(
-            "solved: gap %.5f (%s); %d of %d members kept",
-            solution.gap,
-            solution.method,
-            int((shipped > 0).sum()),
-            k,
+        payoffs, solution, shipped = _solved(settings, specs, store)
+        iterations: list[PsroIteration] = []
+        match = MatchSettings(
+            num_players=settings.num_players,
+            rules=settings.rules,
+            seed=settings.seed,
+            workers=settings.workers,
+            blas_threads=settings.blas_threads,
+            progress=False,
         )
+        for t in range(1, settings.psro.iterations + 1):
+            member, spec, entry, mixture = best_response_member(
+                t, members, specs, shipped, settings.psro, out, match
+            )
+            members.append(member)
+            specs.append(spec)
+            before = np.append(shipped, 0.0)
+            payoffs, solution, shipped = _solved(settings, specs, store)
+            values = expected_payoffs(payoffs, before)
+            iterations.append(
+                PsroIteration(
+                    iteration=t,
+                    mixture=str(mixture),
+                    member=member.spec,
+                    run_dir=entry.run_dir,
+                    steps=entry.timesteps,
+                    games=entry.games,
+                    win_rate=entry.win_rate,
+                    ci_low=entry.ci_low,
+                    ci_high=entry.ci_high,
+                    train_cpu_seconds=entry.train_cpu_seconds,
+                    member_gain=float(values[-1] - before @ values),
+                    gap=solution.gap,
+                    weights=solution.weights,
+                    shipped=tuple(float(w) for w in shipped),
+                )
+            )
         folder = out / "population"
-        _write_population(folder, members, settings.population, shipped)
+        write_population_folder(folder, members, specs, shipped)
         manifest = folder.resolve() / "population.json"
+        n, rules = settings.num_players, settings.rules
         check = check_cells(
             specs, f"{POPULATION_PREFIX}{manifest}", n, rules, settings.games_checked, settings.seed + 1
         )
         checked = play_cells(check, store, workers=settings.workers, blas_threads=settings.blas_threads)
-        result = _result(settings, members, payoffs, solution, shipped, checked, manifest)
+        result = _result(settings, members, payoffs, solution, shipped, checked, manifest, iterations)
         write_atomically(out / "result.md", result.to_markdown() + "\n")
         write_atomically(out / "solution.json", json.dumps(result.to_dict(), indent=1) + "\n")
     return result
+
+
+def _solved(
+    settings: MetaSettings, specs: Sequence[str], store: CellFile
+) -> tuple[np.ndarray, MetaSolution, np.ndarray]:
+    """The payoff table over ``specs`` (playing the cells ``store`` lacks), its solution and the
+    shipped weights."""
+    n, k = settings.num_players, len(specs)
+    cells = table_cells(specs, n, settings.rules, settings.games, settings.seed)
+    results = play_cells(cells, store, workers=settings.workers, blas_threads=settings.blas_threads)
+    payoffs = payoff_matrix(results, k, n)
+    solution = solve(payoffs, settings.solver, seed=settings.seed)
+    shipped = shipped_weights(solution.weights, settings.threshold)
+    logger.info(
+        "solved: gap %.5f (%s); %d of %d members kept",
+        solution.gap,
+        solution.method,
+        int((shipped > 0).sum()),
+        k,
+    )
+    return payoffs, solution, shipped
 
 
 def _result(
@@ -360,6 +356,7 @@ def _result(
     shipped: np.ndarray,
     checked: dict[str, CellResult],
     manifest: Path,
+    iterations: Sequence[PsroIteration],
 ) -> MetaResult:
     values = expected_payoffs(payoffs, shipped)
     rows = []
@@ -394,4 +391,5 @@ def _result(
         method=solution.method,
         iterations=solution.iterations,
         manifest=str(manifest),
+        psro=tuple(iterations),
     )

@@ -49,7 +49,7 @@ from hoity_env.evaluation.chunks import worker_initializer
 from hoity_env.evaluation.harness import evaluate
 from hoity_env.evaluation.settings import MatchSettings
 from hoity_env.evaluation.workers import run_in_order
-from hoity_env.files import write_atomically
+from hoity_env.files import read_json, write_atomically
 
 __all__ = [
     "CELLS_FORMAT",
@@ -208,10 +208,7 @@ class CellFile:
             self.results = self._read()
 
     def _read(self) -> dict[str, CellResult]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise ConfigError(f"{self.path}: not a cell file ({exc})") from None
+        data = read_json(self.path, f"cell file {self.path}")
         if (
             not isinstance(data, dict)
             or data.get("format") != CELLS_FORMAT

@@ -16,7 +16,8 @@ from hoity_env.cli.eval import main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.league import meta_table
 from hoity_env.league.meta import SolverSettings, deviation_gap, expected_payoffs, solve
-from hoity_env.league.meta_run import MetaSettings, shipped_weights, solve_population
+from hoity_env.league.meta_population import shipped_weights
+from hoity_env.league.meta_run import MetaSettings, solve_population
 from hoity_env.league.meta_table import CellResult, payoff_matrix
 from tests.helpers import ROOT
 
