@@ -1,19 +1,8 @@
-"""The pure rules engine of Hoity Toity (stdlib, numpy and numba only).
+"""The pure rules engine of Hoity Toity: stdlib, numpy and numba only (docs/engine.md).
 
-Nothing here imports gymnasium, pettingzoo, torch or Pillow (a test enforces it).
-
-Layout (docs/design.md has the picture):
-
-* this folder: what every ruleset shares (cards, configuration, actions, events,
-  the state and its validated restore, the generator's state, errors, the jit
-  helpers), the registry of rulesets (``registry.py``: one record per ruleset) and
-  the two faces above it, :class:`Game` and :class:`BatchedGame` (``game.py``);
-* ``standard/`` and ``original/``: everything of one ruleset: its one-game rules
-  (the readable reference: rule ids, events, text), its batched rules (compiled
-  kernels, held equal to the one-game rules by differential tests) and its
-  observation encoders, one game and batched;
-* ``batched/``: the ruleset-neutral parts of a batch (its arrays, the deal, the
-  kernels both rulesets' rounds share).
+This folder holds what every ruleset shares, the ruleset registry (``registry.py``) and the
+two faces above it, :class:`Game` and :class:`BatchedGame` (``game.py``); ``standard/`` and
+``original/`` hold everything of one ruleset; ``batched/`` the ruleset-neutral parts of a batch.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ class ActionLayout:
     """Named contiguous index groups of the flat ``Discrete`` action space."""
 
     groups: tuple[tuple[str, int, int], ...]
-    """``(name, start, stop)`` triples, in index order, covering ``0 … size-1``."""
+    """``(name, start, stop)`` triples in index order, covering ``0 … size-1``."""
 
     @property
     def size(self) -> int:
@@ -102,10 +102,9 @@ O_DETECTIVE = 5
 O_AUCTION_THIEF = 6
 O_CHECK0 = 7
 ORIGINAL_INDICES = (O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0)
-"""The original ruleset's fixed indices in index order (2 … 7), one namespace for the modules that
-spell out the layout (the one-game rules, the batched engine and its kernels, the scripted agents):
-``O_EXHIBIT, O_THIEF_LOW, O_THIEF_HIGH, O_DETECTIVE, O_AUCTION_THIEF, O_CHECK0 = ORIGINAL_INDICES``
-binds them as plain module-level ints, which numba kernels read as compile-time constants."""
+"""The original ruleset's fixed indices in order (2 … 7); unpacked into module-level ints, which
+numba kernels read as compile-time constants.
+"""
 ORIGINAL_ROLE_NAMES = ("exhibit", "thief_low", "thief_high", "detective")
 """Castle actions of the original ruleset: a thief is one's lower- or higher-numbered thief."""
 NUM_LOTS = 2

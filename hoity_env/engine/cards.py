@@ -1,9 +1,4 @@
-"""The antique deck (RULES C-2): series and years of every card id.
-
-Cards are plain integers ``k = 0 … N-1`` in series order everywhere (state,
-events, replays); this module answers the two questions the rules ask of a card,
-its series and its year, from precomputed tuples so lookups cost nothing.
-"""
+"""The antique deck (RULES C-2): series and year of every card id ``k = 0 … N-1``, in series order."""
 
 from __future__ import annotations
 

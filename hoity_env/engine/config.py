@@ -1,11 +1,8 @@
 """Validated rules configuration (every number of RULES.md is a field) and named presets.
 
-A :class:`RulesConfig` is immutable and checked when it is built, so a game can
-never start from nonsense: each bad value raises :class:`ConfigError` (a
-``ValueError``) naming the field.  ``ruleset`` selects the engine implementation
-that interprets the numbers; a new ruleset adds its own fields with defaults (and,
-in :data:`RULESET_CHECKS`, its cross-field checks) and its record in
-:mod:`hoity_env.engine.registry`, so nothing above the engine changes.
+A :class:`RulesConfig` is immutable and checked when built: a bad value raises
+:class:`ConfigError` naming the field.  A new ruleset adds its fields with defaults, its
+cross-field checks to :data:`RULESET_CHECKS` and its record in :mod:`hoity_env.engine.registry`.
 """
 
 from __future__ import annotations
@@ -19,8 +16,7 @@ from typing import Any
 from hoity_env.engine.errors import ConfigError
 
 RULESET_NAMES = ("standard", "original")
-"""Engine implementations; :mod:`hoity_env.engine.registry` holds each one's record (a test keeps
-the two lists equal)."""
+"""Engine implementations (a test keeps them equal to the registry's records)."""
 TIE_BREAKS = ("unique", "priority")
 EXHIBIT_CHOICES = ("best",)
 MIN_PLAYERS = 2
@@ -41,6 +37,9 @@ LIMITS: dict[str, tuple[int, int]] = {
     "detective_reward": (0, 1_000),
     "max_rounds": (1, 10_000),
 }
+"""Inclusive range of every integer rules field (``series_copies*``: of each series' count): what the
+environment supports (the largest rules still build an env in well under half a second; the action
+space grows with the money)."""
 ORIGINAL_LIMITS: dict[str, tuple[int, int]] = {
     "checks": (1, 1_000),
     "thief_numbers": (1, 1_000),
@@ -50,19 +49,7 @@ ORIGINAL_LIMITS: dict[str, tuple[int, int]] = {
 }
 """Inclusive range of every value inside the original ruleset's tuple fields (O-2, O-8, O-9)."""
 CHECKS_PER_SEAT = 4
-"""O-2: every player holds four checks (the values are configurable, the count is not)."""
-"""Inclusive range of every integer rules field (``series_copies*``: of each series' count).
-
-The ranges are what the environment supports: the largest deck (100 copies of
-each series, 600 cards) with the largest ``starting_money`` (1,000, so 1,006
-actions) still builds an environment in well under half a second and plays a
-whole game (``benchmarks/bench_max_rules.py`` measures it).  Beyond them
-the flat action space and its mask table grow with the square of the money.
-Cross-field constraints: ``min_price <= starting_money`` (a lone bidder must be
-able to buy), ``min_exhibition`` at most the smaller deck (an exhibition must be
-possible), ``starting_antiques`` leaves a lot with six players, and
-``year_multiplier`` is coprime with each deck size (C-2).
-"""
+"""O-2: every player holds four checks."""
 
 
 @dataclass(frozen=True)

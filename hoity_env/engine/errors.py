@@ -1,9 +1,4 @@
-"""The exception family of hoity_env.
-
-Every error a user can provoke with bad input is a ``ValueError`` subclass (as in
-python-chess), so ``except ValueError`` catches them all, and each message names
-the field, agent or value at fault.
-"""
+"""The exception family: every input error is a ``ValueError`` naming the field, agent or value at fault."""
 
 from __future__ import annotations
 
@@ -27,10 +22,8 @@ class IllegalActionError(HoityError):
 class FileFormatError(ConfigError):
     """A file the package reads is not what its format says (truncated, edited, hostile).
 
-    A ``ConfigError``: a damaged file is a bad input like a bad argument, so every command
-    reports it the same way (one ``error:`` line, exit status 2).  ``where`` names the file
-    (and what it is), ``field`` the part of it at fault (``members[0].weight``; ``""`` for the
-    file as a whole), ``problem`` what is wrong.
+    A ``ConfigError``, so every command reports it as one ``error:`` line and status 2.  ``where``
+    names the file, ``field`` the part at fault (``members[0].weight``; ``""``: the whole file).
     """
 
     def __init__(self, where: str, problem: str, field: str = "") -> None:

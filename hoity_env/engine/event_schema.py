@@ -1,9 +1,7 @@
 """Checks an event dict from outside (a saved env state) before anything renders or replays it.
 
-Events the engine makes are right by construction; events read back from JSON
-are not: a render or replay of a malformed one would fail far from the cause
-(``IndexError`` in a card lookup, ``KeyError`` on a missing field).  Each kind
-has a fixed set of fields, and each field one of the few value types below.
+Each kind has a fixed set of fields, each of one of the value types below, so a malformed event
+fails here instead of far from the cause.
 """
 
 from __future__ import annotations
@@ -92,9 +90,8 @@ def _list_of(value: Any, ok: Callable[[Any], bool]) -> bool:
 def check_event(data: Any, *, num_players: int, deck_size: int, money: int, space: int, rounds: int) -> None:
     """Raise :class:`StateError` unless ``data`` is a well-formed event of such a game.
 
-    ``money`` is the largest bid or price, ``space`` the furthest track space,
-    ``rounds`` the number of rounds played so far (an event's ``round`` is below it,
-    or equal to it in the location step of the current round).
+    ``money`` is the largest bid or price, ``space`` the furthest track space, ``rounds`` the rounds
+    played so far (an event's ``round`` is at most that).
     """
     if not isinstance(data, dict):
         raise StateError(f"an event must be a dict, got {type(data).__name__}")

@@ -1,9 +1,7 @@
-"""Events: the engine's public record of everything that happens.
+"""Events: the engine's public record of everything that happens (RULES C-5).
 
-Renders, infos, replays and the evaluation harness are built from events, never
-by re-deriving rules.  Every event is public information (RULES C-5): hidden
-cards appear in an event only once the rules reveal them (an exhibition, a
-purchase, a theft).  ``to_dict`` gives a JSON-safe dict.
+Renders, infos, replays and the evaluation harness are built from events, never by re-deriving
+rules; a hidden card appears in an event only once the rules reveal it.
 """
 
 from __future__ import annotations
@@ -52,9 +50,7 @@ class EventKind(str, Enum):
 class Record(dict[str, Any]):
     """A read-only dict: events are shared by every agent's infos, so nobody may edit them.
 
-    Values are JSON-safe and immutable (tuples instead of lists); ``json.dumps``
-    writes a record as an object.  :func:`plain` turns records into ordinary
-    dicts and lists (what comes back from JSON).
+    Values are immutable (tuples, not lists); :func:`plain` turns records into ordinary dicts and lists.
     """
 
     __slots__ = ()
@@ -108,11 +104,7 @@ def plain_fields(record: Any) -> dict[str, Any]:
 
 
 class Event(Record):
-    """One thing that happened in ``round`` (0-based): a read-only ``{"kind", "round", **data}``.
-
-    Events are dicts so that infos, replays and JSON need no conversion; ``kind``,
-    ``round`` and ``data`` give typed access.  Build list-valued fields from tuples.
-    """
+    """One thing that happened in ``round`` (0-based): a read-only ``{"kind", "round", **data}``."""
 
     __slots__ = ()
 

@@ -1,13 +1,9 @@
-"""Exhibitions (RULES C-3): finding a hand's best exhibition and ranking displays.
+"""Exhibitions (RULES C-3): a hand's best exhibition and the ranking of displays.
 
-An exhibition is a set of at least ``min_exhibition`` cards whose series cover an
-unbroken range.  Because every series in a range contributes at least one card,
-the best exhibition of a hand is always one of its *maximal* runs of consecutive
-series, taken whole: widening a run only adds cards and can only make its oldest
-card older.  So we scan the runs once instead of enumerating subsets.
-
-Rankings use a sort key ``(card count, -oldest year)``: larger is better.  Years
-are unique (C-2), so two different exhibitions never tie.
+The best exhibition is always one of the hand's maximal runs of consecutive series taken whole
+(widening a run only adds cards and can only make its oldest card older), so one scan of the
+runs finds it.  Rank key: ``(card count, -oldest year)``, larger is better; years are unique
+(C-2), so two exhibitions never tie.
 """
 
 from __future__ import annotations
@@ -57,11 +53,7 @@ def best_exhibition(cards: Iterable[int], deck: Deck, min_size: int) -> tuple[in
 def best_exhibition_counted(
     hand: Sequence[int], counts: Sequence[int], deck: Deck, min_size: int
 ) -> tuple[int, ...] | None:
-    """:func:`best_exhibition` given the hand's per-series ``counts`` (kept by the state).
-
-    Most hands have no run long enough, and the counts alone say so without
-    touching a card; only qualifying runs collect their cards.
-    """
+    """:func:`best_exhibition` from the hand's per-series ``counts``: only runs long enough collect cards."""
     best: list[int] | None = None
     best_key = NO_EXHIBITION
     num = len(counts)
@@ -92,10 +84,8 @@ def best_exhibition_key(cards: Iterable[int], deck: Deck, min_size: int) -> Exhi
 def best_keys_with_each(
     hand: Iterable[int], candidates: Sequence[int], deck: Deck, min_size: int
 ) -> list[ExhibitionKey]:
-    """Key of the best exhibition of ``hand`` plus each candidate card, one candidate at a time.
-
-    Works on per-series (count, oldest year) summaries, so a thief choosing among
-    the cards on display (RULES S-6.2) does not rebuild its hand once per card.
+    """Key of the best exhibition of ``hand`` plus each candidate card in turn (a thief choosing a
+    card, RULES S-6.2), from per-series summaries.
     """
     num = deck.num_series
     series, year = deck.series, deck.year

@@ -1,18 +1,9 @@
 """The engine's two faces: :class:`Game` (one game, OpenSpiel style) and :class:`BatchedGame` (B games).
 
-Both hold the immutable parameters of a match (rules, player count) and no game
-state, so one object serves any number of states; both reach their ruleset's parts
-through its registry record (:mod:`hoity_env.engine.registry`), never by its name.
-
-* :class:`Game` creates :class:`GameState` objects and applies steps to them with the
-  ruleset's one-game rules: the readable reference, with events.
-* :class:`BatchedGame` keeps B games of one configuration as arrays
-  (:class:`~hoity_env.engine.batched.state.BatchState`) and steps them all with one call,
-  through the ruleset's compiled kernels; no events, outcomes are in the state.  Game
-  ``k`` dealt from seed ``s`` is ``Game.new_state(s)`` (the same ``PCG64`` permutation,
-  handed out the same way, S-1/O-1), and for the same actions it plays exactly the
-  one-game rules: the differential tests step both side by side and compare every
-  state, mask and observation.  Games of one batch may be in different phases.
+Both hold a match's immutable parameters (rules, player count) and no state, and reach their
+ruleset's parts through its registry record.  :class:`BatchedGame` steps B games as arrays with
+the ruleset's compiled kernels; game ``k`` dealt from seed ``s`` is ``Game.new_state(s)`` (S-1,
+O-1) and plays exactly the one-game rules, which the differential tests check step by step.
 """
 
 from __future__ import annotations
@@ -36,7 +27,6 @@ from hoity_env.engine.registry import BatchedRules, BatchObserver, Observer, Rul
 from hoity_env.engine.state import GameState
 
 _LOCATION, _ACTION = int(Phase.LOCATION), int(Phase.ACTION)
-"""Phases as plain ints: comparing arrays with an enum member costs an attribute lookup each time."""
 
 
 class Game:
@@ -91,10 +81,8 @@ class Game:
         return self.ruleset.observer(self.rules, self.num_players)
 
     def state_from_dict(self, data: object, *, hand_made: bool = False) -> GameState:
-        """Restore a state and check it belongs to this game's rules and player count.
-
-        ``hand_made`` as for :meth:`GameState.from_dict`: a position set up by hand is checked
-        by the rules' invariants but not by a history (the money spent, the lots sold).
+        """Restore a state and check it belongs to this game's rules and player count (``hand_made``:
+        as :meth:`GameState.from_dict`).
         """
         state = GameState.from_dict(data, hand_made=hand_made)
         if state.num_players != self.num_players:
@@ -138,10 +126,8 @@ class BatchedGame:
         return state
 
     def reset_games(self, state: BatchState, games: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
-        """Deal new games into the slots ``games`` (one seed each), in place.
-
-        Slots and seeds are checked first (:mod:`hoity_env.engine.inputs`): a bad list raises
-        :class:`ConfigError` and changes no game.
+        """Deal new games into the slots ``games`` (one seed each), in place; bad slots or seeds raise
+        :class:`ConfigError` and change no game.
         """
         slots = check_slots(games, len(state.rngs))
         checked = check_seeds(seeds)
@@ -177,31 +163,28 @@ class BatchedGame:
 
     @staticmethod
     def fallback_masks(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(actions, illegal)``: each masked-out or out-of-range action of ``[B, n]`` integer
-        ``actions`` replaced by the lowest legal action of its ``[B, n, N]`` mask (the envs'
-        ``fallback``), and where that happened."""
+        """``(actions, illegal)``: each masked-out or out-of-range action replaced by its row's lowest legal
+        action (the envs' ``fallback``), and where that happened.
+        """
         return fall_back(masks, np.asarray(actions, dtype=np.int64))
 
     @staticmethod
     def random_from_masks(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Uniformly random legal actions of ``[B, n, N]`` masks, from ``rng``: seat ``(b, p)``
-        plays its ``floor(u * legal count)``-th legal action, ``u`` one draw."""
+        """Uniformly random legal actions of ``[B, n, N]`` masks, one draw from ``rng`` per seat."""
         return pick_legal(masks, rng.random(masks.shape[:-1]))
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
-        """``[B, n]`` uniformly random legal actions of every game now, from ``rng``: the same as
-        :meth:`random_from_masks` of :meth:`legal_masks` with the same draws, done the ruleset's
-        fastest way."""
+        """``[B, n]`` uniformly random legal actions: :meth:`random_from_masks` of :meth:`legal_masks` for
+        the same draws, done the ruleset's fastest way.
+        """
         return self.batched_rules.random_actions(state, rng.random(state.money.shape))
 
     # ------------------------------------------------------------------- step
     def step(self, state: BatchState, actions: np.ndarray, *, validate: bool = True) -> np.ndarray:
-        """Apply one simultaneous step to every game that is not over; returns ``[B]`` "played".
+        """Apply one simultaneous step (C-4) to every live game; returns ``[B]`` "played".
 
-        ``actions`` is ``[B, n]`` of flat indices (rows of finished games are ignored).
-        Each game takes the step its phase says (C-4).  With ``validate`` every action of
-        every live game is checked against :meth:`legal_masks` first, and a bad one raises
-        :class:`IllegalActionError` before anything changes.
+        ``actions`` is ``[B, n]`` flat indices (finished games' rows are ignored); with ``validate`` an
+        illegal action raises :class:`IllegalActionError` before anything changes.
         """
         b, n = state.money.shape
         actions = check_action_array(actions, (b, n))

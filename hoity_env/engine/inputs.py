@@ -1,19 +1,8 @@
-"""Checks of what a user hands the engines and envs: seeds, game-slot lists, action arrays, numbers.
+"""Checks of what a user hands the engines and envs: seeds, game slots, action arrays, numbers.
 
-One place, so the one-game env, the batched engine and the batched envs refuse
-the same inputs with the same error class and wording, always before anything
-changes.  The rules they enforce:
-
-* an *integer* is a Python ``int`` or a NumPy integer, never a ``bool``/``np.bool_``
-  and never a ``timedelta64`` (NumPy counts durations as signed integers); an
-  integer *array* has dtype kind ``i`` or ``u``;
-* a *seed* is a non-negative integer (a float, a string or ``True`` is refused, not
-  truncated);
-* a list of *game slots* holds distinct integers in ``[0, B)`` (a negative slot
-  would silently mean "count from the end");
-* a *batch* holds 1 to :data:`MAX_BATCH` games;
-* a reward-like number is a finite ``int`` or ``float`` (``nan``/``inf`` would
-  turn every reward it touches into ``nan``/``inf``).
+One place, so every env and engine refuses the same inputs with the same error before anything
+changes.  An integer is a Python or NumPy integer, never a bool or a ``timedelta64``; a seed is
+non-negative; slots are distinct and in ``[0, B)``; a batch holds 1 to :data:`MAX_BATCH` games.
 """
 
 from __future__ import annotations
@@ -39,8 +28,7 @@ __all__ = [
 ]
 
 MAX_BATCH = 1_000_000
-"""Most games one batch may hold: a million four-player games already need several GB
-(observations, masks and state); beyond that an allocation would fail deep inside numpy."""
+"""Most games one batch may hold (a million four-player games already need several GB)."""
 
 
 def is_integer(value: Any) -> bool:

@@ -1,27 +1,12 @@
 """Which money a restored game could have reached (invariant 4 of :mod:`hoity_env.engine.state_io`).
 
-What the rules let one derive from a state alone, with no event log:
+*Standard* (S-4, S-5): with ``spent[p] = starting_money - money[p]``: ``0 <= spent[p] <=
+bid_total[p]``; ``sales`` (cards in hands beyond the deal) is at most ``round``; and
+``#{p : spent[p] > 0} <= sales <= sum_p min(auction[p], spent[p])`` (a sale costs at least 1,
+one per Auction House visit).
 
-*Standard ruleset* (S-4, S-5).  Money changes only at a sale, where the winner
-pays its own bid (several bidders) or ``min_price``, which was then its one legal
-bid (a lone bidder), so every payment is a bid the ``bid_total`` tally counted.
-With ``spent[p] = starting_money - money[p]``:
-
-* ``0 <= spent[p] <= bid_total[p]``;
-* cards enter hands only by purchase (thefts move them between hands, exhibited
-  cards go back), so the game has seen ``sales = cards in hands - n *
-  starting_antiques`` sales, at most one a round: ``sales <= round``;
-* every sale cost its winner at least 1 (a winning bid is positive,
-  ``min_price >= 1``), each player bought at most once per Auction House visit,
-  and a player who spent money bought something, so
-  ``#{p : spent[p] > 0} <= sales <= sum_p min(auction[p], spent[p])``.
-
-*Original ruleset* (O-5).  Money is the checks in hand (checked by the state's own
-reader); a check changes hands on sales and thefts, so per-player spending is not
-derivable.  What is: ``sales`` as above with ``sales <= round``; each sale sent one
-played check to the register, from which an auction thief may take it back, so
-``len(register) <= sales`` and the register's total is at most the check totals
-the tallies counted.
+*Original* (O-5): ``sales <= round``; the register holds at most ``sales`` checks, totalling
+at most the check totals the tallies counted.
 """
 
 from __future__ import annotations

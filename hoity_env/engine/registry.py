@@ -1,17 +1,8 @@
-"""The ruleset registry: one record per ruleset naming every engine part of it.
+"""The ruleset registry: one :class:`Ruleset` record per ruleset, naming every engine part of it.
 
-A ruleset is one folder (``engine/standard/``, ``engine/original/``) and one
-:class:`Ruleset` record here.  Every per-ruleset decision of the package reads the
-record of ``RulesConfig.ruleset``: the one-game rules :class:`~hoity_env.engine.game.Game`
-plays, the batched rules :class:`~hoity_env.engine.game.BatchedGame` steps, the
-observation encoders (one game and batched), the fields of the padded layout; a layer
-above the engine with per-ruleset parts of its own (the board pictures) keys them by
-:attr:`Ruleset.name`.  Nothing compares a ruleset's name anywhere else.
-
-The registry and the facade sit above the ruleset folders: a folder imports the parts
-every ruleset shares and never this module, so the registry lists it without an import
-circle (``tests/test_architecture.py``).  docs/design.md, "Adding a ruleset", says what
-a new ruleset brings.
+Every per-ruleset decision of the package reads the record of ``RulesConfig.ruleset``; nothing
+compares a ruleset's name elsewhere.  A ruleset folder never imports this module, so the
+registry lists it without an import circle (docs/design.md, "Adding a ruleset").
 """
 
 from __future__ import annotations
@@ -185,7 +176,6 @@ RULESETS: dict[str, Ruleset] = {
 """Every ruleset by name, in the order of ``config.RULESET_NAMES`` (a test keeps them equal)."""
 
 BATCHED_RULESETS = tuple(RULESETS)
-"""Rulesets the batched engine plays: every registered one."""
 
 
 def ruleset_of(rules: str | RulesConfig) -> Ruleset:

@@ -22,18 +22,13 @@ def _exact_int(value: Any, low: int, high: int) -> bool:
 
 
 def rng_from_dict(value: Any, field: str) -> np.random.Generator:
-    """Inverse of :func:`rng_to_dict`; a bad value raises :class:`StateError` naming ``field``.
-
-    Only what NumPy itself writes passes: exactly the four keys, ``state`` holding exactly
-    ``state`` and ``inc`` as Python ints in [0, 2**128) with ``inc`` odd (PCG64's increment
-    always is), ``has_uint32`` 0 or 1 and ``uinteger`` in [0, 2**32).  NumPy would otherwise
-    truncate a float, index into a NumPy scalar, or keep an unknown key's silence.
+    """Inverse of :func:`rng_to_dict`, accepting only what NumPy itself writes (exact keys and int
+    types, ``inc`` odd); anything else raises :class:`StateError` naming ``field``.
     """
     if not isinstance(value, dict) or value.get("bit_generator") != "PCG64":
         raise StateError(f"state field {field!r} must be a PCG64 bit-generator state dict")
-    unknown = sorted(str(k) for k in set(value) - _STATE_KEYS)
     inner = value.get("state")
-    if unknown or set(value) != _STATE_KEYS:
+    if set(value) != _STATE_KEYS:
         raise StateError(f"state field {field!r} must have exactly the keys {sorted(_STATE_KEYS)}")
     if (
         not isinstance(inner, dict)

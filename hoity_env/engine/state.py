@@ -1,20 +1,15 @@
 """The game state: a plain data object with ``clone``, ``to_dict``/``from_dict`` and text.
 
-The state holds no rules; :mod:`hoity_env.engine.standard` changes it.  Cards move
-only through :meth:`GameState.give_card` / :meth:`GameState.take_card`, which keep
-the per-series counts and the best-exhibition cache (both derived, never
-serialized) in step with the hands.
-
-Serialization is JSON-safe and includes the RNG's bit-generator state, so a game
-restored from a dict continues exactly as the original would.  ``from_dict``
-checks everything it can (card ids, every card in exactly one place, money,
-positions, phase, tallies, the outcome…; the list is in :mod:`hoity_env.engine.state_io`)
-and raises :class:`StateError` naming the field.
+Cards move only through :meth:`GameState.give_card` / :meth:`GameState.take_card`, which keep
+the derived per-series counts and best-exhibition cache in step.  ``to_dict`` includes the
+generator's state, so a restored game continues exactly; ``from_dict`` checks every invariant
+of :mod:`hoity_env.engine.state_io`.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +41,6 @@ _COMPARED_FIELDS = (
     "truncated",
     "winners",
 )
-"""The fields :meth:`GameState.comparable` copies as they are (hands, public and the generator apart)."""
 
 
 # Ruleset name -> the state class of a ruleset with fields of its own (the original ruleset's
@@ -187,12 +181,8 @@ class GameState:
     __hash__ = None  # type: ignore[assignment]
 
     def comparable(self) -> dict[str, Any]:
-        """Every field of the game, hands and public cards sorted, for comparing two states.
-
-        Hand order is no part of the game (no rule reads it), so the batched engine keeps
-        hands as sets; two states are the same game exactly when these dicts are equal.
-        Cheaper than :meth:`to_dict`, which also converts the rules: the differential
-        checks call this for every game at every step.
+        """Every field, hands and public cards sorted (no rule reads hand order): equal exactly when two
+        states are the same game.  Cheaper than :meth:`to_dict` for the differential checks.
         """
         d = {name: getattr(self, name) for name in _COMPARED_FIELDS}
         d["hands"] = [sorted(h) for h in self.hands]
@@ -228,13 +218,10 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: Any, *, hand_made: bool = False) -> GameState:
-        """Rebuild a state from :meth:`to_dict` output, validating every field and invariant.
+        """Rebuild a state from :meth:`to_dict` output; any failure raises :class:`StateError`.
 
-        Any failure raises :class:`StateError`; nothing is built until every check passed.
-        ``hand_made=True`` is for positions set up by hand (a puzzle, a rules test: three
-        cards in one hand, none in the others): it skips only the invariants that tie the
-        position to a past, the money spent and lots sold of
-        :mod:`~hoity_env.engine.reachable_money`.  ``set_state`` never skips them.
+        ``hand_made=True`` (a puzzle, a rules test) skips only the invariants that tie a position to a
+        past: the money spent and lots sold of :mod:`~hoity_env.engine.reachable_money`.
         """
         if cls is GameState:
             subclass = STATE_CLASSES.get(_ruleset_of(data))
@@ -246,28 +233,9 @@ class GameState:
 
     def _install(self, fields: StateFields) -> None:
         """Set every field from checked :class:`StateFields` and rebuild the caches."""
-        state = self
-        state.rules = fields.rules
-        state.num_players = fields.num_players
-        state.deck = fields.deck
-        state.rng = fields.rng
-        state.draw_pile = fields.draw_pile
-        state.lot = fields.lot
-        state.hands = fields.hands
-        state.public = fields.public
-        state.money = fields.money
-        state.positions = fields.positions
-        state.start_player = fields.start_player
-        state.round = fields.round
-        state.phase = fields.phase
-        state.locations = fields.locations
-        state.last_locations = fields.last_locations
-        state.last_actions = fields.last_actions
-        state.tallies = fields.tallies
-        state.terminated = fields.terminated
-        state.truncated = fields.truncated
-        state.winners = fields.winners
-        state._rebuild_caches()
+        for field in dataclasses.fields(fields):
+            setattr(self, field.name, getattr(fields, field.name))
+        self._rebuild_caches()
 
     # ------------------------------------------------------------------- text
     def __str__(self) -> str:
@@ -275,7 +243,7 @@ class GameState:
 
     def table_text(self) -> str:
         """Public summary of the Auction House (renders show it): the lot and the deck."""
-        lot = "closed" if self.lot < 0 else _card_text(self.lot, self.deck)
+        lot = "closed" if self.lot < 0 else card_text(self.lot, self.deck)
         return f"lot {lot}; deck {len(self.draw_pile)}"
 
     def player_text(self, player: int) -> str:
@@ -286,7 +254,7 @@ class GameState:
         """Stable, readable multi-line form of the full state (hidden cards included)."""
         d = self.deck
         phase = self.phase.name.lower()
-        lot = "none (Auction House closed)" if self.lot < 0 else _card_text(self.lot, d)
+        lot = "none (Auction House closed)" if self.lot < 0 else card_text(self.lot, d)
         lines = [
             f"Hoity Toity [{self.rules.name}] round {self.round + 1}, {phase} step, "
             f"start player {self.start_player}",
@@ -294,7 +262,7 @@ class GameState:
         ]
         for p in range(self.num_players):
             hand = ", ".join(
-                _card_text(c, d) + ("" if c in self.public[p] else "*") for c in sorted(self.hands[p])
+                card_text(c, d) + ("" if c in self.public[p] else "*") for c in sorted(self.hands[p])
             )
             loc = self.locations[p]
             where = f" at the {LOCATION_NAMES[loc]}" if loc >= 0 else ""
@@ -325,10 +293,6 @@ def _ruleset_of(data: Any) -> Any:
 
 def card_text(card: int, deck: Deck) -> str:
     """Human form of a card: series letter as printed in the box, then year (``C1592``)."""
-    return _card_text(card, deck)
-
-
-def _card_text(card: int, deck: Deck) -> str:
     return f"{'ABCDEF'[deck.series[card]]}{deck.year[card]}"
 
 

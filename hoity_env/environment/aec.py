@@ -1,13 +1,9 @@
 """The AEC forms (``hoity_env.env`` / ``raw_env``): PettingZoo's conversion, with input checks.
 
-PettingZoo's ``parallel_to_aec_wrapper`` stores each agent's action and only
-hands the joint action to the parallel env when the last agent has acted, so a
-malformed action from the first agent used to fail on the *last* agent's call,
-with the joint action half recorded and the game stuck.  Here every ``step``
-checks its own action first (:meth:`HoityParallelEnv.check_action`): the error
-names the sending agent, nothing is recorded, and that agent may send again.
-Calls before ``reset`` raise :class:`IllegalActionError` saying so, in both forms
-(PettingZoo raises ``AssertionError`` or ``AttributeError`` there).
+PettingZoo's ``parallel_to_aec_wrapper`` only hands the joint action on when the last agent has
+acted, so a bad action would fail on another agent's call with the game stuck.  Here each
+``step`` checks its own action first (the error names the sender, who may send again), and a
+call before ``reset`` raises :class:`IllegalActionError` in both forms.
 """
 
 from __future__ import annotations
@@ -27,9 +23,8 @@ def _before_reset(call: str) -> IllegalActionError:
 
 
 class _ResetFirst:
-    """``observe``/``last``/``state`` refuse, with a clear error, to run before ``reset``.
-
-    A mixin for both AEC forms (listed before PettingZoo's class, so ``super()`` is its).
+    """``observe``/``last``/``state`` raise a clear error before ``reset`` (a mixin listed before
+    PettingZoo's class).
     """
 
     _has_reset: bool

@@ -1,44 +1,16 @@
 """``BatchedHoityEnv``: B games stepped together, every seat of every game acting (self-play).
 
-The multi-agent batched environment over the batched engine (docs/design.md §1,
-§2).  It is what the one-game parallel env is, for ``num_envs`` games at once,
-with arrays instead of dicts:
+The parallel env for ``num_envs`` games at once, with arrays instead of dicts (docs/engine.md):
+``reset`` returns ``observations [B, n, D]``, ``masks [B, n, A]`` and ``infos``; ``step(actions
+[B, n])`` also returns ``rewards [B, n]``, ``terminated [B]`` and ``truncated [B]``.  Row
+``[b, i]`` is seat ``i`` of game ``b``.
 
-==========================  =====================================================
-call                        returns
-==========================  =====================================================
-``reset(seed=None)``        ``observations [B, n, D]`` float32, ``masks [B, n, A]``
-                            int8, ``infos`` (dict of arrays)
-``step(actions [B, n])``    ``observations, masks, rewards [B, n]`` float32,
-                            ``terminated [B]``, ``truncated [B]`` bool, ``infos``
-==========================  =====================================================
-
-Row ``[b, i]`` is seat ``i`` of game ``b`` (seat-relative observation, as
-``player_i`` of the parallel env).  Games that end in a step are reset in the
-same step (*same-step autoreset*): the returned row is the first observation of
-the next game, and the last observation of the finished game is in
-``infos["final_observation"]`` (with ``final_action_mask`` and ``final_reward``),
-valid where ``infos["_final"]`` is true; the returned ``rewards``,
-``terminated`` and ``truncated`` are the finished game's.
-
-**Seeding.** ``reset(seed=s)`` seeds game slot ``k`` with ``s + k`` (as
-Gymnasium's vector envs do), and slot ``k`` then plays exactly the games that
-``parallel_env().reset(seed=s + k)`` followed by plain ``reset()`` calls plays:
-the same deals, and, for the same actions, the same observations, masks and
-rewards (the differential tests check this).  So game ``k``'s deal does not
-depend on B.
-
-**Positions.** ``reset(options={"position": ...})`` starts the games from positions
-set up by hand, as the parallel env does (:mod:`hoity_env.environment.positions`).
-
-**Limits.** ``num_envs`` is at most :data:`~hoity_env.engine.inputs.MAX_BATCH`
-(a million games); ``illegal_penalty`` must be finite; ``close()`` ends the env.
-
-**Illegal actions** follow ``illegal_action`` as in the parallel env
-(``fallback``: lowest legal index, flagged in ``infos["illegal_action"]``, one
-warning per env; ``penalize``: the same plus ``illegal_penalty``; ``raise``:
-:class:`IllegalActionError`).  Malformed input (wrong shape, non-integer dtype,
-out of range) always raises :class:`IllegalActionError` and changes nothing.
+A game that ends is dealt anew in the same step: the returned row is the next game's first
+observation, the finished one's is in ``infos["final_observation"]`` (with
+``final_action_mask`` and ``final_reward``) where ``infos["_final"]``.  ``reset(seed=s)`` seeds
+slot ``k`` with ``s + k``, so slot ``k`` plays exactly ``parallel_env().reset(seed=s + k)`` and
+its plain ``reset()``s (the differential tests check it).  Positions, illegal actions and limits
+behave as in the parallel env.
 """
 
 from __future__ import annotations
@@ -77,17 +49,13 @@ MAX_SEED = 2**63 - 1
 
 
 class BatchedHoityEnv:
-    """``num_envs`` games of one configuration, every seat acting; see the module docstring.
+    """``num_envs`` games of one configuration, every seat acting (the module docstring).
 
     Args:
         num_envs: number of games B (>= 1).
         num_players, rules, reward, illegal_action, illegal_penalty, max_cycles: as for
-            :class:`~hoity_env.environment.parallel.HoityParallelEnv` (``max_cycles``
-            counts each game's own steps).
-
-    The engine steps the games with compiled kernels (numba): the first use after an install
-    compiles them (docs/design.md, "One batched implementation"), later runs load them from
-    numba's cache.
+            :class:`~hoity_env.environment.parallel.HoityParallelEnv` (``max_cycles`` counts
+            each game's own steps).
     """
 
     def __init__(
@@ -149,13 +117,8 @@ class BatchedHoityEnv:
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """Deal ``num_envs`` new games; slot ``k`` is seeded with ``seed + k`` (see the module docstring).
-
-        ``options={"position": p}`` starts every game from a position set up by hand
-        instead (:mod:`hoity_env.environment.positions`): ``p`` is one state dict for all
-        games, or a list of ``num_envs``, one per game.  As in the parallel env, a position
-        draws nothing from its slot's generator, and the games that follow it in a slot
-        are dealt as usual.  A bad seed, option or position raises and changes nothing.
+        """Deal ``num_envs`` new games, slot ``k`` seeded with ``seed + k``; or start them from a position,
+        ``options={"position": p}`` (one state dict for all games, or a list of ``num_envs``).
         """
         check_open(self._closed)
         if seed is not None:

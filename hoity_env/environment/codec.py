@@ -1,23 +1,8 @@
 """``ActionCodec``: named encode/decode helpers over the flat ``Discrete`` action space.
 
-The engine's ruleset owns the index layout (legality is a rule); the codec gives
-users readable names for it.  Standard ruleset:
-
-=========  =====================  ==========================
-index      meaning                helper
-=========  =====================  ==========================
-0          Auction House          ``codec.location(Location.AUCTION)``
-1          Castle                 ``codec.location(Location.CASTLE)``
-2          Exhibit                ``codec.role(Role.EXHIBIT)``
-3          Thief                  ``codec.role(Role.THIEF)``
-4          Detective              ``codec.role(Role.DETECTIVE)``
-5 + b      bid ``b`` (0 = none)   ``codec.bid(b)``
-=========  =====================  ==========================
-
-Original ruleset (RULES O-4): 0/1 locations, 2 Exhibit, 3 lower-numbered thief,
-4 higher-numbered thief, 5 Detective (``codec.role("thief_low")`` …), 6 a thief
-at the Auction House (``codec.auction_thief()``), ``7 + 2 (v - 1) + L`` the check
-of value ``v`` naming lot ``L`` (``codec.check(v, L)``).
+The engine owns the index layout (legality is a rule; :mod:`hoity_env.engine.actions` has the
+tables); the codec gives it readable names: ``codec.location("castle")``, ``codec.role("thief")``,
+``codec.bid(7)``, and in the original ruleset ``codec.auction_thief()`` and ``codec.check(v, lot)``.
 """
 
 from __future__ import annotations
@@ -66,7 +51,6 @@ class ActionCodec:
 
     @property
     def _original(self) -> bool:
-        """Whether this is the original ruleset's layout (RULES O-4)."""
         return any(name == "check" for name, _, _ in self.layout.groups)
 
     def auction_thief(self) -> int:

@@ -1,27 +1,10 @@
 """Memory of the game: every seat's public reveals in the rounds before last, tracked per row.
 
-A policy that sees only the observation is memoryless: the observation shows each
-seat's location, castle role and bid (or check) of **last round** and the shares of
-past rounds, but not the sequence.  Against a population, where one member plays a
-whole game, the sequence is what tells the members apart; a best response that
-cannot see it can only answer their average (docs/evaluation.md).
-
-:class:`History` is the tracker.  Given the stream of observations of some rows
-(a row: one seat's view of one game, named by an integer label), it keeps, per row,
-the observation's last-round fields of each new round in a ring, and returns for every
-row the ``memory`` rounds **before** the one the observation itself shows: rounds
-``r-2 … r-1-memory`` of the current round ``r``, each as every seat's reveal in
-observation order (the observer first, then round the table), zeros where the game is
-younger.  A new round is seen when the observation's ``round`` field changes; a row's
-ring is cleared by :meth:`History.reset` (its game ended, or a new game starts under
-its label).
-
-It reads only the observation, and of it only the ``round`` field and the seats'
-last-round fields (found by name in the layout: ``last_location``, ``last_role`` and
-``last_bid`` in the standard ruleset, ``last_check`` in the original one), all public,
-so the features hold public information only (tested).  It is pure numpy over all rows
-at once; the fast learner tracks its B·n rows with it, and a saved memory policy its
-games (:mod:`hoity_env.agents.policies.history_agent`), with the same code.
+The observation shows each seat's reveals of last round only; against a population, where one
+member plays a whole game, the sequence is what tells members apart (docs/evaluation.md).
+:class:`History` keeps, per row label (one seat's view of one game), the observation's
+last-round fields of each new round in a ring, and returns the ``memory`` rounds before the one
+the observation shows (zeros where the game is younger).  It reads only public fields.
 """
 
 from __future__ import annotations
@@ -38,8 +21,9 @@ __all__ = ["CHECKPOINT_KEY", "MAX_MEMORY", "REVEALED", "History", "history_width
 REVEALED = ("last_location", "last_role", "last_bid", "last_check")
 """The per-seat last-round fields a history keeps, those the ruleset's layout has, in this order."""
 CHECKPOINT_KEY = "hoity_history"
-"""The attribute of a saved ``MaskablePPO`` model holding its history, a dict of ``memory`` (K)
-and ``observation_dim`` (D); absent: the policy reads the observation alone."""
+"""The attribute of a saved ``MaskablePPO`` model holding its history (``memory``,
+``observation_dim``); absent: the policy reads the observation alone.
+"""
 MAX_MEMORY = 32
 """The most rounds a history holds (games last about 20 rounds)."""
 
@@ -102,35 +86,34 @@ class History:
         seen[: self._seen.size] = self._seen
         self._ring, self._seen = ring, seen
 
+    def _labels(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` as checked int64 labels, the ring grown to hold them."""
+        labels = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if labels.size and labels.min() < 0:
+            raise ConfigError(f"row labels must be >= 0, got {labels.min()}")
+        self._grow(int(labels.max()) + 1 if labels.size else 0)
+        return labels
+
     def reset(self, rows: np.ndarray | None = None) -> None:
         """Forget the rows labelled ``rows`` (all when ``None``): their next observation starts a game."""
         if rows is None:
             self._ring[:] = 0.0
             self._seen[:] = -1.0
             return
-        labels = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if labels.size and labels.min() < 0:
-            raise ConfigError(f"row labels must be >= 0, got {labels.min()}")
-        self._grow(int(labels.max()) + 1 if labels.size else 0)
+        labels = self._labels(rows)
         self._ring[labels] = 0.0
         self._seen[labels] = -1.0
 
     def observe(self, rows: np.ndarray, observations: np.ndarray) -> np.ndarray:
-        """Take each row's next observation; ``(R, width)`` float32 features of the rounds before last.
-
-        ``rows``: ``(R,)`` distinct labels >= 0 (a label never seen starts empty);
-        ``observations``: ``(R, D)``.  A row whose ``round`` field changed since its last
-        observation moves its ring on by one round and stores the new last round.
+        """``(R, width)`` float32 features of the rounds before last, after taking each row's next
+        observation (``rows``: distinct labels >= 0; ``observations``: ``(R, D)``).
         """
-        labels = np.asarray(rows, dtype=np.int64).reshape(-1)
+        labels = self._labels(rows)
         obs = np.asarray(observations)
         if obs.ndim != 2 or obs.shape[0] != labels.size:
             raise ConfigError(
                 f"{labels.size} row labels need ({labels.size}, D) observations, got {obs.shape}"
             )
-        if labels.size and labels.min() < 0:
-            raise ConfigError(f"row labels must be >= 0, got {labels.min()}")
-        self._grow(int(labels.max()) + 1 if labels.size else 0)
         rounds = obs[:, self._round].astype(np.float32)
         new = labels[rounds != self._seen[labels]]
         if new.size:

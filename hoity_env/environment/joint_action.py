@@ -1,9 +1,7 @@
 """The joint action sent to ``HoityParallelEnv.step``: its form first, then its legality.
 
-Kept apart from the env because it is the one part of the adapter with a policy of
-its own (``illegal_action``: fall back to the lowest legal action, penalize, or
-raise) and the part the AEC forms reuse to check each agent's action on its own
-``step``.  Every function here only reads: an action that fails a check raises
+The one part of the adapter with a policy of its own (``illegal_action``), also used by the AEC
+forms to check each agent's action.  Every function only reads: a bad action raises
 :class:`~hoity_env.engine.errors.IllegalActionError` before the env changes.
 """
 
@@ -88,9 +86,8 @@ def apply_illegal_policy(
 ) -> tuple[list[int], list[bool], str | None]:
     """``(joint action played, illegal flag per seat, warning for the first illegal one or None)``.
 
-    Under ``policy="raise"`` the first masked-out action raises; otherwise it is
-    replaced by the seat's lowest legal action and flagged.  The warning text is
-    returned, not issued, so that the env can show it once per env.
+    ``"raise"``: the first masked-out action raises; otherwise it is replaced by the seat's lowest
+    legal action and flagged.  The warning is returned, so that the env shows it once.
     """
     played = list(joint)
     illegal = [False] * len(joint)

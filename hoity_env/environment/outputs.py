@@ -1,21 +1,11 @@
-"""Where the action mask and the events go: the env's output format (docs/design.md §2).
+"""Where the action mask and the events go: the env's output format (docs/environment.md).
 
-Multi-agent libraries disagree on where they look for the legal actions.
-PettingZoo's classic games (and TorchRL, Tianshou, our own agents) read
-``obs["action_mask"]`` beside ``obs["observation"]``; RLlib's own action-masking
-module (``ActionMaskingTorchRLModule`` of its examples) reads ``obs["observations"]``
-beside ``obs["action_mask"]`` (``observation_keys="rllib"``); AgileRL-style
-pipelines want a flat ``Box`` observation and the mask in ``infos``.  And most of
-them store every info value in a tensor or a replay buffer, so an info may hold
-only fixed-shape values.  :class:`OutputFormat` is that choice, made once per env
-from four constructor arguments and applied to whatever observation space the
-ruleset's observer has, so every observer gets every format.
-
-Infos always hold ``phase`` (int: 0 = location step next, 1 = action step, as
-the batched env's ``infos["phase"]``) and ``illegal_action`` (bool); ``action_mask``
-when the mask goes to infos; ``events`` (variable-length public event records,
-not tensor-friendly) only with ``info_events=True``: otherwise read them from
-``env.last_events``.
+Libraries disagree on where they look for the legal actions: PettingZoo's classic games read
+``obs["action_mask"]`` beside ``obs["observation"]``, RLlib's action-masking module
+``obs["observations"]`` (``observation_keys="rllib"``), AgileRL-style pipelines a flat ``Box``
+and the mask in ``infos``; and infos must hold fixed-shape values only.  Infos always hold
+``phase`` (0: location step next, 1: action step) and ``illegal_action``; ``events`` only with
+``info_events=True`` (else read ``env.last_events``).
 """
 
 from __future__ import annotations
@@ -119,10 +109,7 @@ class OutputFormat:
         return {self.vector_key: vector}
 
     def split(self, observation: Any, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-        """``(vector, mask)`` of one agent from its observation and info, whatever the format.
-
-        For code that must run on every format (scripted agents on a flat env, tests).
-        """
+        """``(vector, mask)`` of one agent from its observation and info, whatever the format."""
         vector = observation if self.flat else observation[self.vector_key]
         mask = observation["action_mask"] if self.mask_in_observation else info["action_mask"]
         return vector, mask

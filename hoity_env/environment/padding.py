@@ -1,26 +1,11 @@
-"""The padded observation: one fixed layout for every player count of a ruleset.
+"""The padded observation: one layout for every player count of a ruleset (docs/environment.md).
 
-Why: an observation's length depends on the player count (``21 + 24 n`` standard,
-``33 + 27 n + 4 n²`` original), so a network trained on one count cannot read another's.
-The padded layout holds every value of the env's observation of an ``n``-player game
-(:mod:`~hoity_env.engine.standard.observation`, :mod:`~hoity_env.engine.original.observation`)
-at a place that does not depend on ``n``, so one network plays 2 to 6 players:
-
-* the same global fields and the observer's own fields, where the env puts them;
-* ``num_players``: one-hot of the player count (2 … 6);
-* six seat blocks ``player0`` … ``player5``, seat-relative as in the env (``player0`` is the
-  observer, ``player1`` the next seat round the table), each starting with ``present``
-  (1 for the ``n`` seats at the table) and followed by the env's player fields.  The blocks of
-  absent seats (``K >= n``) are all zero.  The original ruleset's ``checks`` field, ``4 n``
-  wide in the env, is ``4 · 6`` wide here, its slots past ``4 n`` zero (empty slots).
-
-Nothing is rescaled: every value is the env's own (the original rules' ``thief_cells`` and
-thief numbers stay scaled by the game's own table, which ``num_players`` tells apart).  A
-:class:`Padder` for ``(ruleset, n)`` is a precomputed gather (the env's columns go, in order,
-to the padded columns :attr:`Padder.columns`, as two strided copies; presence flags and the
-count are constants), so padding a batch costs one write of the padded rows.
-``padded_obs_layout(ruleset)`` names every slice; the layout is one per ruleset, whatever
-the rule numbers (a custom ``starting_money`` rescales values, not places).
+An observation's length depends on the player count, so a network trained on one count cannot
+read another's.  The padded layout puts every value of the env's ``n``-player observation at a
+place independent of ``n``: the global and own fields where the env puts them, ``num_players``
+(one-hot), then six seat blocks ``player0`` … ``player5`` (seat-relative, each led by
+``present``; absent seats all zero).  Nothing is rescaled.  A :class:`Padder` is a precomputed
+gather, so padding a batch costs one write of the padded rows.
 """
 
 from __future__ import annotations
@@ -59,8 +44,7 @@ def ruleset_name(rules: str | RulesConfig) -> str:
 
 
 def _fields(ruleset: str, n: int) -> tuple[Fields, Fields, Fields]:
-    """Global, own and per-player fields of the env's ``n``-player observation of ``ruleset``
-    (its registry record's ``observation_fields``)."""
+    """Global, own and per-player fields of ``ruleset``'s ``n``-player observation (its registry record)."""
     if ruleset not in RULESETS:
         raise ConfigError(f"no observation layout for ruleset {ruleset!r}")
     return RULESETS[ruleset].observation_fields(n)
@@ -77,10 +61,8 @@ def unpadded_dim(ruleset: str, n: int) -> int:
 
 
 def padded_obs_layout(ruleset: str) -> dict[str, slice]:
-    """Name → slice of the padded observation of ``ruleset`` (see the module docstring).
-
-    The env's names (``phase``, ``own.hand``, ``playerK.position`` …) for K in 0 … 5, plus
-    ``num_players`` and ``playerK.present``; a fresh dict each call.
+    """Name → slice of the padded observation of ``ruleset``: the env's names for K in 0 … 5, plus
+    ``num_players`` and ``playerK.present`` (a fresh dict).
     """
     return dict(_layout(ruleset))
 
@@ -148,10 +130,8 @@ class Padder:
         self._seat_width = _width(p)
 
     def pad(self, observations: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """``(..., padded_dim)`` float32 padded rows of ``(..., obs_dim)`` observations.
-
-        ``out`` (a float32 array of that shape, e.g. a rollout buffer's row block) is written
-        in place and returned; without it a new array is made.
+        """``(..., padded_dim)`` float32 padded rows of ``(..., obs_dim)`` observations, written into
+        ``out`` (a C-contiguous float32 array of that shape) when given.
         """
         obs = np.asarray(observations)
         if obs.shape[-1] != self.obs_dim:

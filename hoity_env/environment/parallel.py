@@ -1,22 +1,18 @@
-"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (docs/design.md §2).
+"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (docs/environment.md).
 
-A thin adapter: it checks and decodes actions, calls the engine, encodes
-observations and maps outcomes to rewards.  Rules live in ``hoity_env.engine``.
+A thin adapter: it checks and decodes actions, calls the engine, encodes observations and maps
+outcomes to rewards; the rules live in ``hoity_env.engine``.
 
 Spaces
-    * action: ``Discrete(N)`` for every agent; index groups in
-      :mod:`hoity_env.environment.codec` (standard: 56 actions).
-    * observation: ``Dict(observation=Box(0, 1, (D,), float32),
-      action_mask=Box(0, 1, (N,), int8))``; layout from :meth:`obs_layout`.
-      ``action_mask`` / ``observation_format`` move the mask to ``infos`` or
-      give the bare ``Box``; ``observation_keys="rllib"`` names the vector
-      ``observations``, as RLlib's action-masking module wants
-      (:mod:`hoity_env.environment.outputs`).
+    * action: ``Discrete(N)`` for every agent (:mod:`hoity_env.environment.codec`; standard: 56).
+    * observation: ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (N,), int8))``
+      (layout: :meth:`HoityParallelEnv.obs_layout`); ``action_mask``, ``observation_format`` and
+      ``observation_keys`` choose other forms (:mod:`hoity_env.environment.outputs`).
     * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
 
-Every agent acts in every ``step()``; a round takes two steps (location, then
-action).  Rewards are 0 until the game ends, except for the shaping of
-``reward="progress"`` and the penalty of ``illegal_action="penalize"``.
+Every agent acts in every ``step()``; a round takes two steps (location, then action).
+Rewards are 0 until the game ends, but for ``reward="progress"`` and the penalty of
+``illegal_action="penalize"``.
 
 Version history: v0 (hoity_env 0.1.0) first release.
 """
@@ -153,13 +149,9 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Deal a new game, or start from a position: ``options={"position": state_dict}``.
-
-        ``seed`` (a non-negative int) seeds the env's generator; each game draws its deal
-        from it.  A position (:mod:`hoity_env.environment.positions`: a state dict set up
-        by hand, checked by the rules' invariants but not by a history) replaces the deal
-        of this game, and draws nothing from the generator; the games after it are dealt.
-        A bad seed, option or position raises and changes nothing.
+        """Deal a new game from the env's generator (``seed``: a non-negative int), or start from a
+        position set up by hand: ``options={"position": state_dict}``
+        (:mod:`hoity_env.environment.positions`).  A bad seed, option or position changes nothing.
         """
         check_open(self._closed)
         _check_max_cycles(self.max_cycles)
@@ -240,12 +232,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         return obs, rew, terms, truncs, infos
 
     def check_action(self, agent: str, action: Any) -> int:
-        """``agent``'s action as an int, checked as ``step`` would check it; changes nothing.
-
-        Raises :class:`IllegalActionError` naming ``agent`` for a malformed action,
-        and for a masked-out one under ``illegal_action="raise"``.  The AEC forms
-        call it on every agent's own ``step``, so an error surfaces on the call
-        that sent the action, not when the last agent completes the joint action.
+        """``agent``'s action as an int, checked as ``step`` would check it; changes nothing.  The AEC
+        forms call it on each agent's own ``step``, so an error names the agent that sent it.
         """
         self._check_agent_name(agent)
         check_open(self._closed)
@@ -261,8 +249,7 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         return a
 
     def _decode(self, state: GameState, actions: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
-        """Check the joint action; apply the illegal-action policy; never mutate anything but the
-        once-per-env warning flag."""
+        """The checked joint action and its illegal flags, under the illegal-action policy."""
         joint = joint_of(actions, self._index, self.agents, self.codec.size)
         joint, illegal, warning = apply_illegal_policy(
             joint, self._mask_lists, self.possible_agents, self.codec, state.phase, self.illegal_action
@@ -318,18 +305,14 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
 
     @property
     def game_seed(self) -> int | None:
-        """The engine seed this game was dealt from (``Game.new_state(seed)``; replays record it).
-
-        ``None`` before ``reset``, after ``set_state`` (a restored game's deal seed is unknown)
-        and for a game started from a position (``reset(options={"position": ...})``).
+        """The engine seed this game was dealt from (replays record it); ``None`` before ``reset``,
+        after ``set_state`` and for a hand-made position.
         """
         return self._game_seed
 
     def render(self) -> str | np.ndarray | None:
-        """``ansi``: the public board as text; ``human``: print it; ``rgb_array``: the board picture.
-
-        The picture is a ``uint8`` array of shape ``FRAME_SHAPE`` (480, 640, 3)
-        drawn by :mod:`hoity_env.environment.render.standard` (blank before ``reset``).
+        """``ansi``: the public board as text; ``human``: print it; ``rgb_array``: the board picture,
+        ``uint8`` of shape ``FRAME_SHAPE``.
         """
         if self.render_mode is None:
             warnings.warn(
@@ -370,14 +353,8 @@ class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
         ).to_dict()
 
     def set_state(self, data: Any) -> None:
-        """Restore a :meth:`get_state` snapshot.
-
-        Everything is checked first (the engine state by ``GameState.from_dict``'s
-        invariants, then the env's own fields and events against it) and the
-        observations and masks are computed from it; only then does the env change.
-        Any failure raises :class:`StateError` and leaves the env as it was.  A snapshot of
-        a game started from a position (``"hand_made": true``) skips the history checks,
-        as the position did (:mod:`hoity_env.environment.positions`).
+        """Restore a :meth:`get_state` snapshot: everything is checked and encoded first, so a bad one
+        raises :class:`StateError` and leaves the env as it was.
         """
         snap = read_snapshot(self.game, data, self.max_cycles)
         state, agents = snap.state, snap.agents

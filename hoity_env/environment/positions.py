@@ -1,30 +1,15 @@
 """Hand-made positions: ``reset(options={"position": ...})`` of the parallel and the batched env.
 
-An endgame study, a teaching position or a rule's scenario is a game set up by
-hand: three cards in one hand and none in the others, a pawn two spaces from the
-finish, money that no history of bids could leave.  ``set_state`` refuses such
-positions, on purpose: it restores snapshots of games the env could have played,
-so it checks the history a state implies (the money spent, the lots sold).  A
-position instead passes :meth:`GameState.from_dict` with ``hand_made=True``: every
-invariant of the rules (each card in exactly one place, money within bounds,
-track, phase, tallies, the outcome) but none that ties it to a past.
+A position (an endgame study, a rule's scenario) is a state dict as :meth:`GameState.to_dict`
+writes it, of this env's rules and player count, of a game in progress.  It passes every
+invariant of the rules but none that ties it to a past (the money spent, the lots sold), which
+``set_state`` checks.  It counts as ``2·round + phase`` steps played; one that is over, or at
+``max_cycles``, is refused with a :class:`~hoity_env.engine.errors.StateError`.  To write one,
+deal a game and change what the position needs::
 
-What a position is: a state dict as :meth:`GameState.to_dict` writes it (or a
-``GameState``) of this env's rules and player count, of a game still in
-progress.  The easy way to write one is to deal a game and change what the
-position needs::
-
-    d = env.game.new_state(0).to_dict()      # or env.game_state.to_dict() after reset
+    d = env.game.new_state(0).to_dict()
     d.update(hands=..., positions=..., money=...)
     env.reset(options={"position": d})
-
-From there the env plays the engine's own game: the observations, masks,
-rewards and events are exactly those of ``Game.step`` on that state.  The
-position counts as ``2·round + phase`` steps already played (as after
-``set_state``), so ``max_cycles`` and the round limit count them; a position
-that is over, or at ``max_cycles`` already, is refused.  A bad position raises
-one :class:`~hoity_env.engine.errors.StateError` naming the field, and the env
-is left as it was.
 """
 
 from __future__ import annotations
@@ -44,11 +29,8 @@ POSITION = "position"
 
 
 def position_option(options: Any) -> Any:
-    """The ``"position"`` of ``reset``'s ``options`` (``None`` when there is none).
-
-    ``options`` is ``None`` or a dict.  Other keys are left alone, as Gymnasium and
-    PettingZoo envs leave the options they do not know (PettingZoo's ``api_test``
-    passes ``{"options": 1}``, and a wrapper may pass options of its own).
+    """The ``"position"`` of ``reset``'s ``options`` (``None`` or a dict); other keys are left alone,
+    as Gymnasium and PettingZoo envs leave options they do not know.
     """
     if options is None:
         return None
@@ -63,9 +45,8 @@ def played_steps(state: GameState) -> int:
 
 
 def read_position(game: Game, data: Any, max_cycles: int | None, where: str = "position") -> GameState:
-    """``data`` (a state dict or a ``GameState``) as a new state of ``game``, checked as a hand-made position.
-
-    Raises :class:`StateError` naming ``where`` and the field at fault; ``data`` is never changed.
+    """``data`` (a state dict or a ``GameState``) as a new state of ``game``, checked as a hand-made
+    position; :class:`StateError` names ``where`` and the field.
     """
     if isinstance(data, GameState):
         data = data.to_dict()

@@ -1,8 +1,8 @@
-"""Reward modes (docs/design.md §2): ``win_loss``, ``rank`` and ``progress``.
+"""Reward modes (docs/environment.md): ``win_loss``, ``rank`` and ``progress``, zero-sum at the end.
 
-All modes are zero-sum at the end of a game.  ``win_loss`` gives a truncated
-game (no winner) 0 to everyone; ``rank`` ranks truncated games too, by the same
-order as the end of game (track position, then best exhibition, RULES S-7).
+``win_loss`` gives a truncated game 0 to everyone; ``rank`` ranks truncated games too, in the
+end-of-game order (track position, then best exhibition, RULES S-7).  The batched forms follow
+the one-game arithmetic operation by operation (the differential tests compare them bit for bit).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""An env snapshot (``HoityParallelEnv.get_state``'s dict): written, and read back checking every field first.
-
-``set_state`` must change nothing when a snapshot is bad, so the whole dict is
-read and checked here, into a :class:`Snapshot` of ready values, before the env
-touches anything: the engine state by ``GameState.from_dict``'s invariants
-(:mod:`hoity_env.engine.state_io`), then the env's own fields against it.
-Unknown keys are refused at every level (the snapshot, ``env``, the engine
-state, the generator states), as they are in ``rules`` and in events: a key this
-version does not write is a snapshot of something else, not something to drop.
-
-A game started from a hand-made position (:mod:`hoity_env.environment.positions`)
-writes ``"hand_made": true`` in ``env``, and only such a snapshot skips the engine
-state's history checks when it is read back; other snapshots are unchanged.
+"""An env snapshot (``HoityParallelEnv.get_state``'s dict), and its reader, which checks every field
+before the env changes: the engine state by its invariants, then the env's fields against it.
+Unknown keys are refused at every level; only a snapshot marked ``"hand_made"`` skips the
+engine state's history checks.
 """
 
 from __future__ import annotations
@@ -20,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.actions import Phase
 from hoity_env.engine.errors import StateError
 from hoity_env.engine.event_schema import check_event
 from hoity_env.engine.events import Event
@@ -28,6 +18,7 @@ from hoity_env.engine.game import Game
 from hoity_env.engine.rng import rng_from_dict, rng_to_dict
 from hoity_env.engine.state import GameState
 from hoity_env.engine.state_io import refuse_unknown_keys
+from hoity_env.environment.positions import played_steps
 
 __all__ = ["ENV_STATE_VERSION", "SNAPSHOT_KEYS", "Snapshot", "read_snapshot"]
 
@@ -80,7 +71,7 @@ def read_snapshot(game: Game, data: Any, max_cycles: int | None) -> Snapshot:
         raise StateError(f"env state field 'hand_made' must be a bool, got {hand_made!r}")
     state = game.state_from_dict(data.get("engine"), hand_made=hand_made)
     cycles = env.get("cycles")
-    steps = 2 * state.round + int(state.phase is Phase.ACTION)
+    steps = played_steps(state)
     if type(cycles) is not int or cycles != steps:
         raise StateError(
             f"env state field 'cycles' must be the int {steps} (two steps per round played), got {cycles!r}"

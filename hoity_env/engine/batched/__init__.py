@@ -1,13 +1,5 @@
-"""The ruleset-neutral parts of the batched engine: B games as arrays, and the kernels they share.
-
-* ``state``: :class:`BatchState`, the struct of arrays, and its derived fields.
-* ``exhibitions``: :class:`CardTable`, the deck as arrays and the packed exhibition key.
-* ``shared_steps``: the deal both rulesets share.
-* ``kernels``: the compiled steps both rulesets' rounds share (numba).
-
-Each ruleset's own arrays, masks and round are in its folder (``standard/batched.py``
-and ``kernels.py``, ``original/batched*.py`` and ``kernels.py``);
-:class:`~hoity_env.engine.game.BatchedGame` puts them together through the registry.
+"""The ruleset-neutral parts of the batched engine: B games as arrays (``state``), the deck as
+arrays (``exhibitions``), the shared deal (``shared_steps``) and shared kernels (``kernels``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The deck of one (rules, player count) as arrays, and exhibitions (RULES C-3) as packed keys.
 
-Cards are the one-game engine's ids ``k = 0 … N-1``, numbered in series order
-(C-2).  An exhibition's rank ``(card count, -oldest year)`` is packed into one
-integer (:meth:`CardTable.key`) so that comparisons and ``argmax`` work on plain
-arrays; 0 means "no exhibition" and ranks below every real one, as
-``NO_EXHIBITION`` does.  The kernels (:mod:`hoity_env.engine.batched.kernels`)
-find each hand's best exhibition.
+An exhibition's rank ``(card count, -oldest year)`` is packed into one integer
+(:meth:`CardTable.key`), so comparisons and ``argmax`` work on plain arrays; 0 is "no exhibition".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""The compiled helpers both rulesets' batched rounds share: one hand, one theft, the end of a round.
+"""The compiled steps both rulesets' batched rounds share (numba).
 
-Each ruleset's round is one compiled loop over games (``standard/kernels.py``,
-``original/kernels.py``); the steps they have in common (a hand's best exhibition
-(C-3), how much a thief wants a card (S-6.2, O-6.2), a stolen card changing hands,
-the end of a round (C-4.4)) are written once here, as are the derived fields of a
-batch rebuilt from its hands, and the two things done with masks: the uniform draw of a
-legal action and the lowest legal action that replaces a masked-out one.
-
-Kernels take plain arrays (the fields of
-:class:`~hoity_env.engine.batched.state.BatchState` and of
-:class:`~hoity_env.engine.batched.exhibitions.CardTable`) and change them in place.
+A hand's best exhibition (C-3), a thief's wish for a card (S-6.2, O-6.2), a theft, the end of a
+round (C-4.4), the derived fields rebuilt from the hands, and the two uses of masks (a uniform
+legal draw, the lowest legal fallback).  Kernels change the arrays they are given in place.
 """
 
 from __future__ import annotations
@@ -28,9 +21,9 @@ _NO_YEAR = int(NO_YEAR)
 
 @jit  # type: ignore[misc]
 def best_run(counts: Any, oldest: Any, min_size: int) -> tuple[int, int, int, int]:
-    """C-3 for one hand summarised per series (``counts``, ``oldest`` year): the best run's
-    ``(card count, oldest year, first series, one past its last)``; all 0 without a run of
-    ``min_size``.  More cards win, then the older oldest card (years are unique)."""
+    """C-3 for one hand summarised per series: the best run's ``(card count, oldest year, first series,
+    one past its last)``, all 0 without a run of ``min_size``.
+    """
     num = counts.shape[0]
     best_key = -1
     best_lo = 0
@@ -93,9 +86,9 @@ def card_preference(
     counts: Any, oldest: Any, card: int, year: Any, series: Any, min_size: int, span: int, newest: int,
     trial: Any, trial_old: Any,
 ) -> int:  # fmt: skip
-    """How much a thief whose hand is summarised by ``counts``/``oldest`` wants ``card`` (S-6.2,
-    O-6.2): its best exhibition's packed key with the card added, then the older card.
-    ``trial``/``trial_old`` are scratch arrays of the series' length."""
+    """How much a thief with this hand summary wants ``card`` (S-6.2, O-6.2): the packed key of its best
+    exhibition with the card, then the older card.  ``trial``/``trial_old`` are scratch arrays.
+    """
     for s in range(counts.shape[0]):
         trial[s] = counts[s]
         trial_old[s] = oldest[s]
@@ -126,8 +119,9 @@ def close_round(
     phase: Any, rounds: Any, start_player: Any, owner: Any, counts: Any, best_count: Any,
     best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int, oldest: Any,
 ) -> None:  # fmt: skip
-    """C-4.4 for game ``gi`` (both rulesets): refresh the best exhibitions of the ``changed``
-    seats, remember the round's choices, back to the location step, pass the start player on."""
+    """C-4.4 for game ``gi``: refresh the ``changed`` seats' best exhibitions, remember the round's
+    choices, back to the location step, pass the start player on.
+    """
     n = locations.shape[1]
     for p in range(n):
         if changed[p]:
@@ -146,8 +140,7 @@ def rebuild_derived(
     games: Any, owner: Any, public: Any, counts: Any, public_counts: Any, best_count: Any,
     best_oldest: Any, best_lo: Any, best_hi: Any, year: Any, series: Any, min_size: int,
 ) -> None:  # fmt: skip
-    """The derived fields of ``games`` (per-series counts, best exhibitions) rebuilt from
-    ``owner`` and ``public`` (``BatchState.refresh_derived``)."""
+    """The derived fields of ``games`` rebuilt from ``owner`` and ``public``."""
     n, num_series = counts.shape[1], counts.shape[2]
     oldest = np.empty(num_series, dtype=np.int64)
     for gi in games:
@@ -166,13 +159,49 @@ def rebuild_derived(
 
 @jit  # type: ignore[misc]
 def gather_seats(source: Any, columns: Any, out: Any) -> None:
-    """``out[g, i, k] = source[g, columns[i, k]]``: each seat's observation of ``[B, n, D]`` ``out``
-    gathered from its game's ``[B, S]`` source vector through ``[n, D]`` ``columns``."""
+    """``out[g, i, k] = source[g, columns[i, k]]``: each seat's observation gathered from its game's
+    source.
+    """
     n, dim = columns.shape
     for g in range(source.shape[0]):
         for i in range(n):
             for k in range(dim):
                 out[g, i, k] = source[g, columns[i, k]]
+
+
+class SeatGather:
+    """What both rulesets' batch encoders share: their one-game encoder's layouts, and each seat's
+    observation gathered from its game's global state (which a subclass's kernel writes)."""
+
+    scalar: Any
+    """The ruleset's one-game encoder, equal to this one game by game."""
+    n: int
+    obs_dim: int
+    state_dim: int
+    _obs_idx: np.ndarray
+
+    def obs_layout(self) -> dict[str, slice]:
+        """Name → slice of an observation row (the one-game env's layout)."""
+        return self.scalar.obs_layout()  # type: ignore[no-any-return]
+
+    def state_layout(self) -> dict[str, slice]:
+        """Name → slice of a global-state row."""
+        return self.scalar.state_layout()  # type: ignore[no-any-return]
+
+    def observations(self, state: Any) -> np.ndarray:
+        """``[B, n, obs_dim]`` float32 (fresh): ``[b, i]`` is seat ``i``'s observation of game ``b``."""
+        out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
+        gather_seats(self.global_states(state), self._obs_idx, out)
+        return out
+
+    def global_states(self, state: Any) -> np.ndarray:
+        """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
+        out = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
+        self._encode(state, out)
+        return out
+
+    def _encode(self, state: Any, out: np.ndarray) -> None:
+        raise NotImplementedError
 
 
 @jit  # type: ignore[misc]
@@ -194,8 +223,7 @@ def _pick_legal(masks: Any, u: Any, out: Any) -> None:
 
 
 def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``[B, n]``: seat ``(b, p)`` plays its ``floor(u[b, p] * legal count)``-th legal action of
-    ``[B, n, N]`` int8 ``masks``: uniform among the legal actions for uniform draws ``u``."""
+    """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action (uniform for uniform ``u``)."""
     out = np.zeros(u.shape, dtype=np.int64)
     _pick_legal(masks, u, out)
     return out
@@ -219,8 +247,9 @@ def _fall_back(masks: Any, actions: Any, out: Any, illegal: Any) -> None:
 
 
 def fall_back(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(actions, illegal)``: each action of ``[B, n]`` integer ``actions`` that ``[B, n, N]``
-    ``masks`` forbid, or that is out of range, replaced by the lowest legal action of its mask."""
+    """``(actions, illegal)``: each masked-out or out-of-range action replaced by its row's lowest legal
+    one.
+    """
     out = np.zeros(actions.shape, dtype=np.intp)
     illegal = np.zeros(actions.shape, dtype=np.bool_)
     _fall_back(masks, actions, out, illegal)
@@ -228,6 +257,7 @@ def fall_back(masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 __all__ = [
+    "SeatGather",
     "best_run",
     "card_preference",
     "close_round",

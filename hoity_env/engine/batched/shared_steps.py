@@ -1,10 +1,4 @@
-"""The deal both rulesets' batches share (S-1/O-1): the shuffle, the hands, a new game's fields.
-
-Each ruleset lays out what is left after the deal its own way (one draw pile and a
-lot, or two piles and two lots); the shuffle, the hands and the reset of every
-per-game field are the same.  The end of a round both share is a kernel
-(:func:`hoity_env.engine.batched.kernels.close_round`).
-"""
+"""The deal both rulesets' batches share (S-1/O-1): the shuffle, the hands, a new game's fields."""
 
 from __future__ import annotations
 
@@ -18,9 +12,8 @@ _LOCATION = int(Phase.LOCATION)
 
 
 def deal_hands(state: BatchState, table: CardTable, games: np.ndarray, seeds: list[int]) -> np.ndarray:
-    """S-1/O-1, the part both rulesets share: shuffle game ``games[i]`` with ``PCG64(seeds[i])``
-    (the one-game engine's stream), deal ``starting_antiques`` face down to each seat and reset
-    every per-game field of the round; returns ``[G, rest]``: the undealt cards, top card last.
+    """Shuffle game ``games[i]`` with ``PCG64(seeds[i])`` (the one-game engine's stream), deal the
+    hands and reset every per-game field; returns ``[G, rest]``, the undealt cards, top card last.
     """
     n, size = table.num_players, table.deck.size
     per = table.rules.starting_antiques

@@ -1,23 +1,9 @@
-"""``BatchState``: B games of one rules configuration and player count, as arrays.
+"""``BatchState``: B games of one rules configuration and player count, as a struct of arrays.
 
-The batched engine (:class:`~hoity_env.engine.game.BatchedGame`) keeps a *struct of
-arrays*: every field of :class:`~hoity_env.engine.state.GameState` becomes an array
-with a leading batch axis, which a compiled loop over games steps in place.
-
-Cards are the same ids ``k = 0 … N-1`` as in the one-game engine.  Where a card
-is lives in ``owner`` (a seat, or ``-1`` for "in no hand": the draw pile or the
-lot), with ``public`` saying whether every player knows it is in its owner's
-hand.  A hand is a set: the one-game engine keeps hands as lists in the order the
-cards arrived, which no rule reads, so :meth:`BatchState.to_states` gives sorted
-hands and :meth:`BatchState.from_states` accepts any order.
-
-Per-series counts and every player's best exhibition are *derived* fields (like
-the one-game state's caches): the kernels update them as cards move (and
-recompute the best exhibition only of the hands that changed),
-:func:`refresh_derived` rebuilds them from scratch, and conversions never carry them.
-
-Memory: 468 bytes per four-player game (``nbytes_per_game``; 630 for six), far below the
-4 KiB budget of docs/design.md §7.
+Every field of :class:`~hoity_env.engine.state.GameState` gets a leading batch axis.  Where a
+card is lives in ``owner`` (a seat, or ``-1``: draw pile or lot) and ``public``; a hand is a set
+(no rule reads hand order).  Per-series counts and best exhibitions are derived: the kernels
+keep them up to date, :func:`refresh_derived` rebuilds them, conversions never carry them.
 """
 
 from __future__ import annotations
@@ -44,7 +30,6 @@ _COPIED_FIELDS = (
     "lot", "money", "positions", "start_player", "round", "locations", "last_locations",
     "last_actions", "tallies", "terminated", "truncated",
 )  # fmt: skip
-"""The fields of a one-game state that :meth:`BatchState.from_states` copies into its row as they are."""
 
 
 @dataclass
@@ -86,8 +71,7 @@ class BatchState:
     winners: np.ndarray
     """``[B, n]`` bool."""
     rngs: list[np.random.Generator]
-    """Each game's generator, as the one-game state keeps it (the standard rules draw only
-    when dealing, so it is only read by :meth:`to_states`)."""
+    """Each game's generator, as the one-game state keeps it."""
     # --- derived (never converted) ---
     counts: np.ndarray
     """``[B, n, S]`` int16 cards per series in each hand."""
@@ -124,11 +108,7 @@ class BatchState:
         return type(self)(**out)
 
     def select(self, index: np.ndarray | Sequence[int], *, with_rngs: bool = True) -> BatchState:
-        """A new batch made of the games ``index`` (copies).
-
-        ``with_rngs=False`` leaves the generators out (an empty list): enough for
-        encoding observations, and it skips copying them.
-        """
+        """A new batch of copies of the games ``index`` (``with_rngs=False``: without generators)."""
         idx = np.asarray(index, dtype=np.intp)
         kw: dict[str, Any] = {}
         for f in fields(self):

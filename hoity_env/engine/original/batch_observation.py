@@ -1,16 +1,7 @@
-"""Observations and global states of a whole batch of original games, as one compiled loop (RULES C-5).
+"""Observations and global states of a batch of original games, as one compiled loop (RULES C-5).
 
-:class:`OriginalBatchObserver` produces, for every game of an
-:class:`~hoity_env.engine.original.batched_state.OriginalBatchState`, exactly the arrays
-:class:`~hoity_env.engine.original.observation.OriginalObserver` produces for the same
-game: it takes that observer's field slices and scales, and its kernel computes every
-feature as the same float64 quotient of the same integers (or reads it from the same
-float64 tables) and rounds it once to float32 as it is stored, as the one-game encoder
-does, so the two agree bit for bit (the differential tests compare them).
-
-Each game's source vector is its global state (global fields, then each absolute seat's
-public and private blocks); its seats' observations are gathers from it through one index
-array (:func:`~hoity_env.engine.batched.kernels.gather_seats`).
+Equal bit for bit to :class:`~hoity_env.engine.original.observation.OriginalObserver` game by
+game: the same slices and scales, each value the same float64 quotient rounded once to float32.
 """
 
 from __future__ import annotations
@@ -27,7 +18,7 @@ from hoity_env.engine.actions import (
     check_of_action,
     original_layout,
 )
-from hoity_env.engine.batched.kernels import gather_seats
+from hoity_env.engine.batched.kernels import SeatGather
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.cards import build_deck
 from hoity_env.engine.config import RulesConfig
@@ -54,7 +45,7 @@ _O_FIELDS = ("hand", "best_size", "best_age", "can_exhibit")
 """The fields whose first column the kernel is handed, in its order."""
 
 
-class OriginalBatchObserver:
+class OriginalBatchObserver(SeatGather):
     """Encodes every game of an original-ruleset batch for every seat at once (module docstring)."""
 
     def __init__(self, rules: RulesConfig, num_players: int) -> None:
@@ -95,46 +86,24 @@ class OriginalBatchObserver:
             idx[i] = np.concatenate(parts)
         self._obs_idx = idx
 
-    def obs_layout(self) -> dict[str, slice]:
-        """Name → slice of an observation row (the one-game env's layout)."""
-        return self.scalar.obs_layout()
-
-    def state_layout(self) -> dict[str, slice]:
-        """Name → slice of a global-state row."""
-        return self.scalar.state_layout()
-
-    def _arguments(self, state: BatchState) -> tuple[Any, ...]:
-        """The kernels' arguments before their outputs: the batch's arrays and this encoder's tables."""
+    def _encode(self, state: BatchState, out: np.ndarray) -> None:
         if not isinstance(state, OriginalBatchState):
             raise TypeError(
                 f"the original ruleset's batches are OriginalBatchState, got {type(state).__name__}"
             )
         s, sc, r = state, self.scalar, self._rules
-        return (
+        _encode_games(
             s.phase, s.round, s.lots, s.pile_lens, s.positions, s.counts, s.public_counts,
             s.locations, s.last_actions, s.last_locations, s.tallies, s.start_player, s.jail,
             s.check_owner, s.best_count, s.best_oldest,
             self._series, self._age, self._reward, self._last_feats, self._thieves, self._thief_numbers,
             sc._copies, self._g_at, self._p_at, self._o_at, r.max_rounds, self._size, r.finish,
-            self._newest, self._span, sc._max_check, self.g_dim, self.p_dim, self.o_dim,
+            self._newest, self._span, sc._max_check, self.g_dim, self.p_dim, self.o_dim, out,
         )  # fmt: skip
-
-    def observations(self, state: BatchState) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh):
-        the global states, gathered into the seats' rows."""
-        out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
-        gather_seats(self.global_states(state), self._obs_idx, out)
-        return out
-
-    def global_states(self, state: BatchState) -> np.ndarray:
-        """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
-        src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
-        _encode(*self._arguments(state), src)
-        return src
 
 
 @jit  # type: ignore[misc]
-def _encode(
+def _encode_games(
     phase: Any, rounds: Any, lots: Any, pile_lens: Any, positions: Any, counts: Any, public_counts: Any,
     locations: Any, last_actions: Any, last_locations: Any, tallies: Any, start_player: Any, jail: Any,
     check_owner: Any, best_count: Any, best_oldest: Any,
@@ -142,8 +111,7 @@ def _encode(
     copies: Any, g_at: Any, p_at: Any, o_at: Any, max_rounds: int, size: int, finish: int, newest: int,
     span: int, max_check: float, g_dim: int, p_dim: int, o_dim: int, src: Any,
 ) -> None:  # fmt: skip
-    """Every game's global state into ``src`` ``[B, state_dim]``: each value a float64 quotient (or a
-    float64 table entry), rounded once to float32 as it is stored."""
+    """Every game's global state into ``src``, each value a float64 quotient rounded once to float32."""
     b, n = positions.shape
     num_series = counts.shape[2]
     last_space = reward.shape[0] - 1

@@ -1,13 +1,7 @@
-"""The original ruleset over a batch of games: its deal's layout, its masks and its round (RULES O-1 … O-9).
+"""The original ruleset over a batch: its deal's layout, masks and round (RULES O-1 … O-9).
 
-:class:`OriginalBatched` is the part of :class:`~hoity_env.engine.game.BatchedGame`
-that only the original rules know: the two piles, two lots and the checks of a new
-game (O-1, O-2), the legal actions (O-3, O-4) and the action step with the final
-exhibition (O-5 … O-8), both compiled loops over games
-(:mod:`hoity_env.engine.original.kernels`) over the arrays of
-:class:`~hoity_env.engine.original.batched_state.OriginalBatchState`.  The original
-game has no mask table (the checks a player holds change), so its masks are built
-from the state.
+The original game has no mask table (the checks a player holds change), so masks are built from
+the state by a kernel (:mod:`hoity_env.engine.original.kernels`), as is the action step.
 """
 
 from __future__ import annotations
@@ -44,8 +38,7 @@ class OriginalBatched:
         lay_out_piles(_original(state), self.original, games, rest)
 
     def action_masks(self, state: BatchState, location: np.ndarray) -> np.ndarray:
-        """``[B, n, N]`` int8 legal masks (O-3, O-4), a fresh array; finished games and ``location``
-        (``[B]`` bool) get location-step masks, as the one-game env's final observation."""
+        """``[B, n, N]`` int8 legal masks (O-3, O-4), fresh; location masks where done or ``location``."""
         return kernels.original_masks(_original(state), self.original, location)
 
     def random_actions(self, state: BatchState, u: np.ndarray) -> np.ndarray:

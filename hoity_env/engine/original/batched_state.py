@@ -1,20 +1,10 @@
 """``OriginalBatchState``: B games of the ``original`` ruleset as arrays (RULES O-1 … O-9).
 
-The original game keeps every field of the standard one (hands as ``owner``/``public``,
-track, phase, tallies, outcome: :class:`~hoity_env.engine.batched.state.BatchState`)
-and adds two piles and two lots, the checks, the register and the jail.  As in
-:class:`~hoity_env.engine.original.state.OriginalState`, the standard ``pile``/``lot``
-stay empty (length 0 and -1) and ``money[b, p]`` is the total value of the checks
-``p`` holds, kept in step as checks change hands.
-
-Checks are stored by value: ``check_owner[b, v]`` is the seat holding the check of
-value ``v``, :data:`REGISTER` when it was paid for a lot, or :data:`NO_CHECK` for values
-no seat of this game was dealt (check values never repeat, O-2, so a value names one
-check).  The jail is ``[B, n]`` thief numbers, cell 1 first, 0 for an empty cell.
-
-:class:`OriginalTable` holds what the rules fix for one (rules, player count): the
-dealt checks, each seat's thief numbers, the castle reward under every track space
-(O-9) and the final bonus (O-8), as arrays the kernels read.
+:class:`~hoity_env.engine.batched.state.BatchState` plus two piles and lots, the checks, the
+register and the jail; the standard ``pile``/``lot`` stay empty and ``money[b, p]`` is the value
+of the checks ``p`` holds.  ``check_owner[b, v]`` is the seat holding the check of value ``v``,
+:data:`REGISTER` or :data:`NO_CHECK`; the jail is ``[B, n]`` thief numbers, 0 for an empty cell.
+:class:`OriginalTable` holds what the rules fix for one (rules, player count).
 """
 
 from __future__ import annotations
@@ -121,8 +111,7 @@ class OriginalBatchState(BatchState):
 def lay_out_piles(
     state: OriginalBatchState, table: OriginalTable, games: np.ndarray, rest: np.ndarray
 ) -> None:
-    """O-1 after the deal: split the rest into two piles (the first gets the extra card), turn up
-    the top card of each as its lot, hand out the checks; the standard pile and lot stay empty."""
+    """O-1 after the deal: two piles (the first gets the extra card), their lots, the checks."""
     g, size = len(games), state.owner.shape[1]
     left = rest.shape[1]
     first = (left + 1) // 2

@@ -1,13 +1,7 @@
-"""The original ruleset's batched round and masks as compiled loops over games (numba).
+"""The original ruleset's batched round and masks, as compiled loops over games (numba).
 
-The batched engine's one implementation of the original rules (RULES O-1 … O-9): the
-action step of every game that takes one (C-4.2-4: tallies, the Auction House O-5,
-the three-step Castle O-6 and the jail O-7, the final exhibition and the end O-8,
-S-8) and the legal masks (O-3, O-4).  The steps both rulesets share (a hand's best
-exhibition, a thief's choice, a theft, the end of a round) are
-:mod:`hoity_env.engine.batched.kernels`; the differential tests hold every step to the
-one-game engine (:mod:`hoity_env.engine.original.rules`).  The round is one long
-function for the reason the standard one is (:mod:`hoity_env.engine.standard.kernels`).
+The batched engine's one implementation of RULES O-1 … O-9, held to the one-game engine by the
+differential tests; the round is one long function as in :mod:`hoity_env.engine.standard.kernels`.
 """
 
 from __future__ import annotations
@@ -62,8 +56,7 @@ def _resolve_original_rounds(
     year: Any, series: Any, span: int, newest: int, deck_size: int,
     thieves: Any, reward: Any, final_bonus: Any, min_size: int, finish: int, max_rounds: int,
 ) -> None:  # fmt: skip
-    """The action step (C-4.2-4, O-5 … O-7), then the end (O-8: the final exhibition; S-8), of
-    each game in ``games``."""
+    """The action step (C-4.2-4, O-5 … O-7), then the end (O-8, S-8), of each game in ``games``."""
     n = money.shape[1]
     num_series = counts.shape[2]
     value = np.zeros(n, dtype=np.int64)
@@ -251,12 +244,7 @@ def _original_masks(
     phase: Any, terminated: Any, truncated: Any, force: Any, locations: Any, best_count: Any,
     lots: Any, check_owner: Any, jail: Any, thieves: Any, out: Any,
 ) -> None:  # fmt: skip
-    """O-3 location masks (finished and forced games too), O-4 action masks, into ``out``.
-
-    Location step: the Castle always, the Auction House while a lot is on display and the
-    player holds a check or a free thief.  Action step: at the Castle Exhibit (with an
-    exhibition), each free thief, the Detective; at the Auction House the thief (if one is
-    free) and every held check naming every lot on display."""
+    """O-3 location masks (finished and forced games too) and O-4 action masks into ``out``."""
     b, n = locations.shape
     values = check_owner.shape[1]
     for g in range(b):
@@ -305,8 +293,7 @@ def resolve_rounds(
 
 
 def original_masks(state: OriginalBatchState, rules: OriginalTable, force: np.ndarray) -> np.ndarray:
-    """``[B, n, N]`` int8 legal masks of ``state`` (a fresh array); ``force``: ``[B]`` bool asks
-    location-step masks."""
+    """``[B, n, N]`` int8 legal masks (fresh); ``force``: ``[B]`` bool asks location masks."""
     s = state
     b, n = s.money.shape
     size = original_layout(rules.max_check).size

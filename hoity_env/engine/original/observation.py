@@ -1,17 +1,9 @@
 """Observation and global-state encoder of the original ruleset (RULES O-1 … O-9, C-5).
 
-Same shape of contract as the standard encoder (:mod:`hoity_env.engine.standard.observation`):
-a seat-relative vector of global fields, the observer's private fields, then one
-block per player starting with the observer; every value in [0, 1]; every field
-a named slice.  The original rules add public facts, and the vector carries them
-all: both lots and piles, the reward pair of the leader's castle, every player's
-checks (checks in hand are public), every player's thief numbers and where they
-are (thieves in hand and the jail are public).  The only private fields are the
-observer's own antiques, as in the standard ruleset.
-
-The vector's length, ``33 + 27 n + 4 n²``, never equals a standard
-observation's (``21 + 24 n``) for 2-6 players, so an agent told one table refuses
-the other's observations instead of misreading them.
+The standard encoder's contract (seat-relative, every value in [0, 1], named slices) plus the
+original game's public facts: both lots and piles, the leader's castle reward, every player's
+checks and thief numbers and the jail.  Its length, ``33 + 27 n + 4 n²``, never equals a
+standard observation's (``21 + 24 n``) for 2-6 players, so an agent refuses the other's.
 """
 
 from __future__ import annotations
@@ -201,11 +193,7 @@ class OriginalObserver:
 
     # ------------------------------------------------------------- outputs
     def observations(self, state: GameState, *, reuse: bool = False) -> np.ndarray:
-        """``(n, obs_dim)`` float32: row ``i`` is seat ``i``'s observation (a fresh array).
-
-        ``reuse`` is accepted for the environment's protocol and ignored: the
-        original encoder is not on the batched fast path, so it always encodes anew.
-        """
+        """``(n, obs_dim)`` float32, row ``i`` seat ``i``'s observation (``reuse`` is ignored)."""
         assert isinstance(state, OriginalState)
         g = self._global(state)
         public = [self._public(state, p) for p in range(self.n)]

@@ -1,11 +1,4 @@
-"""The original ruleset (RULES O-1 … O-9): checks, two lots, thieves by number, jail, castle rewards.
-
-Actions are flat indices of :func:`hoity_env.engine.actions.original_layout`.  A
-round is the same two simultaneous steps as in the standard ruleset (C-4); the
-Auction House (O-5) and the Castle (O-6) resolve after the action step, then the
-end is checked (O-8).  The state is an
-:class:`~hoity_env.engine.original.state.OriginalState`.
-"""
+"""The original ruleset (RULES O-1 … O-9): checks, two lots, thieves by number, jail, castle rewards."""
 
 from __future__ import annotations
 
@@ -93,11 +86,7 @@ class OriginalRuleset:
         return state.auction_open and (bool(state.checks[player]) or bool(state.free_thieves(player)))
 
     def legal_masks(self, state: GameState) -> np.ndarray:
-        """``(num_players, N)`` int8 masks (C-6: never an all-zero row).
-
-        Unlike the standard ruleset's, these masks are not rows of a fixed table:
-        which checks a player holds changes as checks are paid and stolen.
-        """
+        """``(num_players, N)`` int8 masks (C-6), built from the checks each player holds."""
         s = _original(state)
         if s.phase is Phase.LOCATION or s.done:
             return self.location_masks(s)

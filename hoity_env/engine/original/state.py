@@ -1,15 +1,7 @@
-"""The state of an ``original``-ruleset game: :class:`GameState` plus piles, checks, jail (RULES O-1 … O-9).
+"""The state of an ``original`` game: :class:`GameState` plus piles, lots, checks, register, jail.
 
-The standard fields keep their meaning where the original rules have the same
-thing (hands, public cards, track, phase, tallies, outcome); ``lot`` and
-``draw_pile`` stay empty (-1 and ``[]``) because the original game has two of
-each (``lots``, ``piles``), and ``money[p]`` is the total value of the checks
-``p`` holds (derived, checked on restore).
-
-Serialization adds ``piles``, ``lots``, ``checks``, ``register`` and ``jail``;
-:class:`OriginalStateReader` checks them on the way in: every antique in exactly
-one place, every check value of the configuration in exactly one hand or the
-register, jail cells holding distinct thieves, and so on (its docstring).
+``lot``/``draw_pile`` stay empty (the original game has two of each) and ``money[p]`` is the
+value of the checks ``p`` holds; :class:`OriginalStateReader` checks the extra fields on restore.
 """
 
 from __future__ import annotations
@@ -120,9 +112,8 @@ class OriginalState(GameState):
 
     @classmethod
     def from_dict(cls, data: Any, *, hand_made: bool = False) -> OriginalState:
-        """Rebuild and validate (:class:`OriginalStateReader`); failures raise :class:`StateError`.
-
-        ``hand_made`` as for :meth:`GameState.from_dict` (skips the register's history checks).
+        """Rebuild and validate (:class:`OriginalStateReader`); ``hand_made`` as for
+        :meth:`GameState.from_dict`.
         """
         reader = OriginalStateReader(data)
         extra = reader.read_original()
@@ -241,13 +232,8 @@ class OriginalStateReader(StateReader):
         }
 
     def standard_view(self, extra: dict[str, Any]) -> dict[str, Any]:
-        """The dict as the standard reader should check it, the original fields folded away.
-
-        The piles and lots take the draw pile's place in the every-card-once check;
-        money (the checks, checked above) reads 0; last actions become the standard
-        index with the same location and role, and the check total of the tallies is
-        checked here.  Then the standard invariants (phase, locations, tallies,
-        track, outcome: O-8 ranks like S-7) apply as they are.
+        """The dict as the standard reader should check it: piles and lots in the draw pile's place,
+        money 0, last actions as the standard index of the same location and role.
         """
         data = dict(self.data)
         for key in ORIGINAL_KEYS:

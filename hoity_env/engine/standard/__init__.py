@@ -1,9 +1,5 @@
-"""The standard ruleset's one-game engine (RULES S-1 … S-8): the readable reference.
-
-``rules`` holds the ruleset (setup, legal actions, the two-step round, the end);
-``auction`` and ``castle`` hold the resolutions of the Auction House (S-5) and the
-Castle (S-6).  A new standard rule goes into the module of the step it changes,
-cites its id, and gets a row in ``tests/engine/test_rules_standard.py``.
+"""The standard ruleset (RULES S-1 … S-8): one-game rules (``rules``, ``auction``, ``castle``),
+batched rules and kernels, and the observation encoders.
 """
 
 from __future__ import annotations

@@ -12,11 +12,8 @@ def lone_bid(money: int, min_price: int) -> int:
 
 
 def auction_winner(bids: dict[int, int], start_player: int, num_players: int, tie_break: str) -> int:
-    """S-5 with several bidders: the winning seat, or -1 when nobody wins.
-
-    ``bids`` maps seat to amount (0 = no bid).  ``"unique"``: amounts bid by two
-    or more players are void, the highest remaining amount wins.  ``"priority"``:
-    the highest amount wins, ties go to the first seat counting from the start player.
+    """S-5 with several bidders: the winning seat, or -1.  ``"unique"``: amounts bid twice are void;
+    ``"priority"``: ties go to the first seat from the start player.
     """
     if tie_break == "unique":
         seen: dict[int, int] = {}  # amount -> bidder, or -1 once two players bid it

@@ -1,15 +1,8 @@
-"""Observations and global states of a whole batch of standard games, as one compiled loop (RULES C-5).
+"""Observations and global states of a batch of standard games, as one compiled loop (RULES C-5).
 
-:class:`StandardBatchObserver` produces, for every game of a
-:class:`~hoity_env.engine.batched.state.BatchState`, exactly the arrays that
-:class:`~hoity_env.engine.standard.observation.StandardObserver` produces for the
-same game: the same *source* vector (global features, then each absolute seat's
-public and private blocks), the same float32 scaling, and the same gather into
-seat-relative observations.  It reuses that observer's index arrays and scales, and
-its kernel computes every value with the same operations in the same precision
-(integers and float32 tables copied in, float64 quotients rounded once to float32,
-one float32 product with the scales), so the two agree bit for bit; the differential
-tests compare them.
+Equal bit for bit to :class:`~hoity_env.engine.standard.observation.StandardObserver` game by
+game: the same source vector, index arrays and scales, every value computed with the same
+operations in the same precision (the differential tests compare them).
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.engine.actions import BID0, EXHIBIT, Phase, standard_layout
-from hoity_env.engine.batched.kernels import gather_seats
+from hoity_env.engine.batched.kernels import SeatGather
 from hoity_env.engine.batched.state import BatchState
 from hoity_env.engine.cards import build_deck
 from hoity_env.engine.config import RulesConfig
@@ -34,7 +27,7 @@ _MEAN_BID = P_SL["mean_bid"].start
 _START = P_SL["start_player"].start
 
 
-class StandardBatchObserver:
+class StandardBatchObserver(SeatGather):
     """Encodes every game of a batch for every seat at once (see the module docstring)."""
 
     def __init__(self, rules: RulesConfig, num_players: int) -> None:
@@ -63,49 +56,25 @@ class StandardBatchObserver:
         self._scale = self.scalar._scale
         self._obs_idx = self.scalar._obs_idx
 
-    def obs_layout(self) -> dict[str, slice]:
-        """Name → slice of an observation row (the one-game env's layout)."""
-        return self.scalar.obs_layout()
-
-    def state_layout(self) -> dict[str, slice]:
-        """Name → slice of a global-state row."""
-        return self.scalar.state_layout()
-
-    def _arguments(self, state: BatchState) -> tuple[Any, ...]:
-        """The kernel's arguments before its output: the batch's arrays, this encoder's tables and
-        the layout's offsets."""
+    def _encode(self, state: BatchState, out: np.ndarray) -> None:
         s = state
-        return (
+        _encode_games(
             s.phase, s.round, s.lot, s.pile_len, s.positions, s.money, s.counts, s.public_counts,
             s.last_actions, s.locations, s.tallies, s.start_player, s.best_count, s.best_oldest,
             self._lot_series, self._lot_age, self._last_feats, self._scale, self._finish, self._newest,
-            self._span, G_DIM, P_DIM, O_DIM, _LAST, _RATES, _MEAN_BID, _START, _ACTION,
+            self._span, G_DIM, P_DIM, O_DIM, _LAST, _RATES, _MEAN_BID, _START, _ACTION, out,
         )  # fmt: skip
-
-    def observations(self, state: BatchState) -> np.ndarray:
-        """``[B, n, obs_dim]`` float32: ``[b, i]`` is seat ``i``'s observation of game ``b`` (fresh):
-        the source vectors, gathered into the seats' rows."""
-        out = np.empty((state.batch_size, self.n, self.obs_dim), dtype=np.float32)
-        gather_seats(self.global_states(state), self._obs_idx, out)
-        return out
-
-    def global_states(self, state: BatchState) -> np.ndarray:
-        """``[B, state_dim]`` float32 global states (all hands included), as ``env.state()``."""
-        src = np.empty((state.batch_size, self.state_dim), dtype=np.float32)
-        _encode(*self._arguments(state), src)
-        return src
 
 
 @jit  # type: ignore[misc]
-def _encode(
+def _encode_games(
     phase: Any, rounds: Any, lot: Any, pile_len: Any, positions: Any, money: Any, counts: Any,
     public_counts: Any, last_actions: Any, locations: Any, tallies: Any, start_player: Any,
     best_count: Any, best_oldest: Any, lot_series: Any, lot_age: Any, last_feats: Any, scale: Any,
     finish: int, newest: int, span: int, g_dim: int, p_dim: int, o_dim: int, last: int, rates: int,
     mean_bid: int, start: int, action_phase: int, src: Any,
 ) -> None:  # fmt: skip
-    """Every game's scaled source vector (its global state) into ``src`` ``[B, state_dim]``, every
-    entry written."""
+    """Every game's scaled source vector (its global state) into ``src``."""
     b, n = money.shape
     num_series = counts.shape[2]
     width = src.shape[1]

@@ -1,12 +1,7 @@
-"""The standard ruleset over a batch of games: its deal's layout, its masks and its round (RULES S-1 … S-8).
+"""The standard ruleset over a batch: its deal's layout, masks and round (RULES S-1 … S-8).
 
-:class:`StandardBatched` is the part of :class:`~hoity_env.engine.game.BatchedGame`
-that only the standard rules know: the lot and draw pile of a new game (S-1), the
-legal actions as rows of the one-game engine's mask table (a player's mask is always
-one of few distinct rows: S-3, S-4), and the action step, which
-:mod:`hoity_env.engine.standard.kernels` plays as one compiled loop over games.  The
-deal, the location step, validation and the conversions to and from one-game states
-are the facade's, shared by every ruleset.
+A seat's mask is always a row of the one-game engine's mask table (S-3, S-4); the action step is
+one compiled loop over games (:mod:`hoity_env.engine.standard.kernels`).
 """
 
 from __future__ import annotations
@@ -54,8 +49,9 @@ class StandardBatched:
         state.money[games] = self.rules.starting_money
 
     def mask_rows(self, state: BatchState, location: np.ndarray) -> np.ndarray:
-        """``[B, n]`` row of :attr:`mask_table` holding each seat's legal actions now (location-step
-        rows for finished games and where ``location``, ``[B]`` bool, is set)."""
+        """``[B, n]`` row of :attr:`mask_table` of each seat now (location rows where done or
+        ``location``).
+        """
         return kernels.mask_rows(state, location, self._rows, self.rules.min_price)
 
     def action_masks(self, state: BatchState, location: np.ndarray) -> np.ndarray:
@@ -63,8 +59,7 @@ class StandardBatched:
         return self.mask_table[self.mask_rows(state, location)]  # type: ignore[no-any-return]
 
     def random_actions(self, state: BatchState, u: np.ndarray) -> np.ndarray:
-        """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action now (``u``: ``[B, n]``
-        uniform draws), looked up in its mask row instead of scanning its mask."""
+        """``[B, n]``: each seat's ``floor(u * legal count)``-th legal action, looked up in its mask row."""
         rows = self.mask_rows(state, np.zeros(state.batch_size, dtype=bool))
         pick = (u * self._legal_count[rows]).astype(np.intp)
         return self._legal_list[rows, pick]  # type: ignore[no-any-return]

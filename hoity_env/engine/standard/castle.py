@@ -1,9 +1,4 @@
-"""The Castle of the standard ruleset (RULES S-6): arrest, theft, exhibition.
-
-Detective beats Thief beats Exhibit: if any detective meets any thief, every
-thief is caught and exhibitions still score; uncaught thieves rob the best
-exhibition on display and nothing scores.
-"""
+"""The Castle of the standard ruleset (RULES S-6): Detective beats Thief beats Exhibit."""
 
 from __future__ import annotations
 
@@ -35,11 +30,7 @@ def choose_card(state: GameState, thief: int, display: list[int]) -> int:
 
 
 def show_exhibitions(state: GameState, exhibitors: list[int], events: list[Event]) -> dict[int, list[int]]:
-    """Every exhibitor lays out its best exhibition, face up (S-6, O-6): the displays, by player.
-
-    Both rulesets open the Castle this way before their own order of arrest, theft
-    and scoring.
-    """
+    """Every exhibitor lays out its best exhibition face up (S-6, O-6); returns the displays by player."""
     displays: dict[int, list[int]] = {}
     for p in exhibitors:
         cards = state.best_exhibition(p)

@@ -1,17 +1,9 @@
-"""The standard ruleset's batched round and masks as compiled loops over games (numba).
+"""The standard ruleset's batched round and masks, as compiled loops over games (numba).
 
-The batched engine's one implementation of the standard rules (RULES S-1 … S-8): the
-action step of every game that takes one (C-4.2-4: tallies, the Auction House S-5,
-the Castle S-6, the end S-7/S-8) and each seat's row of the mask table (S-3, S-4).
-A loop over games costs a few microseconds per game at any batch size, where array
-operations over the batch cost a fixed hundred-odd calls per step (docs/design.md,
-"One batched implementation").  The steps both rulesets share (a hand's best
-exhibition, a thief's choice, a theft, the end of a round) are
-:mod:`hoity_env.engine.batched.kernels`; the differential tests hold every step to the
-one-game engine (:mod:`hoity_env.engine.standard.rules`).
-
-Why the round is one long function: numba compiles it into one loop with no Python
-call inside, and the rule order reads top to bottom as in the one-game engine.
+The batched engine's one implementation of RULES S-1 … S-8, held to the one-game engine by the
+differential tests.  A loop over games costs a few microseconds per game at any batch size
+(docs/design.md, "One batched implementation"); the round is one long function so that numba
+compiles it into one loop and the rule order reads as in the one-game engine.
 """
 
 from __future__ import annotations
@@ -256,8 +248,7 @@ def _mask_rows(
     force: Any, row_open: int, row_closed: int, row_castle: int, row_single: int, row_bids: int,
     min_price: int, out: Any,
 ) -> None:  # fmt: skip
-    """Each seat's row of the mask table (location rows for finished games and where ``force``
-    is set) into ``out``."""
+    """Each seat's mask-table row into ``out`` (location rows where done or ``force``)."""
     b, n = money.shape
     for g in range(b):
         open_row = row_open if lot[g] >= 0 else row_closed
@@ -280,8 +271,9 @@ def _mask_rows(
 def mask_rows(
     state: BatchState, force: np.ndarray, rows: tuple[int, int, int, int, int], min_price: int
 ) -> np.ndarray:
-    """``[B, n]`` rows of the mask table for ``state``; ``force`` (``[B]`` bool) asks location rows;
-    ``rows``: the table's open, closed, castle, lone-bid and bids rows."""
+    """``[B, n]`` mask-table rows; ``force`` (``[B]`` bool) asks location rows; ``rows``: the table's
+    open, closed, castle, lone-bid and bids rows.
+    """
     s = state
     out = np.empty(s.money.shape, dtype=np.intp)
     _mask_rows(

@@ -1,18 +1,10 @@
-"""Observation and global-state encoders (docs/design.md §2, RULES C-5).
+"""Observation and global-state encoders of the standard ruleset (docs/design.md §2, RULES C-5).
 
-Every observation vector is seat-relative: global features, then the observer's
-private features, then one block per player starting with the observer and going
-round the table in seat order.  All values lie in [0, 1].  The vector holds
-every piece of public information and the observer's own hand, and nothing else:
-other players' cards appear only through ``known_*`` (cards publicly seen
-entering their hands: purchases, thefts, exhibitions) and their hand sizes.
-
-Speed matters (≤ 5 µs per agent-step).  Each full encode writes one flat
-*source* vector (global features, then per absolute seat its public block and its
-private block) from a single Python list, and every observation and the global
-state are gathers from it through index arrays built once.  Between a round's
-location and action steps only the phase and the revealed locations change, so
-that step patches the previous source instead of re-encoding.
+An observation is seat-relative: global fields, the observer's private fields, then one block
+per player from the observer round the table; every value in [0, 1].  It holds all public
+information and the observer's own hand, nothing else.  An encode writes one flat *source*
+vector (global, then each absolute seat's public and private blocks); observations and the
+global state are gathers from it through index arrays built once.
 """
 
 from __future__ import annotations
@@ -170,10 +162,8 @@ class StandardObserver:
 
     # ------------------------------------------------------------ features
     def _encode_source(self, state: GameState) -> np.ndarray:
-        """The flat source vector (see the module docstring), locations excluded.
-
-        Values are appended raw (counts, money, spaces) and scaled by one
-        precomputed vector; only the per-round rates get their own factor.
+        """The raw source vector scaled by one precomputed vector (rates by the rounds), locations
+        excluded.
         """
         vals: list[float] = [0.0] * G_DIM
         vals[int(state.phase)] = 1.0
@@ -223,11 +213,8 @@ class StandardObserver:
 
     # ------------------------------------------------------------- outputs
     def observations(self, state: GameState, *, reuse: bool = False) -> np.ndarray:
-        """``(n, obs_dim)`` float32: row ``i`` is seat ``i``'s observation (a fresh array).
-
-        ``reuse=True`` is only valid when the previous call encoded the same game
-        in the same round's location step (the environment's location→action step):
-        nothing but the phase and the revealed locations has changed since.
+        """``(n, obs_dim)`` float32, row ``i`` seat ``i``'s observation.  ``reuse=True``: the previous call
+        encoded this game's location step, and only the phase and locations changed since.
         """
         source = self._source
         if source is None or not reuse:

@@ -1,9 +1,4 @@
-"""The standard ruleset (RULES S-1 … S-8): setup, legal actions, the two-step round, the end.
-
-Actions are flat indices of :func:`hoity_env.engine.actions.standard_layout`.  A
-round is two simultaneous steps (C-4): :meth:`StandardRuleset.step` takes one
-action per seat and dispatches on the state's phase.
-"""
+"""The standard ruleset (RULES S-1 … S-8): setup, legal actions, the two-step round (C-4), the end."""
 
 from __future__ import annotations
 
@@ -49,9 +44,8 @@ _AUCTION_REVEALS = _BidReveals()
 
 
 def _as_int(player: int, action: object) -> int:
-    """Python or NumPy integer → ``int`` (the state stays JSON-safe); anything else is rejected.
-
-    NumPy counts ``timedelta64`` as an integer type; a duration is no action.
+    """Python or NumPy integer → ``int`` (a ``timedelta64`` is no action); else
+    :class:`IllegalActionError`.
     """
     if isinstance(action, (bool, np.bool_, np.timedelta64)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(f"action for player_{player} must be an integer, got {action!r}")
@@ -61,9 +55,9 @@ def _as_int(player: int, action: object) -> int:
 def checked_actions(
     ruleset: object, state: GameState, actions: Sequence[int], *, validate: bool
 ) -> list[int]:
-    """The joint action of a step, checked (C-6): the game runs, one action per seat and, with
-    ``validate``, each a Python or NumPy integer that ``ruleset.is_legal``; else
-    :class:`IllegalActionError` before anything changes.  Shared by both rulesets."""
+    """The joint action of a step checked (C-6): the game runs, one action per seat and, with
+    ``validate``, each an integer that ``ruleset.is_legal``.  Shared by both rulesets.
+    """
     if state.done:
         raise IllegalActionError("the game is over; start a new one")
     if len(actions) != state.num_players:
@@ -80,8 +74,7 @@ def checked_actions(
 
 
 def deal(state: GameState) -> list[int]:
-    """S-1/O-1: shuffle the deck with the game's RNG and deal ``starting_antiques`` face down to
-    each player; returns the rest of the shuffled deck (its top card last)."""
+    """S-1/O-1: shuffle with the game's RNG, deal the hands; returns the rest (top card last)."""
     order: list[int] = state.rng.permutation(state.deck.size).tolist()
     for p in range(state.num_players):
         for _ in range(state.rules.starting_antiques):
@@ -210,11 +203,7 @@ class StandardRuleset:
         return [self._ROW_OPEN if state.lot >= 0 else self._ROW_CLOSED] * state.num_players
 
     def legal_masks(self, state: GameState) -> np.ndarray:
-        """``(num_players, N)`` int8 array of legal actions (C-6: no row is ever all zero).
-
-        After the game ends every row is the location-step mask, so a final
-        observation never carries an empty mask.
-        """
+        """``(num_players, N)`` int8 legal masks (C-6: never an empty row; location masks once done)."""
         masks: np.ndarray = self.mask_table(state.rules)[self.mask_rows(state)]
         return masks
 
@@ -238,12 +227,8 @@ class StandardRuleset:
 
     # ------------------------------------------------------------------- step
     def step(self, state: GameState, actions: Sequence[int], *, validate: bool = True) -> list[Event]:
-        """Apply one simultaneous step (C-4) and return its events.
-
-        With ``validate`` every action is checked first (Python or NumPy integers,
-        legal now) and a bad one raises :class:`IllegalActionError` before anything
-        changes.  ``validate=False`` is for callers that already checked (the env):
-        actions must then be legal Python ints.
+        """Apply one simultaneous step (C-4) and return its events.  ``validate=False`` is for callers
+        that already checked (the env): actions must then be legal Python ints.
         """
         actions = checked_actions(self, state, actions, validate=validate)
         if state.phase is Phase.LOCATION:

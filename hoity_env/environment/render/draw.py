@@ -1,16 +1,8 @@
-"""Drawing parts shared by the board pictures of both rulesets (Pillow).
+"""Drawing parts both rulesets' board pictures share (Pillow): title bar, track, pawns, cards,
+collections, reveals and events, so the two pictures look like one game.
 
-:mod:`hoity_env.environment.render.standard` (standard) and
-:mod:`hoity_env.environment.render.original` lay out different boards, but
-they draw the same things the same way: the title bar, a track of one lane per
-seat, pawns, a card on display, the public collection of a player, the step's
-reveals and events in words.  Those drawings live here once, so the two
-pictures look like one game and a fix to one is a fix to both.
-
-Everything drawn here is public (RULES C-5): callers pass public facts only.
-Text is the slow part of a frame, so small images that repeat (a collection
-card, a check, a thief badge) are drawn once and pasted (:func:`chip`,
-:func:`badge`).
+Everything drawn is public (RULES C-5).  Text is the slow part of a frame, so small images
+that repeat are drawn once and pasted (:func:`chip`, :func:`badge`).
 """
 
 from __future__ import annotations

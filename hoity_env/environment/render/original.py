@@ -1,27 +1,9 @@
 """The original ruleset's board as a picture (RULES O-1 … O-9): ``rgb_array`` under ``rules="original"``.
 
-The same frame shape and drawing parts as the standard board
-(:mod:`hoity_env.environment.render.draw`), laid out for what the 1990 game puts
-on the table:
-
-* above the track, its castles (spaces ``2c-1, 2c`` form castle ``c``, O-9),
-  each labelled with its (big, small) reward and shaded by it; the castle under
-  the leading pawn, whose reward the next exhibitions earn (O-6.1), is outlined;
-  space 0 is the club room, the shaded last space the dinner table (O-1);
-* the Auction House: both lots face up with the number of cards left in each
-  pile (O-1, O-5), or "sold out" once a pile is used up;
-* the jail, one cell per player, cell 1 first, each jailed thief by number in
-  its owner's colour (O-7), and the register of paid checks (O-5);
-* one row per player: track space, hand size, the checks in hand by value, the
-  two numbered thieves (greyed while in jail), the revealed location or played
-  card, and the public collection;
-* the step's events in words.
-
-Only public information is drawn, the same facts the original observation
-encoder (:mod:`hoity_env.engine.original.observation`) gives every seat:
-checks in hand, thieves and the jail are public; antiques in hand are drawn only
-where they are publicly known (bought, stolen or exhibited), and the piles only
-by their sizes.  So a frame can be shown to any player.
+The standard frame and drawing parts, laid out for the 1990 game: the castles above the track
+with their rewards (O-9), both lots and pile sizes, the jail and the register, and one row per
+player with its checks, numbered thieves, reveal and public collection.  Only public
+information is drawn, as in the original observation.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
-"""The board as a picture (``render_mode="rgb_array"``): a fixed-shape ``uint8`` RGB array.
+"""The board as a picture (``render_mode="rgb_array"``): a ``uint8`` RGB array of :data:`FRAME_SHAPE`.
 
-What is drawn is what a spectator at the table sees (RULES C-5), the same facts
-as the text render.  For the standard ruleset: the track with every pawn (one
-lane per seat), the lot on display, each player's money, hand size and public
-collection, the step's reveals (everyone's location, then everyone's bid or
-role) and the step's events in words.  The original ruleset's board (two lots
-and piles, checks, numbered thieves, the jail, the castles along the track) is
-drawn by :mod:`hoity_env.environment.render.original`; :func:`board_image`
-picks the drawing by the state's ruleset.  Hidden cards never appear, so a
-frame can be shown to any player.
-
-Why Pillow: it is already installed with every hoity_env (matplotlib requires
-it), so it adds no install weight, and it rasterizes text and shapes in C.  The
-parts that never change during a game (title bar, track grid, numbers, labels)
-are drawn once per table shape and copied for each frame; a frame then costs a
-few milliseconds (``benchmarks/bench_render.py`` measures it).  A hand-made numpy
-bitmap font would avoid even that dependency but cost more code for uglier text.
-The drawing parts both boards use are in :mod:`hoity_env.environment.render.draw`.
-
-The shape is :data:`FRAME_SHAPE` for every player count and rules, so video
-encoders and Gymnasium's ``RecordVideo`` see one size.  Only rulesets listed in
-:data:`DRAWN_RULESETS` are drawn; another ruleset gets a clear ``ConfigError``
-from :func:`check_drawable` when an env is built with ``render_mode="rgb_array"``.
+What a spectator sees (RULES C-5): the track, the lot, each player's money, hand size and
+public collection, the step's reveals and events.  Drawn with Pillow (installed with
+matplotlib anyway); the parts that never change in a game are drawn once per table shape.
+:func:`board_image` picks the drawing by ruleset; a ruleset not in :data:`DRAWN_RULESETS` gets a
+``ConfigError`` from :func:`check_drawable`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""Text rendering built from events (docs/design.md §1): what a spectator at the table sees.
-
-Only public information is drawn (RULES C-5): hands appear as sizes plus the
-cards publicly known to be in them, so a render can be shown to any player.
-"""
+"""Text rendering built from events (docs/design.md §1): what a spectator sees (RULES C-5)."""
 
 from __future__ import annotations
 
