@@ -1,15 +1,15 @@
 """``BatchedHoityEnv``: B games stepped together, every seat of every game acting (self-play).
 
 The parallel env for ``num_envs`` games at once, with arrays instead of dicts (docs/engine.md):
-``reset`` returns ``observations [B, n, D]``, ``masks [B, n, A]`` and ``infos``; ``step(actions
-[B, n])`` also returns ``rewards [B, n]``, ``terminated [B]`` and ``truncated [B]``.  Row
+``reset`` returns ``observations [B, n, D]``, ``masks [B, n, A]`` and ``infos``;
+``step(actions [B, n])`` also returns ``rewards [B, n]``, ``terminated [B]`` and ``truncated [B]``.  Row
 ``[b, i]`` is seat ``i`` of game ``b``.
 
 A game that ends is dealt anew in the same step: the returned row is the next game's first
 observation, the finished one's is in ``infos["final_observation"]`` (with
 ``final_action_mask`` and ``final_reward``) where ``infos["_final"]``.  ``reset(seed=s)`` seeds
 slot ``k`` with ``s + k``, so slot ``k`` plays exactly ``parallel_env().reset(seed=s + k)`` and
-its plain ``reset()``s (the differential tests check it).  Positions, illegal actions and limits
+its plain ``reset()`` calls (the differential tests check it).  Positions, illegal actions and limits
 behave as in the parallel env.
 """
 
