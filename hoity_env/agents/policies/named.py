@@ -46,7 +46,7 @@ MODELS: dict[str, str] = {
     file[: -len(".npz")]: str(source) for file, source in registry().sources.items() if file.endswith(".npz")
 }
 """Each shipped model file (by stem: ``hoity_env/agents/models/STEM.npz``) and the checkpoint of the
-repository it is exported from (``python -m hoity_env.agents.policies.export --shipped`` rewrites them)."""
+repository it is exported from (``hoity-export --shipped`` rewrites them)."""
 
 GREEDY_SUFFIX = "-greedy"
 NAMED_AGENTS = tuple(name + suffix for name in registry().names("model") for suffix in ("", GREEDY_SUFFIX))
