@@ -32,8 +32,7 @@ import numpy as np
 
 from hoity_env.agents.policies.mlp import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS
-from hoity_env.agents.policies.padded import read_zip_entry
-from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint, players_of_checkpoint
+from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint, players_of_checkpoint, read_zip_entry
 from hoity_env.agents.view import Table
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY

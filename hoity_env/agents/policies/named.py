@@ -15,7 +15,7 @@ num_players=..., rules=...)`` loads the file of the game's table and refuses a t
 one, naming those it plays.  The files are plain numpy weights
 (:mod:`hoity_env.agents.policies.mlp`) exported from ``MaskablePPO`` checkpoints (package data;
 ``tests/agents/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
-under 3 MB together); a padded one (:mod:`hoity_env.agents.policies.padded`) plays several counts.
+under 3 MB together); a padded one (:class:`hoity_env.environment.padding.PaddedInputs`) plays several counts.
 
 Plain names sample the policy, as we recommend for playing against them (a
 greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
