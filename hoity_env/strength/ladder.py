@@ -2,32 +2,19 @@
 
 :func:`ladder` measures a list of agents three ways, all at one seed:
 
-* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each
-  other agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
-* **Ratings** over those same games: our order-free Plackett-Luce fit
-  (:mod:`hoity_env.evaluation.ratings`) and an **OpenSkill** rating (the
-  ``openskill`` package's Plackett-Luce model, Weng-Lin updates).  OpenSkill is an
-  online rating, so it depends on the order of the games: the ladder feeds them in
-  an order shuffled by the seed (the harness plays pair by pair, and long runs of one
-  match-up would pull the rating toward the last ones).  An
-  agent holding several seats of a game enters it once, with its mean rank, in both.
-* **Approximate exploitability** at one fixed budget: a best response (the fast
-  learner's, or MaskablePPO's) trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
-  win rate an estimate from below at that budget.  With a :class:`~hoity_env.strength.sweep.Sweep`
-  (several budgets, seeds or learners) every agent gets a best response per (learner, seed,
-  budget), and its exploitability is their maximum (still an estimate from below); the
-  sweep's seeds are the best responses', the ladder's own seed stays the head-to-head games'.
+* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each other
+  agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
+* **Ratings** over those games: our order-free Plackett-Luce fit and **OpenSkill**.  OpenSkill
+  is an online rating, so the games are fed in an order shuffled by the seed (long runs of one
+  match-up would pull it toward the last ones); an agent holding several seats enters a game once.
+* **Approximate exploitability**: a best response trained against copies of each agent at one
+  budget, or with a :class:`~hoity_env.strength.sweep.Sweep` the maximum of several (an
+  estimate from below either way).
 
-Best responses are the expensive part (minutes each), so the ladder **resumes**: a
-finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent with
-the same content hash (a ``ppo:PATH`` whose file was replaced is a new agent), budget,
-seed, players, rules and games is read back instead of trained again
-(:mod:`hoity_env.strength.jobs`).  An interrupted ladder re-run with the same arguments
-continues where it stopped (a best response stopped by Ctrl-C or SIGTERM from its
-checkpoint), and a ladder with one more agent trains only that agent's best response.
-Best responses that are not found train several at once on ``settings.workers`` processes.
-The result, :class:`LadderResult`, keeps every best response of a sweep and shows them under the
-ladder.
+Best responses cost minutes each, so the ladder **resumes**: a finished one in ``runs_dir``
+for the same agent content hash and settings is read back (:mod:`hoity_env.strength.jobs`), an
+interrupted ladder continues where it stopped, and a new agent trains only its own.
+:class:`LadderResult` keeps every best response of a sweep and shows them under the ladder.
 """
 
 from __future__ import annotations
