@@ -151,7 +151,7 @@ def champion() -> str:
 def ladder(path: str = "docs/reference/ladder/result.json") -> str:
     """A ladder's report (by default the first one: the built-in agents, the reference agent and
     the first champion)."""
-    from hoity_env.strength.ladder_result import LadderResult
+    from hoity_env.strength.ladder import LadderResult
 
     result = LadderResult.from_json((ROOT / path).read_text(encoding="utf-8"))
     return f"{result.to_markdown()}\n\n(`{path}`.)"

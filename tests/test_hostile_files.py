@@ -29,10 +29,10 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import make
-from hoity_env.agents.policies.export import main as export_main
 from hoity_env.agents.policies.mlp import FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.population import POPULATION_FORMAT, read_population
 from hoity_env.cli.eval import main as eval_main
+from hoity_env.cli.export import main as export_main
 from hoity_env.engine.errors import ConfigError, FileFormatError
 from hoity_env.replays import ReplayError, read_replay
 from tests.helpers import ROOT
@@ -555,9 +555,7 @@ def test_the_export_refuses_a_damaged_manifest_with_one_line(
         tmp_path / "population.json", raw='{"format": "hoity-population/1", "members": ['
     )
     before = _snapshot(tmp_path)
-    with pytest.raises(SystemExit) as info:
-        export_main(["--population", str(manifest), str(tmp_path / "out")])
-    assert info.value.code == 2
+    assert export_main(["--population", str(manifest), str(tmp_path / "out")]) == 2
     _one_error_line(capsys.readouterr().err)
     assert _snapshot(tmp_path) == before
 

@@ -13,7 +13,7 @@
 * ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
   deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
   memory of the game plays as a :class:`~hoity_env.agents.policies.history_agent.HistoryAgent`;
-* ``npz:PATH``: numpy weights written by ``python -m hoity_env.agents.policies.export`` (the format
+* ``npz:PATH``: numpy weights written by ``hoity-export`` (the format
   of the shipped policies), played by sampling without torch; a plain ``.npz`` read without
   pickles, so safe to load from anywhere;
 * ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily

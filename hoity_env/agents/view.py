@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 
 from hoity_env.engine.config import RulesConfig, resolve_rules, validate_num_players
-from hoity_env.engine.errors import HoityError
+from hoity_env.engine.errors import AgentInputError
 from hoity_env.engine.standard.observation import G_DIM, G_SL, O_DIM, O_SL, P_DIM, P_SL
 from hoity_env.environment.padding import unpadded_dim
 
@@ -37,10 +37,6 @@ __all__ = [
 ]
 
 _RATES = slice(P_SL["rate_auction"].start, P_SL["rate_detective"].stop)
-
-
-class AgentInputError(HoityError):
-    """Observations or masks handed to an agent are malformed (shape, dtype, values, empty mask)."""
 
 
 @dataclass(frozen=True)

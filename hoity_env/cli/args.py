@@ -9,16 +9,20 @@ that plays numpy policies runs under it: :mod:`hoity_env.threads`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
+import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import FrameType
 from typing import Any
 
 from hoity_env.threads import DEFAULT_BLAS_THREADS
 
 __all__ = [
     "CHECKPOINT_WARNING",
+    "Terminated",
     "add_blas_threads",
     "add_rules",
     "add_settings_flags",
@@ -29,6 +33,7 @@ __all__ = [
     "parse",
     "parse_and_log",
     "positive",
+    "sigterm_raises",
     "specs",
 ]
 
@@ -153,3 +158,27 @@ def add_settings_flags(
         p.add_argument(
             flag, dest=prefix + name, type=kind, default=getattr(defaults, name), help=f"{text} (%(default)s)"
         )
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind, so that locks and scratch files are cleaned up on the way (not an
+    ``Exception``: no ``except Exception`` on the way may take it for a failure of its own)."""
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` while the block runs (the main thread only); the
+    previous handler comes back after."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -38,13 +38,12 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from types import FrameType
+from collections.abc import Sequence
 
 from hoity_env.cli import evaluate as match_cli
 from hoity_env.cli import meta as meta_cli
 from hoity_env.cli import strength as strength_cli
-from hoity_env.cli.args import add_blas_threads, fail, parse
+from hoity_env.cli.args import Terminated, add_blas_threads, fail, parse, sigterm_raises
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.replays import save_replays
 from hoity_env.evaluation.reports.output import claim, write_results
@@ -102,40 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved = root.level, root.propagate
     handler = configure_logging(args.quiet, args.verbose)
     try:
-        with _sigterm_raises():
+        with sigterm_raises():
             if command == meta_cli.COMMAND:  # its own run folder, resumable: not the --out of the others
                 return meta_cli.run(PROG, args, argv)
             return _run(parser.prog, command, args, argv)
-    except _Terminated:
+    except Terminated:
         print(f"{parser.prog}: terminated (SIGTERM)", file=sys.stderr)
         return 128 + signal.SIGTERM
     finally:  # leave the logging of a caller (a test, a notebook) as it was
         root.removeHandler(handler)
         root.setLevel(saved[0])
         root.propagate = saved[1]
-
-
-class _Terminated(Exception):
-    """SIGTERM arrived: unwind (the ``--out`` lock and half-written files are cleaned up on the way)."""
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises :class:`_Terminated` while the command runs (a strength command's best
-    responses handle it themselves, with a checkpoint); the previous handler comes back after."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _resume_command(prog: str, command: str, argv: Sequence[str]) -> str:

@@ -34,7 +34,7 @@ __all__ = ["AGENTS_HELP", "COMMANDS", "add_match_args", "build_parser", "match_s
 COMMANDS = ("evaluate", "tournament", "h2h")
 AGENTS_HELP = (
     f"agents: {SPEC_FORMS} (ppo: and ppo-sample: MaskablePPO checkpoints, npz: numpy weights "
-    "exported by python -m hoity_env.agents.policies.export, rllib: a saved RLlib module, population: a "
+    "exported by hoity-export, rllib: a saved RLlib module, population: a "
     f"population.json mixture, one member per game). {CHECKPOINT_WARNING}"
 )
 """What every command that takes agent specs says about them."""

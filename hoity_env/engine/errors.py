@@ -7,6 +7,10 @@ class HoityError(ValueError):
     """Base class of every input error raised by hoity_env."""
 
 
+class AgentInputError(HoityError):
+    """Observations or masks handed to an agent are malformed (shape, dtype, values, empty mask)."""
+
+
 class ConfigError(HoityError):
     """A rules configuration or environment argument has a bad value."""
 

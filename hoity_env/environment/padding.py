@@ -6,21 +6,31 @@ place independent of ``n``: the global and own fields where the env puts them, `
 (one-hot), then six seat blocks ``player0`` … ``player5`` (seat-relative, each led by
 ``present``; absent seats all zero).  Nothing is rescaled.  A :class:`Padder` is a precomputed
 gather, so padding a batch costs one write of the padded rows.
+
+A policy trained on padded observations says so in its file, never by its input width:
+:class:`PaddedInputs` is that record (``{"padded": true, "rules": "standard", "player_counts":
+[2, 3, 4]}``, in a ``MaskablePPO`` zip's ``hoity_env.json`` entry or an ``.npz`` export's
+metadata).  At play time the agent pads the env's observations of the table it is told
+(:meth:`PaddedInputs.pad`) and refuses a count it was not trained for.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, resolve_rules
-from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RULESET_NAMES, RulesConfig, resolve_rules
+from hoity_env.engine.errors import AgentInputError, ConfigError
 from hoity_env.engine.registry import RULESETS, Field, Fields
 
 __all__ = [
     "MAX_SEATS",
     "PLAYER_COUNTS",
+    "PaddedInputs",
     "Padder",
     "padded_dim",
     "padded_layout_markdown",
@@ -158,3 +168,78 @@ class Padder:
 def padder(ruleset: str, num_players: int) -> Padder:
     """The (shared, immutable) :class:`Padder` of ``(ruleset, num_players)``."""
     return Padder(ruleset, num_players)
+
+
+@dataclass(frozen=True)
+class PaddedInputs:
+    """What a padded policy reads: the padded layout of ``rules``, for the counts it was trained on."""
+
+    rules: str
+    """The rules preset it was trained on (its ruleset gives the layout)."""
+    player_counts: tuple[int, ...]
+    where: str = "policy"
+    """What to call the policy in errors (its file)."""
+
+    def __post_init__(self) -> None:
+        counts = self.player_counts
+        if not counts or any(n not in PLAYER_COUNTS for n in counts) or len(set(counts)) != len(counts):
+            raise ConfigError(f"{self.where}: player_counts must be distinct counts in 2..6, got {counts!r}")
+        if self.rules not in RULESET_NAMES:
+            raise ConfigError(f"{self.where}: rules {self.rules!r} is not one of {', '.join(RULESET_NAMES)}")
+
+    @property
+    def ruleset(self) -> str:
+        return ruleset_name(self.rules)
+
+    @property
+    def obs_dim(self) -> int:
+        """The width of the network's input (the padded layout's)."""
+        return padded_dim(self.ruleset)
+
+    def describe(self) -> str:
+        """``"2, 3 or 4 players of the standard rules"``: the tables it plays, for errors."""
+        counts = [str(n) for n in self.player_counts]
+        listed = counts[0] if len(counts) == 1 else f"{', '.join(counts[:-1])} or {counts[-1]}"
+        return f"{listed} players of the {self.rules} rules"
+
+    def check_table(self, num_players: int | None) -> None:
+        """Refuse a game of ``num_players`` (None: not known yet) that the policy was not trained for."""
+        if num_players is not None and num_players not in self.player_counts:
+            raise ConfigError(f"{self.where} was trained for {self.describe()}, not {num_players} players")
+
+    def check_rules(self, rules: str | RulesConfig) -> None:
+        """Refuse a game of another ruleset (the layouts differ; a changed preset keeps its layout)."""
+        if ruleset_name(rules) != self.ruleset:
+            raise ConfigError(
+                f"{self.where} was trained for {self.describe()}, not the {ruleset_name(rules)} rules"
+            )
+
+    def pad(self, observations: np.ndarray, num_players: int) -> np.ndarray:
+        """``(B, padded_dim)`` float32 rows of the env's ``(B, D)`` observations of a ``num_players``
+        game, one of the counts it was trained for (padded rows pass as they are)."""
+        obs = np.asarray(observations)
+        width = int(obs.shape[-1]) if obs.ndim else -1
+        if width == self.obs_dim:
+            return obs
+        self.check_table(num_players)
+        expected = unpadded_dim(self.ruleset, num_players)
+        if width != expected:
+            raise AgentInputError(
+                f"{self.where} plays {num_players} players of the {self.rules} rules (observations of "
+                f"length {expected}), got observations of length {width}"
+            )
+        return padder(self.ruleset, num_players).pad(obs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys a file records (see the module docstring)."""
+        return {"padded": True, "rules": self.rules, "player_counts": list(self.player_counts)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str) -> PaddedInputs | None:
+        """The padded inputs a file's keys describe; None for a policy that reads the env's observations."""
+        if not data.get("padded"):
+            return None
+        counts = data.get("player_counts")
+        if not isinstance(counts, list) or not all(isinstance(n, int) for n in counts):
+            raise ConfigError(f"{where}: player_counts must be a list of player counts, got {counts!r}")
+        return cls(str(data.get("rules")), tuple(counts), where)

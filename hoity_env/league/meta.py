@@ -1,38 +1,21 @@
 """The meta-solver: the mixture over a population's members that a deviating member gains least against.
 
-A population of ``k`` members at an ``N``-player table is a symmetric meta-game: every seat
-picks a member, and a seat's payoff is what its member scores.  A mixture ``σ`` is played as
-the shipped population plays it, one member drawn per seat and game, so what matters is
-``u(i | σ)``, member ``i``'s expected payoff against ``N - 1`` independent draws from ``σ``,
-and the **gap** ``max_i u(i | σ) - u(σ | σ)``: the most a member gains by deviating from the
-mixture (zero at a symmetric Nash equilibrium, in the payoffs' units).  This module finds a
-``σ`` with a small gap (:func:`solve`) and measures it (:func:`deviation_gap`).
+A population of ``k`` members at an ``N``-player table is a symmetric meta-game; a mixture ``σ``
+is played one member drawn per seat and game, so what matters is ``u(i | σ)``, member ``i``'s
+expected payoff against ``N - 1`` draws from ``σ``, and the **gap** ``max_i u(i | σ) - u(σ | σ)``
+(zero at a symmetric Nash equilibrium).  :func:`solve` finds a ``σ`` with a small gap and
+:func:`deviation_gap` measures it.  ``payoffs[i, o_1, ..., o_{m-1}]`` is the payoff of a seat
+playing ``i`` against the others' ``o``'s; a ``k x k`` matrix is how an ``N``-player table is
+approximated (:mod:`hoity_env.league.meta_table` says why).
 
-The payoffs are an array of shape ``(k,) * m``: ``payoffs[i, o_1, ..., o_{m-1}]`` is the payoff
-of a seat playing ``i`` while the others play ``o_1 ... o_{m-1}`` (symmetric in the ``o``'s).
-A ``k x k`` matrix is a 2-player symmetric game; it is also how an ``N``-player table is
-approximated from ``i``-against-copies-of-``j`` games (:mod:`hoity_env.league.meta_table`
-says why): ``u(i | σ)`` is then linear in ``σ``.
-
-How, deterministically (the seed only draws the replicator dynamics' extra starting points):
-
-* **regret matching+** with one learner per seat, updated in turn, averaging the iterates
-  with linearly growing weights (as CFR+ does): in a symmetric constant-sum matrix game, the
-  2-player case, each seat's average converges to a minimax mixture, PSRO's meta-Nash;
-* **projected replicator dynamics** (Lanctot et al. 2017, as OpenSpiel's
-  ``projected_replicator_dynamics``: ``σ += dt σ (u - σ·u)``, then every weight at least
-  ``floor`` and renormalised), from the uniform mixture and ``restarts`` seeded random ones,
-  keeping the running average and the last iterate: for 3-6 players and general-sum
-  tables, where regret matching's averages need not be a Nash equilibrium and the replicator
-  dynamics settle on the stable ones;
-* for a matrix, the best candidate of each round **polished on its support**: the weights
-  that make every supported member earn the same, a small linear system.  Near an
-  equilibrium the support is usually the exact one, so "close" becomes exact.
-
-The methods take turns, ``50`` iterations each; after every turn the gap of every candidate
-is measured, and the search stops as soon as one is at most ``tolerance`` (else after
-``iterations``).  The answer is the candidate with the smallest gap.  Payoffs are scaled to
-a range of 1 first, so the step and the tolerance mean the same for win rates and margins.
+Three methods take turns, deterministically, because none suffices alone: **regret
+matching+** (linearly weighted averages, as CFR+) converges to PSRO's meta-Nash in the 2-player
+constant-sum case; **projected replicator dynamics** (Lanctot et al. 2017, as OpenSpiel's) from
+the uniform and ``restarts`` seeded mixtures settles on stable equilibria at 3-6 players and
+general-sum tables, where regret matching's averages need not be one; and for a matrix, each
+round's best candidate **polished on its support** (a small linear system) turns "close" into
+exact.  The search stops at the first candidate within ``tolerance`` and returns the smallest
+gap; payoffs are scaled to a range of 1 so the step and tolerance mean the same for any payoff.
 """
 
 from __future__ import annotations

@@ -1,38 +1,23 @@
 """Population weights from the meta-solver: play a population's members against each other, solve, ship.
 
-:func:`solve_population` turns a population manifest (a league's ``population.json``, equal
-weights) into one weighted by the meta-solver, in a run folder ``OUT``::
+:func:`solve_population` turns a population manifest (equal weights) into one weighted by the
+meta-solver, in a run folder ``OUT``::
 
     meta.json       the settings and the members with their content hashes (a resumed run must match)
-    cells.json      every finished cell, table and check (:mod:`hoity_env.league.meta_table`),
-                    rewritten atomically after each, so an interrupted run resumes where it stopped
+    cells.json      every finished cell, table and check, rewritten atomically after each (resume)
     psro/           with PSRO iterations: each one's mixture, best response and new member
-                    (:mod:`hoity_env.league.psro`)
     population/     the solved population: population.json and the kept members' files
-    solution.json   the payoff table, every member's weight, the gap, the check (and each PSRO
-                    iteration): the run is over
+    solution.json   the payoff table, the weights, the gap, the check: the run is over
     result.md       the table ``hoity-eval meta`` prints (:mod:`hoity_env.league.meta_result`)
 
-Steps: the payoff table (``A[i, j]``: member ``i``'s score against ``N - 1`` copies of ``j``),
-the meta-solver (:mod:`hoity_env.league.meta`) on it, then the **shipped mixture**: members
-whose weight is below ``threshold`` times the largest are dropped and the rest renormalised.
-It is written as a population folder of its own (the manifest and copies of the kept
-members' files, at the same relative paths), which can be moved, played as
-``population:OUT/population/population.json`` and shipped as it is
-(:mod:`hoity_env.league.meta_population`).  With ``psro.iterations`` (:class:`PsroSettings`)
-the population grows first: each iteration trains a best response to the shipped mixture,
-adds it as a member, plays the table's new cells and solves again (:mod:`hoity_env.league.psro`);
-what ships is the last solution.  Finally **the check**
-plays every member (the dropped ones too) against ``N - 1`` copies of that population, each
-drawing its own member per game, exactly as it is seated when it ships, from the seed
-``seed + 1`` (other deals than the table's, which the solution was fitted to).  At
-equilibrium no member scores above the fair share ``1/N`` there; the largest gain over it,
-with its 95% interval, is the measured gap, beside the table's (which at 3-6 players rests
-on the table's approximation).
-
-Nothing is written before every setting and member has been checked (every member is built
-for the table); an existing ``OUT`` is never overwritten: it must be missing or empty, or
-(``resume=True``) hold an unfinished run of the same settings.
+The shipped mixture drops members below ``threshold`` times the largest weight and is written
+as a population folder of its own, so it moves and ships as it is.  With PSRO iterations the
+population grows first (:mod:`hoity_env.league.psro`).  **The check** then plays every member
+against ``N - 1`` copies of the shipped population, on other deals than the table's (seed
+``seed + 1``), because the table at 3-6 players is an approximation: the largest gain over the
+fair share ``1/N``, with its interval, is the measured gap.  Nothing is written before every
+setting and member is checked, and an existing ``OUT`` is never overwritten (``resume=True``
+continues an unfinished run of the same settings).
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
 """The empirical payoff table of a population: its members played against each other, cell by cell.
 
-What is played.  The full symmetric ``N``-player meta-game over ``k`` members has
-``C(k + N - 2, N - 1)`` opponent profiles per member (15,504 at ``k = 16``, ``N = 6``): too many
-tables to play.  The table plays instead, for every ordered pair of members, **member i in
-one seat against N - 1 copies of member j** (a :class:`Cell`), ``k (k - 1)`` tables, and the
-meta-solver (:mod:`hoity_env.league.meta`) reads member ``i``'s payoff against a mixture ``σ``
-as ``Σ_j σ_j A[i, j]``: every opponent counted as if it filled the table.  That is:
+The full ``N``-player meta-game has too many opponent profiles to play (15,504 per member at
+``k = 16``, ``N = 6``), so a :class:`Cell` is **member i in one seat against N - 1 copies of
+member j**, and the meta-solver reads ``u(i | σ)`` as ``Σ_j σ_j A[i, j]``.  That is exact at 2
+players (one unordered pair then gives both payoffs) and at every pure table, and a first-order
+model in between, which is why the shipped mixture is *checked* against independent draws
+(:func:`check_cells`).
 
-* exact for 2 players, where the one opponent is the whole table (and a 2-player table
-  gives both members' payoffs at once, so only the ``k (k - 1) / 2`` unordered pairs are
-  played);
-* exact at every table it plays (a mixture that puts all its weight on one member);
-* in between, a first-order model that leaves out how a mixed table differs from the
-  average of pure ones.  The mixture it yields is therefore *checked* with the games that
-  matter (each member against ``N - 1`` independent draws from the shipped population:
-  :func:`check_cells`), which is where the model's error would show.
-
-The payoff is a seat's **score**: 1 for a win, ``1/w`` for a win shared by ``w`` winners,
-``1/N`` each when nobody wins (a truncated game), 0 otherwise.  Every game hands out exactly
-1, so the meta-game is constant-sum and a mixture scores exactly the fair share ``1/N``
-against itself; with plain win rates a truncated game would count as a loss for every seat.
-
-How it is played.  Each cell is one duplicate-format evaluation
-(:func:`~hoity_env.evaluation.evaluate`: every deal replayed with each entry in each
-seat) of ``games`` games from the same evaluation seed, so all cells share their deals
-(common random numbers: the comparisons between members that the solver makes are
-less noisy) and any cell can be replayed alone with ``hoity-eval --agents ...``.  Cells
-are independent tasks, played here or on ``workers`` processes (one cell each at a
-time), and every finished cell is written at once, atomically, to the run's cell file
-(:class:`CellFile`), so an interrupted run replays only the cells it had not finished.
+The payoff is a seat's **score** (1 for a win, ``1/w`` of a win shared by ``w``, ``1/N`` each
+in a truncated game): every game hands out exactly 1, so the meta-game is constant-sum and a
+mixture scores the fair share against itself.  Each cell is one duplicate-format evaluation
+from the same seed (common random numbers make the solver's comparisons less noisy; any cell
+replays alone with ``hoity-eval --agents``), played here or on ``workers`` processes, and
+written at once to the :class:`CellFile`, so an interrupted run replays only unfinished cells.
 """
 
 from __future__ import annotations

@@ -1,37 +1,15 @@
 """PSRO on the meta-solver: a best response to the solved mixture joins the population, which is solved again.
 
-The meta-solver's mixture (:mod:`hoity_env.league.meta_run`) is an equilibrium of the
-*restricted* game, the one whose only strategies are the population's members: a strategy
-outside it can beat the mixture by far (docs/league.md measures it).  PSRO (Lanctot et al.
-2017, OpenSpiel's ``psro_v2``) closes that gap by growing the game: each **iteration** trains a
-best response to the mixture shipped so far, adds it as a member, plays the payoff table's new
-cells and solves again.
-
-One iteration here (:func:`best_response_member`), in the run folder ``OUT``:
-
-* the mixture is written as a population folder of its own,
-  ``OUT/psro/iteration_<t>/mixture/`` (:func:`~hoity_env.league.meta_population.write_population_folder`:
-  members below the threshold dropped, exactly as it would ship), and the best response trains
-  against ``N - 1`` copies of it, every seat drawing its own member per game;
-* the best response is the fast learner of :mod:`hoity_env.strength` (its ``preset``,
-  default ``fast``: :data:`~hoity_env.strength.response.FAST_SETTINGS`), trained and scored
-  in its own run folder
-  ``OUT/psro/iteration_<t>/response/`` with the seed ``seed + 1000 t``: it resumes as every
-  best response does (a stopped one continues from its checkpoint, a finished one is read back);
-  its win rate against the mixture is an estimate from below of that mixture's exploitability;
-* its policy is exported to ``OUT/psro/response_<t>.npz``
-  (:func:`~hoity_env.agents.policies.export.export_checkpoint`) and joins as the member
-  ``npz:psro/response_<t>.npz``, which plays by sampling, as the league's members do.
-
-The caller (:func:`~hoity_env.league.meta_run.solve_population`) then plays only the new
-cells and solves the grown table; every step is a function of the files already written, so
-a run stopped anywhere continues to the same result.
-
-Why these defaults: 1M steps of the fast preset cost about a third of one 2M best response of
-the strong preset, so three iterations, each aimed at the hole the last solution left, cost
-about as much as one strong best response; against a diverse mixture the strong preset finds
-more (``preset="strong"``; docs/league.md has both measured).  ``games`` (1,000) gives each
-estimate an interval of about ±0.03.
+The meta-solver's mixture is an equilibrium of the *restricted* game whose only strategies are
+the members; a strategy outside it can beat the mixture by far.  PSRO (Lanctot et al. 2017,
+OpenSpiel's ``psro_v2``) grows the game: each iteration (:func:`best_response_member`) writes
+the mixture as it would ship (``OUT/psro/iteration_<t>/mixture/``), trains the fast learner's
+best response against ``N - 1`` copies of it in its own run folder (seed ``seed + 1000 t``;
+resumable as every best response), exports it to ``OUT/psro/response_<t>.npz`` and adds it as
+an ``npz:`` member, which samples as the league's members do.  The caller then plays only the
+new cells and solves again; every step is a function of the files already written, so a run
+stopped anywhere continues to the same result.  Why the defaults (``fast``, 1M steps, 1,000
+games): docs/league.md.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ on the env's spaces; the learner's settings go into the model's hyperparameters
 (``n_steps``, ``batch_size``, ``gamma`` …) so fine-tuning it with SB3 starts from
 comparable values.  A policy that reads padded observations (``settings.padded``) gets a
 ``hoity_env.json`` entry in the zip naming its rules and player counts
-(:mod:`hoity_env.agents.policies.padded`), which every ``ppo:`` agent reads to pad the env's
+(:class:`hoity_env.environment.padding.PaddedInputs`), which every ``ppo:`` agent reads to pad the env's
 observations.  The learner's own resumable state (optimizer, generators,
 games in progress) is a separate file; see :mod:`hoity_env.learning.runs.state`.
 """
@@ -33,9 +33,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from hoity_env.agents.policies.padded import ZIP_ENTRY, PaddedInputs
+from hoity_env.agents.policies.sb3 import ZIP_ENTRY
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
+from hoity_env.environment.padding import PaddedInputs
 from hoity_env.files import write_atomically
 from hoity_env.learning.memory import checkpoint_history
 from hoity_env.learning.policy import MaskedPolicy

@@ -29,8 +29,8 @@ from torch import nn
 
 from hoity_env.agents import HistoryAgent, NumpyPolicyAgent, PolicyAgent, PopulationAgent, make
 from hoity_env.agents.policies.export import policy_layers
-from hoity_env.agents.policies.padded import PaddedInputs
 from hoity_env.engine.errors import ConfigError
+from hoity_env.environment.padding import PaddedInputs
 from hoity_env.learning.policy import MaskedPolicy
 from hoity_env.learning.settings import LearnerSettings
 

@@ -2,34 +2,24 @@
 
 :func:`ladder` measures a list of agents three ways, all at one seed:
 
-* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each
-  other agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
-* **Ratings** over those same games: our order-free Plackett-Luce fit
-  (:mod:`hoity_env.evaluation.ratings`) and an **OpenSkill** rating (the
-  ``openskill`` package's Plackett-Luce model, Weng-Lin updates).  OpenSkill is an
-  online rating, so it depends on the order of the games: the ladder feeds them in
-  an order shuffled by the seed (the harness plays pair by pair, and long runs of one
-  match-up would pull the rating toward the last ones).  An
-  agent holding several seats of a game enters it once, with its mean rank, in both.
-* **Approximate exploitability** at one fixed budget: a best response (the fast
-  learner's, or MaskablePPO's) trained against copies of each agent (:mod:`hoity_env.strength.exploit`), its
-  win rate an estimate from below at that budget.  With a :class:`~hoity_env.strength.sweep.Sweep`
-  (several budgets, seeds or learners) every agent gets a best response per (learner, seed,
-  budget), and its exploitability is their maximum (still an estimate from below); the
-  sweep's seeds are the best responses', the ladder's own seed stays the head-to-head games'.
+* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each other
+  agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
+* **Ratings** over those games: our order-free Plackett-Luce fit and **OpenSkill**.  OpenSkill
+  is an online rating, so the games are fed in an order shuffled by the seed (long runs of one
+  match-up would pull it toward the last ones); an agent holding several seats enters a game once.
+* **Approximate exploitability**: a best response trained against copies of each agent at one
+  budget, or with a :class:`~hoity_env.strength.sweep.Sweep` the maximum of several (an
+  estimate from below either way).
 
-Best responses are the expensive part (minutes each), so the ladder **resumes**: a
-finished best response in ``runs_dir`` whose ``exploit.json`` names the same agent with
-the same content hash (a ``ppo:PATH`` whose file was replaced is a new agent), budget,
-seed, players, rules and games is read back instead of trained again
-(:mod:`hoity_env.strength.jobs`).  An interrupted ladder re-run with the same arguments
-continues where it stopped (a best response stopped by Ctrl-C or SIGTERM from its
-checkpoint), and a ladder with one more agent trains only that agent's best response.
-Best responses that are not found train several at once on ``settings.workers`` processes.
+Best responses cost minutes each, so the ladder **resumes**: a finished one in ``runs_dir``
+for the same agent content hash and settings is read back (:mod:`hoity_env.strength.jobs`), an
+interrupted ladder continues where it stopped, and a new agent trains only its own.
+:class:`LadderResult` keeps every best response of a sweep and shows them under the ladder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,23 +30,157 @@ import numpy as np
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation.match import GameRecord
 from hoity_env.evaluation.ratings import mean_ranks
+from hoity_env.evaluation.reports.markdown import interval, rate, table
+from hoity_env.evaluation.reports.plots import plot_matrix
+from hoity_env.evaluation.reports.results import PairLookup
+from hoity_env.evaluation.reports.rows import PairStats
+from hoity_env.evaluation.reports.serialize import TableResult
 from hoity_env.evaluation.settings import MatchSettings, refuse_unknown, settings_from
 from hoity_env.evaluation.tournament import head_to_head, rate_games
 from hoity_env.strength.exploit import EXPLOIT_GAMES
 from hoity_env.strength.jobs import Job, find_exploit, run_jobs
-from hoity_env.strength.ladder_result import LadderResult, LadderRow
-from hoity_env.strength.response import BestResponse, check_targets, run_folder_name
-from hoity_env.strength.results import ExploitEntry, SweepEntry
+from hoity_env.strength.response import BestResponse, caveat, check_targets, run_folder_name
+from hoity_env.strength.results import ExploitEntry, SweepEntry, SweepResult, trained_by
 from hoity_env.strength.sweep import Sweep
 
 __all__ = ["LADDER_GAMES", "LadderResult", "LadderRow", "find_exploit", "ladder", "openskill_ratings"]
-# LadderResult and LadderRow live in ladder_result (reading a ladder needs no training code);
-# they are re-exported here, where they have always been imported from.
 
 logger = logging.getLogger(__name__)
 
 LADDER_GAMES = 400
 """Head-to-head games per ordered pair when ``games`` is not given."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderRow:
+    """One agent's line of the ladder."""
+
+    agent: str
+    mean_win_rate: float
+    """Mean over the other agents of this agent's win rate against copies of each."""
+    rating: float
+    rating_low: float
+    rating_high: float
+    openskill_mu: float
+    openskill_sigma: float
+    exploit_win_rate: float
+    exploit_low: float
+    exploit_high: float
+    exploit_run_dir: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderResult(PairLookup, TableResult):
+    """The ladder of :func:`ladder` (JSON round trip; the games themselves are not kept)."""
+
+    ROWS = "rows"
+    ROW = LadderRow
+
+    agents: tuple[str, ...]
+    num_players: int
+    rules: str
+    seed: int
+    games_per_pair: int
+    """Games per ordered pair of the head-to-head matrix (after rounding to whole deals)."""
+    budget: int
+    fair_share: float
+    rows: tuple[LadderRow, ...]
+    pairs: tuple[PairStats, ...]
+    exploit: tuple[ExploitEntry, ...]
+    learner: str = "sb3"
+    """Who trained the best responses: ``fast`` or ``sb3`` (ladders from before the fast learner: sb3);
+    with a sweep, its learners joined by commas."""
+    sweep: tuple[SweepEntry, ...] = ()
+    """With a sweep, every best response of every agent (a row's exploitability is its agents'
+    maximum, :attr:`budget` the largest budget); empty for a ladder at one budget."""
+    start: str = "fresh"
+    """How the best responses started (:attr:`ExploitResult.start`); with a sweep, its starts joined
+    by commas (``fresh`` in ladders written before there were others)."""
+
+    def sweep_result(self) -> SweepResult:
+        """The sweep's best responses as a :class:`SweepResult` (``ValueError`` without a sweep)."""
+        if not self.sweep:
+            raise ValueError("this ladder measured exploitability at one budget, not a sweep")
+        return SweepResult(
+            num_players=self.num_players,
+            rules=self.rules,
+            fair_share=self.fair_share,
+            budgets=tuple(sorted({e.budget for e in self.sweep})),
+            seeds=tuple(dict.fromkeys(e.seed for e in self.sweep)),
+            learners=tuple(dict.fromkeys(e.learner for e in self.sweep)),
+            entries=self.sweep,
+        )
+
+    @property
+    def games(self) -> int:
+        """Head-to-head games over all pairs (the best responses' games are in :attr:`exploit`)."""
+        return sum(p.games for p in self.pairs)
+
+    def to_markdown(self) -> str:
+        """The ladder (best Plackett-Luce rating first), then the head-to-head matrix."""
+        n = self.num_players
+        ordered = sorted(self.rows, key=lambda r: -r.rating)
+        ladder_rows = [
+            [
+                f"`{r.agent}`",
+                rate(r.mean_win_rate),
+                f"{r.rating:+.0f} [{r.rating_low:+.0f}, {r.rating_high:+.0f}]",
+                f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}",
+                f"{rate(r.exploit_win_rate)} {interval(r.exploit_low, r.exploit_high)}",
+            ]
+            for r in ordered
+        ]
+        names = [r.agent for r in ordered]
+        if self.sweep:
+            per_agent = len(self.sweep) // len(self.rows)
+            exploit_header = f"exploitability, max of {per_agent} best responses [95%]"
+            exploit_text = (
+                f"Exploitability is the highest win rate of {per_agent} best responses per agent "
+                f"(below) against {n - 1} copies of it."
+            )
+        else:
+            trained = max((e.timesteps for e in self.exploit), default=self.budget)
+            exploit_header = f"exploitability @ {trained:,} steps trained [95%]"
+            exploit_text = (
+                f"Exploitability is the win rate of {trained_by(self.learner, start=self.start)} against "
+                f"{n - 1} copies of "
+                f"the agent. {caveat(self.budget, trained)}"
+            )
+        matrix_rows = [
+            [f"`{a}`", *("—" if a == b else rate(self.pair(a, b).win_rate) for b in names)] for a in names
+        ]
+        return "\n".join(
+            [
+                f"**Ladder**: {n} players, rules {self.rules}, seed {self.seed}; head to head "
+                f"{self.games_per_pair} games per ordered pair (one agent against {n - 1} copies of "
+                f"the other, duplicate format). Fair share {self.fair_share:.3f}.",
+                "",
+                table(
+                    [
+                        "agent",
+                        "mean h2h win rate",
+                        "Plackett-Luce rating [95%]",
+                        "OpenSkill μ ± σ",
+                        exploit_header,
+                    ],
+                    ladder_rows,
+                    "lrrrr",
+                ),
+                "",
+                exploit_text,
+                "",
+                f"**Head to head**: row agent's win rate against {n - 1} copies of the column agent.",
+                "",
+                table(["agent", *(f"`{b}`" for b in names)], matrix_rows, "l" + "r" * len(names)),
+                "",
+                *([self.sweep_result().to_markdown()] if self.sweep else []),
+            ]
+        )
+
+    def plot_png(self, path: str | Path) -> None:
+        """Heat map of the head-to-head matrix."""
+        plot_matrix(path, self.agents, self.pairs, self.num_players, self.seed)
+
 
 _OPENSKILL_HINT = (
     "the ladder's OpenSkill rating needs the openskill package, part of the train extra: "

@@ -1,25 +1,16 @@
 """Exploitability at several budgets, seeds and estimators in one call, and per target the maximum.
 
-One best response at one budget is a weak estimate from below: its learning curve
-may still be rising, another seed may find more, another estimator (the other learner,
-a best response with memory of the game, one that starts from the target's weights or
-against ``expert`` first: :mod:`hoity_env.strength.start`) may find more.
+One best response at one budget is a weak estimate from below: its curve may still be rising,
+and another seed or estimator (the other learner, memory of the game, a start from the target's
+weights or against ``expert`` first: :mod:`hoity_env.strength.start`) may find more.
 :func:`exploitability_sweep` trains one best response per (target, learner, memory, start,
-seed, budget) with :func:`~hoity_env.strength.exploit.exploitability_of` (each in its own
-run folder, ``RUNS_DIR/<target>/<learner>_seed<seed>_<budget>``, ``_memory<K>`` added
-with memory and ``_<start>`` with a start other than ``fresh``, with every file a single run
-writes) and reports every estimate and, per target, their maximum: an agent's exploitability
-as we report it, still an estimate from below, the best those runs found.  Memory and starts
-are the fast learner's: SB3's best responses are trained fresh, without memory.
+seed, budget), each in its own run folder, and reports every estimate and per target their
+maximum, which is an agent's exploitability as we report it.  Memory and starts are the fast
+learner's; SB3's best responses train fresh, without memory.
 
-Every budget is a **separate run**.  Reading a smaller budget off the curve snapshots
-of the largest run would save training, but it equals a run at that budget only when
-nothing in the learner depends on the total: SB3 saves a curve snapshot mid-rollout,
-before that rollout's update, and a schedule annealed over the budget (the magnet's,
-a learning rate's) sees another total.  A separate run is always what it says.
-
-The seed is the learner's, its envs' and the final evaluation's (the curve's is
-``seed + 1``), as for a single run.
+Every budget is a **separate run**, not a snapshot of the largest one: a snapshot equals a run
+at that budget only when nothing depends on the total, and SB3 saves mid-rollout, before that
+rollout's update, while annealed schedules (the magnet's, a learning rate's) see another total.
 """
 
 from __future__ import annotations

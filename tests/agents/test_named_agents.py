@@ -23,10 +23,11 @@ import torch
 
 import hoity_env
 from hoity_env.agents import NAMED_AGENTS, SPEC_FORMS, NumpyPolicyAgent, PolicyAgent, make
-from hoity_env.agents.policies.export import export_checkpoint, main, shipped_path
+from hoity_env.agents.policies.export import export_checkpoint, shipped_path
 from hoity_env.agents.policies.mlp import FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS, named_policy
 from hoity_env.agents.policies.registry import registry
+from hoity_env.cli.export import main as export_main
 from hoity_env.engine.errors import ConfigError
 from tests.agents.test_batched_agents import collect_rows
 from tests.docs.test_docs import _machine_paths
@@ -234,7 +235,7 @@ def test_export_cli_writes_a_checkpoint(tmp_path: Path, capsys: pytest.CaptureFi
     from tests.agents.test_policy_agent import save_tiny_model
 
     ckpt = save_tiny_model(tmp_path / "tiny.zip")
-    assert main([str(ckpt), str(tmp_path / "tiny.npz"), "--name", "tiny"]) == 0
+    assert export_main([str(ckpt), str(tmp_path / "tiny.npz"), "--name", "tiny"]) == 0
     exported = load_policy(tmp_path / "tiny.npz")
     assert exported.metadata["name"] == "tiny" and exported.metadata["hidden"] == [8]
     assert exported.metadata["source"]["checkpoint"] == "tiny.zip"  # never the machine's absolute path
@@ -243,8 +244,7 @@ def test_export_cli_writes_a_checkpoint(tmp_path: Path, capsys: pytest.CaptureFi
     np.testing.assert_allclose(
         exported.logits(obs), _torch_logits(torch_agent, obs, torch.float32), atol=1e-5
     )
-    with pytest.raises(SystemExit):
-        main(["--shipped", str(ckpt)])
+    assert export_main(["--shipped", str(ckpt)]) == 2
 
 
 def test_named_agents_in_a_training_pool() -> None:

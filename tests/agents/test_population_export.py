@@ -1,4 +1,4 @@
-"""``npz:PATH`` agents and ``python -m hoity_env.agents.policies.export --population`` (issue 36).
+"""``npz:PATH`` agents and ``hoity-export --population`` (issue 36).
 
 A league's population is a mixture of ``ppo-sample:`` checkpoints, which need torch.  To
 ship one as a table's ``champion-mix`` it is exported member by member to numpy weights
@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import make
-from hoity_env.agents.policies.export import export_checkpoint, export_population, main
+from hoity_env.agents.policies.export import export_checkpoint, export_population
 from hoity_env.agents.policies.population import read_population, write_population
 from hoity_env.agents.policies.registry import Registry
+from hoity_env.cli.export import main
 from hoity_env.engine.errors import ConfigError
 from hoity_env.files import SCRATCH
 from tests.agents.test_batched_agents import collect_rows
@@ -201,9 +202,8 @@ def test_a_stopped_export_leaves_no_scratch_folder(
 
     monkeypatch.setattr("hoity_env.agents.policies.export.export_checkpoint", export_then_stop)
     handler = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(SystemExit) as info:
-        main(["--population", str(manifest), str(tmp_path / "shipped")])
-    assert info.value.code == status and len(calls) == 1  # stopped after one member was written
+    assert main(["--population", str(manifest), str(tmp_path / "shipped")]) == status
+    assert len(calls) == 1  # stopped after one member was written
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no scratch folder, no lock, no OUT
     assert signal.getsignal(signal.SIGTERM) is handler  # the command's own handler is gone

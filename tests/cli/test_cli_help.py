@@ -114,7 +114,8 @@ def test_the_check_sees_a_bare_flag() -> None:
         _assert_every_flag_helped(parser)
 
 
-def test_every_hoity_play_hoity_replay_and_hoity_serve_flag_has_a_help_text() -> None:
+def test_every_hoity_play_hoity_replay_hoity_serve_and_hoity_export_flag_has_a_help_text() -> None:
+    from hoity_env.cli.export import build_parser as export_parser
     from hoity_env.cli.play import build_parser as play_parser
     from hoity_env.cli.replay import build_parser as replay_parser
     from hoity_env.cli.serve import build_parser as serve_parser
@@ -123,6 +124,7 @@ def test_every_hoity_play_hoity_replay_and_hoity_serve_flag_has_a_help_text() ->
     _assert_every_flag_helped(play_parser())
     _assert_every_flag_helped(replay_parser())
     _assert_every_flag_helped(serve_parser())
+    _assert_every_flag_helped(export_parser())
     assert "comma-separated" in _flags(serve_parser())["--agents"]
     assert "comma-separated" in play["--opponents"] and "ppo:PATH" in play["--opponents"]
     assert "--out" in _flags(build_parser("evaluate"))["--save-replays"]

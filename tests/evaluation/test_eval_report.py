@@ -22,7 +22,7 @@ from hoity_env.evaluation.reports.output import write_results
 from hoity_env.evaluation.reports.plots import can_plot
 from hoity_env.evaluation.reports.rows import AgentStats, PairStats, Rating, SeatStats, WinTally
 from hoity_env.evaluation.reports.serialize import columns, rows_to_csv
-from hoity_env.strength.ladder_result import LadderRow
+from hoity_env.strength.ladder import LadderRow
 from hoity_env.strength.results import CurvePoint, ExploitEntry, ExploitResult, SweepEntry
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

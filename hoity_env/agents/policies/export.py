@@ -4,19 +4,12 @@ Only what acting needs is kept: the actor MLP and the action head of SB3's
 ``MlpPolicy`` (the value network, optimizer state and ``ortho_init`` play no
 part in choosing actions).  A checkpoint whose policy is anything else (a
 custom features extractor, an unknown activation) is refused, so an export is
-never silently wrong.  The command line::
+never silently wrong (the command line is ``hoity-export``, :mod:`hoity_env.cli.export`).
+A padded checkpoint (the fast
+learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip) exports as a padded
+policy that plays every count it was trained on.
 
-    python -m hoity_env.agents.policies.export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
-    # rewrite hoity_env/agents/models/ from docs/reference/:
-    python -m hoity_env.agents.policies.export --shipped
-    python -m hoity_env.agents.policies.export --population RUN/population.json OUT_DIR
-
-must run where the checkpoint's paths resolve (``--shipped``: the repository's root; each
-``.npz`` of ``registry.json`` from the checkpoint listed beside it).  A padded checkpoint
-(the fast learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip)
-exports as a padded policy that plays every count it was trained on.
-
-``--population`` exports a league's ``population.json`` (:func:`export_population`): each
+:func:`export_population` exports a league's ``population.json``: each
 ``ppo-sample:`` member to an ``.npz`` in ``OUT_DIR`` and a manifest beside them whose members
 are ``npz:`` specs, so the mixture plays without torch (how a per-table ``champion-mix`` is
 shipped).  It reads only inside the manifest's folder (a member outside it is refused, as
@@ -28,31 +21,32 @@ reported and removed by the next export to the same ``OUT_DIR``.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import hashlib
 import logging
 import shutil
-import signal
-import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import numpy as np
 
 from hoity_env.agents.policies.mlp import ACTIVATIONS, FORMAT, PADDED_FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS
-from hoity_env.agents.policies.padded import read_zip_entry
-from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint, players_of_checkpoint
+from hoity_env.agents.policies.sb3 import check_sizes, load_checkpoint, players_of_checkpoint, read_zip_entry
 from hoity_env.agents.view import Table
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
 from hoity_env.environment.padding import ruleset_name
 from hoity_env.files import folder_atomically, hold_lock, read_json, scratch_folders
 
-__all__ = ["export_checkpoint", "export_population", "main", "npz_name", "policy_layers", "shipped_path"]
+__all__ = [
+    "export_checkpoint",
+    "export_population",
+    "export_shipped",
+    "npz_name",
+    "policy_layers",
+    "shipped_path",
+]
 
 LOG = logging.getLogger(__name__)
 
@@ -249,98 +243,13 @@ def _shipped_name(model: str) -> str:
         return model
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line (see the module docstring)."""
-    p = argparse.ArgumentParser(
-        prog="python -m hoity_env.agents.policies.export",
-        description="Export a MaskablePPO checkpoint's policy to numpy weights (.npz), which play "
-        "without torch.",
-    )
-    p.add_argument("checkpoint", nargs="?", type=Path, help="the MaskablePPO .zip to export")
-    p.add_argument("out", nargs="?", type=Path, help="the .npz to write (replaced atomically)")
-    p.add_argument(
-        "--name", default=None, help="the policy's name in the metadata (default: the file's stem)"
-    )
-    p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
-    p.add_argument(
-        "--population",
-        type=Path,
-        default=None,
-        metavar="MANIFEST",
-        help="export this population.json (its ppo-sample: members) to the folder OUT: npz: members",
-    )
-    p.add_argument(
-        "--shipped",
-        action="store_true",
-        help=f"rewrite the shipped models ({', '.join(MODELS)}) from their checkpoints (registry.json)",
-    )
-    return p
-
-
-class _Terminated(BaseException):
-    """SIGTERM arrived: unwind, so that the scratch folder is removed (not an ``Exception``: no
-    ``except Exception`` on the way may take it for a failure of its own)."""
-
-
-@contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """SIGTERM raises :class:`_Terminated` while the block runs (the main thread only)."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (2: a bad argument or file; 130/143: Ctrl-C/SIGTERM)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.population is not None:
-        if args.shipped or args.checkpoint is None or args.out is not None:
-            parser.error("give --population MANIFEST OUT_DIR")
-        handler = logging.StreamHandler(sys.stderr)  # the warning about a killed export's leftovers
-        LOG.addHandler(handler)
-        try:
-            with _sigterm_unwinds():
-                written = export_population(args.population, args.checkpoint)
-        except (ConfigError, OSError) as exc:
-            parser.exit(2, f"{parser.prog}: error: {exc}\n")
-        except KeyboardInterrupt:
-            parser.exit(130, f"{parser.prog}: interrupted; nothing was written\n")
-        except _Terminated:
-            parser.exit(143, f"{parser.prog}: terminated (SIGTERM); nothing was written\n")
-        finally:
-            LOG.removeHandler(handler)
-        from hoity_env.agents.policies.population import read_population
-
-        print(f"{args.population} -> {written} ({len(read_population(written))} members)")
-        return 0
-    if args.shipped == (args.checkpoint is not None):
-        parser.error("give CHECKPOINT OUT, or --shipped alone")
-    if not args.shipped and args.out is None:
-        parser.error("OUT is required with CHECKPOINT")
-    jobs = (
-        [(Path(src), shipped_path(model), _shipped_name(model)) for model, src in MODELS.items()]
-        if args.shipped
-        else [(args.checkpoint, args.out, args.name)]
-    )
-    try:
-        for checkpoint, out, name in jobs:
-            export_checkpoint(checkpoint, out, name=name, rules=args.rules)
-            print(f"{checkpoint} -> {out} ({out.stat().st_size} bytes)")
-    except (ConfigError, OSError) as exc:
-        parser.exit(2, f"{parser.prog}: error: {exc}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def export_shipped() -> list[tuple[Path, Path]]:
+    """Rewrite every shipped model (:data:`~hoity_env.agents.policies.named.MODELS`) from its
+    checkpoint, keeping the name each file records; returns ``(checkpoint, written)`` pairs.
+    Run it at the repository's root, where the checkpoints' paths resolve."""
+    written = []
+    for model, source in MODELS.items():
+        out = shipped_path(model)
+        export_checkpoint(Path(source), out, name=_shipped_name(model))
+        written.append((Path(source), out))
+    return written

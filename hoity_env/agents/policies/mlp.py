@@ -24,7 +24,7 @@ other trainer's weights with :func:`save_policy`):
   (``name``, ``source`` with the checkpoint's ``sha256``, ``training_args``)
   and are kept as they are.
 
-A policy that reads padded observations (:mod:`hoity_env.agents.policies.padded`: one network for
+A policy that reads padded observations (:class:`hoity_env.environment.padding.PaddedInputs`: one network for
 several player counts) is written as ``format`` ``"hoity_env.mlp_policy/2"``
 (:data:`PADDED_FORMAT`), whose metadata has ``padded`` (true) and ``player_counts`` (the
 counts it plays) instead of ``num_players``, and ``obs_dim`` the padded layout's; the agent
@@ -53,10 +53,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from hoity_env.agents.policies.padded import PaddedInputs
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RULESET_NAMES
 from hoity_env.engine.errors import ConfigError, FileFormatError
-from hoity_env.environment.padding import unpadded_dim
+from hoity_env.environment.padding import PaddedInputs, unpadded_dim
 from hoity_env.files import JsonObject, NpzArchive, open_npz, parse_json, write_atomic
 
 __all__ = [

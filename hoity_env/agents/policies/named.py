@@ -15,7 +15,7 @@ num_players=..., rules=...)`` loads the file of the game's table and refuses a t
 one, naming those it plays.  The files are plain numpy weights
 (:mod:`hoity_env.agents.policies.mlp`) exported from ``MaskablePPO`` checkpoints (package data;
 ``tests/agents/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
-under 3 MB together); a padded one (:mod:`hoity_env.agents.policies.padded`) plays several counts.
+under 3 MB together); a padded one (:class:`hoity_env.environment.padding.PaddedInputs`) plays several counts.
 
 Plain names sample the policy, as we recommend for playing against them (a
 greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
@@ -46,7 +46,7 @@ MODELS: dict[str, str] = {
     file[: -len(".npz")]: str(source) for file, source in registry().sources.items() if file.endswith(".npz")
 }
 """Each shipped model file (by stem: ``hoity_env/agents/models/STEM.npz``) and the checkpoint of the
-repository it is exported from (``python -m hoity_env.agents.policies.export --shipped`` rewrites them)."""
+repository it is exported from (``hoity-export --shipped`` rewrites them)."""
 
 GREEDY_SUFFIX = "-greedy"
 NAMED_AGENTS = tuple(name + suffix for name in registry().names("model") for suffix in ("", GREEDY_SUFFIX))

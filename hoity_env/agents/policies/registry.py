@@ -14,9 +14,9 @@ mixture.  One padded policy (it plays several counts) is registered at each of i
                 "champion-mix": {"standard/4": "champion-mix.json"}}}
 
 ``files`` lists every shipped file with the checkpoint (in the repository) a ``.npz`` is
-exported from (``python -m hoity_env.agents.policies.export --shipped`` rewrites them all);
+exported from (``hoity-export --shipped`` rewrites them all);
 ``agents`` maps each name's tables (``RULES/PLAYERS``) to a file.  A population with members of
-its own (a league's, exported with ``python -m hoity_env.agents.policies.export --population``) is a
+its own (a league's, exported with ``hoity-export --population``) is a
 folder: ``FOLDER/population.json`` with its ``npz:`` member files beside it.  All of a name's files
 are of one kind (policies or populations).  :func:`resolve` finds a name's file for a game,
 and refuses a table the name has no file for, or rules that differ from every preset (a
@@ -92,7 +92,7 @@ def _table_key(key: str, where: str) -> Table:
 def _population_folder(folder: str, name: str) -> bool:
     """Whether ``folder/name`` is a population shipped with its own members: ``FOLDER/population.json``
     one level down, its ``npz:`` members beside it
-    (``python -m hoity_env.agents.policies.export --population``)."""
+    (``hoity-export --population``)."""
     return name == "population.json" and "/" not in folder and folder not in ("", ".", "..")
 
 

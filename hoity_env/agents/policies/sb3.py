@@ -10,6 +10,7 @@ everything that can go wrong with a checkpoint raises a clear ``ValueError``.
 
 from __future__ import annotations
 
+import json
 import zipfile
 from abc import abstractmethod
 from pathlib import Path
@@ -18,12 +19,29 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents.batch import GeneratorAgent, check_batch, ensure_legal, sample_index
-from hoity_env.agents.policies.padded import PaddedInputs, read_zip_entry
 from hoity_env.agents.view import AgentInputError, Table
 from hoity_env.engine.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
 from hoity_env.engine.errors import ConfigError
 from hoity_env.environment.history import CHECKPOINT_KEY
-from hoity_env.environment.padding import unpadded_dim
+from hoity_env.environment.padding import PaddedInputs, unpadded_dim
+
+ZIP_ENTRY = "hoity_env.json"
+"""The entry of a ``MaskablePPO`` zip that marks a padded policy (:class:`PaddedInputs`; SB3
+ignores entries it does not know)."""
+
+
+def read_zip_entry(path: Path) -> PaddedInputs | None:
+    """The padded inputs recorded in the ``MaskablePPO`` zip at ``path`` (None without the entry)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if ZIP_ENTRY not in archive.namelist():
+                return None
+            data = json.loads(archive.read(ZIP_ENTRY).decode("utf-8"))
+    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"checkpoint {path}: unreadable {ZIP_ENTRY} ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"checkpoint {path}: {ZIP_ENTRY} must hold a JSON object")
+    return PaddedInputs.from_dict(data, f"checkpoint {path}")
 
 
 class DistributionAgent(GeneratorAgent):
