@@ -43,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--name", default=None, help="the policy's name in the metadata (default: the file's stem)"
     )
-    p.add_argument("--rules", default=None, help="rules preset it was trained on (default: from args.json)")
+    p.add_argument(
+        "--rules",
+        default=None,
+        help="rules preset it was trained on (default: from args.json; with --population, the league's)",
+    )
     p.add_argument(
         "--population",
         type=Path,
@@ -68,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.population is not None:
         if args.shipped or args.checkpoint is None or args.out is not None:
             return fail(PROG, "give --population MANIFEST OUT_DIR")
-        return _population(args.population, args.checkpoint)
+        return _population(args.population, args.checkpoint, args.rules)
     if args.shipped == (args.checkpoint is not None):
         return fail(PROG, "give CHECKPOINT OUT, or --shipped alone")
     if not args.shipped and args.out is None:
@@ -90,13 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _population(manifest: Path, out_dir: Path) -> int:
+def _population(manifest: Path, out_dir: Path, rules: str | None) -> int:
     handler = logging.StreamHandler(sys.stderr)  # the warning about a killed export's leftovers
     logger = logging.getLogger("hoity_env.agents.policies.export")
     logger.addHandler(handler)
     try:
         with sigterm_raises():
-            written = export_population(manifest, out_dir)
+            written = export_population(manifest, out_dir, rules=rules)
     except (ConfigError, OSError) as exc:
         return fail(PROG, exc)
     except KeyboardInterrupt:

@@ -207,3 +207,19 @@ def test_a_stopped_export_leaves_no_scratch_folder(
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no scratch folder, no lock, no OUT
     assert signal.getsignal(signal.SIGTERM) is handler  # the command's own handler is gone
+
+
+def test_every_member_exports_for_the_leagues_rules(tmp_path: Path) -> None:
+    """A league's exploiters record no rules of their own: the league's table decides for all."""
+    manifest = _league(tmp_path)
+    out = export_population(manifest, tmp_path / "told", rules="standard")
+    files = [m.spec.removeprefix("npz:") for m in read_population(out) if m.spec.startswith("npz:")]
+    from hoity_env.agents.policies.mlp import load_policy
+
+    assert {load_policy(out.parent / f).metadata["rules"] for f in files} == {"standard"}
+    with pytest.raises(ConfigError, match="original"):  # 4-player standard weights, told original
+        export_population(manifest, tmp_path / "wrong", rules="original")
+    (manifest.parent / "league_settings.json").write_text(json.dumps({"main": {"rules": "original"}}))
+    with pytest.raises(ConfigError, match="original"):  # the league's own rules, read beside it
+        export_population(manifest, tmp_path / "league")
+    assert not (tmp_path / "wrong").exists() and not (tmp_path / "league").exists()

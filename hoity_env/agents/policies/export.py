@@ -150,9 +150,16 @@ def npz_name(source: Path) -> str:
     return f"{'-'.join('up' if part == '..' else part for part in parts if part != '.') or 'policy'}.npz"
 
 
-def export_population(manifest: str | Path, out_dir: str | Path, *, any_paths: bool | None = None) -> Path:
+def export_population(
+    manifest: str | Path, out_dir: str | Path, *, any_paths: bool | None = None, rules: str | None = None
+) -> Path:
     """Export the population at ``manifest`` to ``out_dir``: its manifest there, each ``ppo-sample:``
     member an ``npz:`` file beside it; returns the new manifest's path.
+
+    Every member is exported for ``rules``: a population plays at one table.  ``None`` takes the
+    rules of the league that wrote the manifest (``league_settings.json`` beside it), else each
+    checkpoint's own record; a league's exploiters record no rules, and an ``original`` one read
+    as ``standard`` would carry the wrong table in its metadata.
 
     A member's file is named after its path in the run folder (``members/main_1019190.zip`` →
     ``members-main_1019190.npz``, :func:`npz_name`), so two members never share one.  Named and
@@ -174,6 +181,7 @@ def export_population(manifest: str | Path, out_dir: str | Path, *, any_paths: b
 
     manifest = Path(manifest)
     members = read_population(manifest)
+    rules = rules or _league_rules(manifest.parent / "league_settings.json")
     allowed = any_paths_allowed() if any_paths is None else any_paths
     folder = manifest.parent
     jobs: dict[int, tuple[Path, str]] = {}
@@ -207,11 +215,25 @@ def export_population(manifest: str | Path, out_dir: str | Path, *, any_paths: b
                 if index in jobs:
                     source, name = jobs[index]
                     inside = None if allowed else folder
-                    export_checkpoint(source, scratch / name, name=name[: -len(".npz")], inside=inside)
+                    export_checkpoint(
+                        source, scratch / name, name=name[: -len(".npz")], rules=rules, inside=inside
+                    )
                     member = Member(f"npz:{name}", member.weight, member.origin)
                 renamed.append(member)
             write_population(scratch / "population.json", renamed)
     return out_dir / "population.json"
+
+
+def _league_rules(path: Path) -> str | None:
+    """The rules of the league whose ``league_settings.json`` is ``path`` (None without one)."""
+    if not path.is_file():
+        return None
+    data = read_json(path, f"league settings {path}")
+    main = data.get("main") if isinstance(data, dict) else None
+    rules = main.get("rules") if isinstance(main, dict) else None
+    if rules is not None and not isinstance(rules, str):
+        raise ConfigError(f"{path}: main.rules must be a rules name, not {rules!r}")
+    return rules
 
 
 def _busy(out_dir: Path) -> Callable[[str], Exception]:
