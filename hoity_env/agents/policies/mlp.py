@@ -221,9 +221,19 @@ def _check(policy: MlpPolicy) -> None:
 
 
 def save_policy(
-    path: str | Path, weights: Sequence[np.ndarray], biases: Sequence[np.ndarray], metadata: Mapping[str, Any]
+    path: str | Path,
+    weights: Sequence[np.ndarray],
+    biases: Sequence[np.ndarray],
+    metadata: Mapping[str, Any],
+    *,
+    half: bool = False,
 ) -> Path:
-    """Check and write an MLP policy to ``path`` in the ``.npz`` format, atomically; returns ``path``."""
+    """Check and write an MLP policy to ``path`` in the ``.npz`` format, atomically; returns ``path``.
+
+    ``half`` stores the weights as float16: half the file, for the populations shipped in the
+    wheel (docs/league.md measures that they play as their float32 originals).  The reader
+    accepts any float width; the forward pass always runs in float64.
+    """
     path = Path(path)
     try:  # numpy scalars (np.int64(117)) become the plain values they stand for
         text = json.dumps(dict(metadata), sort_keys=True, allow_nan=False, default=_plain)
@@ -236,8 +246,11 @@ def save_policy(
         where=str(path),
     )
     arrays: dict[str, np.ndarray] = {"metadata": np.array(text)}
+    stored = np.float16 if half else np.float32
     for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
-        arrays[f"w{i}"], arrays[f"b{i}"] = w, b
+        arrays[f"w{i}"], arrays[f"b{i}"] = w.astype(stored), b.astype(stored)
+        if half and not (np.isfinite(arrays[f"w{i}"]).all() and np.isfinite(arrays[f"b{i}"]).all()):
+            raise ConfigError(f"{path}: layer {i} does not fit in float16")
 
     def write(fh: IO[bytes]) -> None:
         np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
