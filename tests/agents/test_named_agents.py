@@ -73,7 +73,9 @@ def test_named_agents_are_the_shipped_models() -> None:
     total = sum(shipped_path(m).stat().st_size for m in MODELS)
     assert total < 3_000_000, total
     folder = shipped_path(next(iter(MODELS))).parent  # populations' own members included
-    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 8_000_000
+    # Every table's champion-mix is a league population (issue 45), its members stored as
+    # float16 (tests/agents/test_float16_populations.py): 11.6 MB with them, the wheel's bound 12 MB.
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 12_000_000
 
 
 def test_shipped_weights_equal_a_fresh_export(
