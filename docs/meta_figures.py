@@ -29,6 +29,7 @@ from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa:
 from hoity_env.files import read_json, write_atomically  # noqa: E402
 
 RECORD = "docs/results/psro_standard_3.json"
+CHAMPION = "docs/results/champion_exploit_standard_4.json"
 
 
 def _load() -> dict[str, Any]:
@@ -106,7 +107,32 @@ def psro_iterations() -> str:
     return f"{table(header, rows, 'lrrrrrl')}\n\nCommands: {commands}"
 
 
-FIGURES = {"psro-standard-3": psro_mixtures, "psro-iterations-standard-3": psro_iterations}
+def champion_exploit() -> str:
+    """The single ``champion`` at 4 standard players against ``exploit``'s default estimator."""
+    data = json.loads((ROOT / CHAMPION).read_text(encoding="utf-8"))
+    (entry,) = data["entries"]
+    n = data["num_players"]
+    row = [
+        f"`{entry['target']}`",
+        f"{data['settings']}, {data['budget']:,} steps, seed {data['seed']}",
+        f"{entry['games']:,}",
+        rate(entry["win_rate"]),
+        interval(entry["ci_low"], entry["ci_high"]),
+        f"{entry['train_cpu_seconds']:.0f}",
+    ]
+    header = ["target", "best response", "games", "wins", "95% interval", "its training CPU-s"]
+    return (
+        f"{table(header, [row], 'llrrrr')}\n\nFair share {1 / n:.3f}, 2M bar {_bar(n):.3f}. Command: "
+        f"`{data['command']}`; {data['cpu_seconds'] / 60:.1f} CPU-minutes in all; {data['machine']}; "
+        f"measured {data['measured']} (`{CHAMPION}`)."
+    )
+
+
+FIGURES = {
+    "psro-standard-3": psro_mixtures,
+    "psro-iterations-standard-3": psro_iterations,
+    "champion-exploit-standard-4": champion_exploit,
+}
 
 
 def _iteration(it: dict[str, Any], specs: Sequence[str]) -> dict[str, Any]:
