@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from hoity_env.agents.policies.mlp import MlpPolicy, load_policy, masked_softmax
-from hoity_env.agents.policies.registry import registry, resolve, table_text
+from hoity_env.agents.policies.registry import registry, resolve, retired, table_text
 from hoity_env.agents.policies.sb3 import DistributionAgent, check_sizes, renormalized
 from hoity_env.agents.view import Table
 from hoity_env.engine.config import RulesConfig
@@ -109,7 +109,7 @@ def make_named(
     name has no file for is refused, naming those it plays.
     """
     if spec not in NAMED_AGENTS:
-        raise ConfigError(f"unknown named agent {spec!r}; choose one of {', '.join(NAMED_AGENTS)}")
+        raise ConfigError(retired(spec) or f"unknown named agent {spec!r}; choose one of {', '.join(NAMED_AGENTS)}")
     greedy = spec.endswith(GREEDY_SUFFIX)
     name = spec[: -len(GREEDY_SUFFIX)] if greedy else spec
     entry = resolve(name, rules, num_players)
