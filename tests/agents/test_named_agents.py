@@ -71,6 +71,10 @@ def greedy_of(model: str, rules: str, num_actions: int | None = None) -> NumpyPo
 
 
 def test_named_agents_are_the_shipped_models() -> None:
+    """The registry names only what a user picks (issue 46).  The lineage's names left it, but not
+    its weights: ``champion-v1``/``-v3`` and champion v4's seed 1 are ``champion-mix`` members, so the
+    models folder shrank by 583 bytes only (``du -sb hoity_env/agents/models``: 5,314,381 before,
+    5,313,798 after; the bounds below were 3 MB and 8 MB)."""
     assert NAMED_AGENTS == (
         "champion",
         "champion-greedy",
@@ -79,9 +83,9 @@ def test_named_agents_are_the_shipped_models() -> None:
     )
     assert all(name in SPEC_FORMS for name in NAMED_AGENTS)
     total = sum(shipped_path(m).stat().st_size for m in MODELS)
-    assert total < 3_000_000, total
+    assert total < 1_500_000, total  # 1,451,432
     folder = shipped_path(next(iter(MODELS))).parent  # populations' own members included
-    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 8_000_000
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 5_400_000  # 5,301,510
 
 
 def test_shipped_weights_equal_a_fresh_export(
