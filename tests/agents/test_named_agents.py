@@ -67,7 +67,9 @@ def greedy_of(model: str, rules: str, num_actions: int | None = None) -> NumpyPo
         assert isinstance(agent, NumpyPolicyAgent)
         return agent
     policy = named_policy(model)
-    return NumpyPolicyAgent(policy, name=model, deterministic=True, rules=rules, num_players=4, num_actions=num_actions)
+    return NumpyPolicyAgent(
+        policy, name=model, deterministic=True, rules=rules, num_players=4, num_actions=num_actions
+    )
 
 
 def test_named_agents_are_the_shipped_models() -> None:
@@ -122,7 +124,7 @@ def _torch_logits(agent: PolicyAgent, obs: np.ndarray, dtype: torch.dtype) -> np
 
 
 def test_numpy_forward_pass_is_the_torch_policy(model: str) -> None:
-    name, rules = seat_of(model)
+    _, rules = seat_of(model)
     obs, masks = rows(rules)
     greedy_torch = make(f"ppo:{ROOT / MODELS[model]}", num_players=4, rules=rules)
     assert isinstance(greedy_torch, PolicyAgent)
@@ -176,7 +178,9 @@ def test_retired_names_say_so_and_name_the_file_that_plays_them(tmp_path: Path) 
         with pytest.raises(ConfigError, match=f"named agent '{name}' was retired"):
             write_population(tmp_path / "population.json", [Member(name, 1.0)])
         manifest = tmp_path / "population.json"  # as a member of a manifest written by hand
-        manifest.write_text(json.dumps({"format": "hoity-population/1", "members": [{"spec": name, "weight": 1}]}))
+        manifest.write_text(
+            json.dumps({"format": "hoity-population/1", "members": [{"spec": name, "weight": 1}]})
+        )
         with pytest.raises(FileFormatError, match=f"named agent '{name}' was retired"):
             make(f"population:{manifest}")
 

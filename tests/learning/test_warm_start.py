@@ -74,7 +74,9 @@ def test_a_population_starts_from_its_heaviest_member_with_padded_inputs() -> No
     )
     learner = Learner(settings)
     init = init_policy("champion-mix", "standard", (5,))
-    assert init.spec.endswith("models/champion-standard.npz (the heaviest member of champion-mix)")  # the first
+    assert init.spec.endswith(
+        "models/champion-standard.npz (the heaviest member of champion-mix)"
+    )  # the first
     assert init.where.endswith("champion-standard.npz") and init.padded is not None
     theirs = named_policy("champion-standard").logits(learner.x.reshape(-1, learner.x.shape[-1]))
     assert np.abs(_logits(learner) - theirs).max() < 1e-4

@@ -38,7 +38,7 @@ any_paths=True)``, or, for every command and worker process, the environment var
 Named populations ship in the package beside the named agents' weights
 (``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
 they are registered at (:mod:`hoity_env.agents.policies.registry`), and are played by
-name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
+name: ``champion-mix`` (4-player standard) is ``champion``, champion v1 and v3 with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
 still be three predictable policies).  :func:`hoity_env.agents.make` reads the manifest,

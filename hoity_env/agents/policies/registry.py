@@ -59,7 +59,10 @@ Table = tuple[str, int]
 RETIRED: dict[str, tuple[str, str]] = {
     "champion-v1": ("champion-v1.npz", "the first champion"),
     "champion-v3": ("champion-v3.npz", "a longer league run"),
-    "champion-v4": ("champion-standard.npz", "`champion` at every table but 4-player standard; standard rules"),
+    "champion-v4": (
+        "champion-standard.npz",
+        "`champion` at every table but 4-player standard; standard rules",
+    ),
     "champion-v4-s1": ("champion-standard-s1.npz", "seed 1 of champion v4; standard rules"),
     "champion-mix-v4": ("champion-mix-standard.json", "`champion-mix` at 3, 5, 6 players; standard rules"),
 }
