@@ -257,14 +257,15 @@ MEASURED = ROOT / "docs/reference/population/population.json"
 
 
 def _named_spec(spec: str) -> str:
-    """A member spec of the measured manifest as the named agent of the same checkpoint."""
+    """A member spec of the measured manifest as ``champion-mix`` names it: ``champion``, or the
+    shipped ``npz:`` file of the same checkpoint (a member with no name of its own, issue 46)."""
     prefix = "ppo-sample:"
     if not spec.startswith(prefix):
         return spec
     checkpoint = (MEASURED.parent / spec[len(prefix) :]).resolve()
     names = [name for name, path in MODELS.items() if (ROOT / path).resolve() == checkpoint]
     assert names, f"{spec} is not a shipped model's checkpoint"
-    return names[0]
+    return f"npz:{names[0]}.npz"
 
 
 def test_champion_mix_is_the_measured_population_of_named_members(tmp_path: Path) -> None:
