@@ -5,8 +5,8 @@
 * ``random``: uniform over legal actions;
 * ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
   docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
-* ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` (and ``champion-greedy``, …):
-  our trained policies (``champion-v1`` is the first champion), shipped in the package as numpy weights
+* ``champion``, ``reference`` (and ``champion-greedy``, ``reference-greedy``):
+  our trained policies, shipped in the package as numpy weights
   and played without torch, by sampling
   (greedily with ``-greedy``), each at the tables (rules, player count) it is registered at;
   see :mod:`hoity_env.agents.policies.named` and :mod:`hoity_env.agents.policies.registry`;
@@ -20,8 +20,8 @@
   (needs the ``rllib`` extra, not a running Ray);
 * ``population:PATH``: a mixture over the members listed in a ``population.json``
   manifest, one member drawn per game (:mod:`hoity_env.agents.policies.population`);
-  ``champion-mix`` is such a mixture shipped in the package (``champion``, ``champion-v1``
-  and ``champion-v3``, equal weights), played by sampling, without torch.
+  ``champion-mix`` is such a mixture shipped in the package (at 4 players, standard: ``champion``,
+  champion v1 and v3, equal weights), played by sampling, without torch.
 
 Every agent ``make`` builds is told the game it plays (``rules`` and ``num_players``,
 the package's defaults ``standard``/4 where none are given) and refuses observations of

@@ -29,6 +29,7 @@ from hoity_env.agents.policies.population import (
     named_population,
     read_population,
 )
+from hoity_env.agents.policies.registry import retired
 from hoity_env.agents.policies.sb3 import PolicyAgent
 from hoity_env.agents.view import Table
 from hoity_env.engine.config import RulesConfig
@@ -80,7 +81,7 @@ def make(
     prefix, colon, argument = spec.partition(":")
     factory = PREFIXES.get(prefix + colon)
     if factory is None:
-        raise ConfigError(f"unknown agent {spec!r}; choose one of {SPEC_FORMS}")
+        raise ConfigError(retired(spec) or f"unknown agent {spec!r}; choose one of {SPEC_FORMS}")
     if not argument.strip():
         what, example = _EXAMPLES.get(prefix + colon, ("checkpoint", "runs/ppo/final_model.zip"))
         raise ConfigError(

@@ -12,7 +12,7 @@ Usage::
     hoity-eval exploit --target champion-mix --players 5 --budget 2000000 --start fresh,warm,curriculum
     hoity-eval ladder --budget 2000000 --out docs/reference/ladder
     hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
-    hoity-eval ladder --agents champion,champion-v1,expert --learner fast --seeds 0,1
+    hoity-eval ladder --agents champion,reference,expert --learner fast --seeds 0,1
 
 ``exploit`` trains a best response (``--learner fast``, the default: the fast learner on
 the batched engine, at ``--preset strong`` (``STRONG_SETTINGS``, chosen for strength) or

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +27,10 @@ from hoity_env.agents import NAMED_AGENTS, SPEC_FORMS, NumpyPolicyAgent, PolicyA
 from hoity_env.agents.policies.export import export_checkpoint, shipped_path
 from hoity_env.agents.policies.mlp import FORMAT, load_policy, save_policy
 from hoity_env.agents.policies.named import MODELS, named_policy
-from hoity_env.agents.policies.registry import registry
+from hoity_env.agents.policies.population import NAMED_POPULATIONS, Member, write_population
+from hoity_env.agents.policies.registry import RETIRED, registry
 from hoity_env.cli.export import main as export_main
-from hoity_env.engine.errors import ConfigError
+from hoity_env.engine.errors import ConfigError, FileFormatError
 from tests.agents.test_batched_agents import collect_rows
 from tests.docs.test_docs import _machine_paths
 from tests.helpers import ROOT
@@ -49,33 +51,46 @@ def model(request: pytest.FixtureRequest) -> str:
 
 
 def seat_of(model: str) -> tuple[str, str]:
-    """A registered name that plays the shipped file ``model`` at 4 players, and its rules."""
-    entry = next(e for e in registry().entries if e.stem == model and e.num_players == 4)
-    return entry.name, entry.rules
+    """A spec that plays the shipped file ``model`` at 4 players by sampling, and its rules: the
+    registered name, else (a ``champion-mix`` member with no name of its own) ``npz:`` its file."""
+    entry = next((e for e in registry().entries if e.stem == model and e.num_players == 4), None)
+    if entry is not None:
+        return entry.name, entry.rules
+    return f"npz:{shipped_path(model)}", "original" if "original" in model else "standard"
+
+
+def greedy_of(model: str, rules: str, num_actions: int | None = None) -> NumpyPolicyAgent:
+    """The shipped file ``model`` played greedily at 4 players: ``NAME-greedy`` where it has a name."""
+    name, _ = seat_of(model)
+    if not name.startswith("npz:"):
+        agent = make(f"{name}-greedy", num_players=4, rules=rules, num_actions=num_actions)
+        assert isinstance(agent, NumpyPolicyAgent)
+        return agent
+    policy = named_policy(model)
+    return NumpyPolicyAgent(
+        policy, name=model, deterministic=True, rules=rules, num_players=4, num_actions=num_actions
+    )
 
 
 def test_named_agents_are_the_shipped_models() -> None:
+    """The registry names only what a user picks (issue 46).  The lineage's names left it, but not
+    its weights: ``champion-v1``/``-v3`` and champion v4's seed 1 are ``champion-mix`` members, so the
+    models folder shrank by 583 bytes only (``du -sb hoity_env/agents/models``: 5,314,381 before,
+    5,313,798 after; the bounds below were 3 MB and 8 MB)."""
     assert NAMED_AGENTS == (
         "champion",
         "champion-greedy",
-        "champion-v1",
-        "champion-v1-greedy",
-        "champion-v3",
-        "champion-v3-greedy",
-        "champion-v4",
-        "champion-v4-greedy",
-        "champion-v4-s1",
-        "champion-v4-s1-greedy",
         "reference",
         "reference-greedy",
     )
     assert all(name in SPEC_FORMS for name in NAMED_AGENTS)
     total = sum(shipped_path(m).stat().st_size for m in MODELS)
-    assert total < 3_000_000, total
+    assert total < 1_500_000, total  # 1,451,432
     folder = shipped_path(next(iter(MODELS))).parent  # populations' own members included
-    # Every table's champion-mix is a league population (issue 45), its members stored as
-    # float16 (tests/agents/test_float16_populations.py): 11.6 MB with them, the wheel's bound 12 MB.
-    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 12_000_000
+    # Every table's champion-mix is a population, the league ones stored as float16
+    # (tests/agents/test_float16_populations.py); the lineage's files left for docs/reference/retired:
+    # 11,113,350 bytes, under the wheel's bound of 12 MB.
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < 11_500_000
 
 
 def test_shipped_weights_equal_a_fresh_export(
@@ -112,12 +127,11 @@ def _torch_logits(agent: PolicyAgent, obs: np.ndarray, dtype: torch.dtype) -> np
 
 
 def test_numpy_forward_pass_is_the_torch_policy(model: str) -> None:
-    name, rules = seat_of(model)
+    _, rules = seat_of(model)
     obs, masks = rows(rules)
     greedy_torch = make(f"ppo:{ROOT / MODELS[model]}", num_players=4, rules=rules)
     assert isinstance(greedy_torch, PolicyAgent)
-    greedy = make(f"{name}-greedy", num_players=4, rules=rules, num_actions=masks.shape[1])
-    assert isinstance(greedy, NumpyPolicyAgent)
+    greedy = greedy_of(model, rules, num_actions=masks.shape[1])
     x = greedy.policy_inputs(obs)  # padded rows for a padded policy (its own differential test)
     mine = named_policy(model).logits(x)
     # float32 against float64: 1e-5 absolute, and float32's rounding on the larger logits (|z| ~ 30)
@@ -137,7 +151,7 @@ def test_sampling_named_agent_matches_ppo_sample(model: str) -> None:
     actions = sampled.act_batch(obs, masks)
     np.testing.assert_array_equal(actions, torch_sampled.act_batch(obs, masks))
     assert masks[np.arange(len(actions)), actions].all()
-    assert (actions != make(f"{name}-greedy", num_players=4, rules=rules).act_batch(obs, masks)).any()
+    assert (actions != greedy_of(model, rules).act_batch(obs, masks)).any()
     sampled.reset(11)  # one uniform per row: row by row gives the batch's actions
     np.testing.assert_array_equal(
         [sampled.act(o, m) for o, m in zip(obs[:200], masks[:200], strict=True)], actions[:200]
@@ -145,12 +159,33 @@ def test_sampling_named_agent_matches_ppo_sample(model: str) -> None:
 
 
 def test_named_agents_refuse_another_table() -> None:  # more in test_agent_tables.py
-    with pytest.raises(ConfigError, match="champion-v1 has no agent for 3 players, standard rules"):
-        make("champion-v1", num_players=3)
+    with pytest.raises(ConfigError, match="reference has no agent for 3 players, standard rules"):
+        make("reference", num_players=3)
     with pytest.raises(ConfigError, match="this game has 40 actions, not the 56"):
         make("reference-greedy", num_players=4, num_actions=40)
     with pytest.raises(ConfigError, match=r"unknown agent 'champ'.*champion-greedy"):
         make("champ")
+
+
+def test_retired_names_say_so_and_name_the_file_that_plays_them(tmp_path: Path) -> None:
+    """Issue 46: the lineage left the registry; each retired name (and its ``-greedy`` form) is one
+    clear error naming the shipped file that plays its weights, and that spec plays."""
+    assert not set(RETIRED) & set(NAMED_AGENTS + NAMED_POPULATIONS)
+    for name, (file, _) in RETIRED.items():
+        for spec in (name, f"{name}-greedy"):
+            with pytest.raises(ConfigError, match=f"named agent '{spec}' was retired") as info:
+                make(spec, num_players=4)
+            (instead,) = re.findall(r"play as (\S+)", str(info.value))
+            assert instead.endswith(file) and Path(instead.split(":", 1)[1]).is_file()
+            assert make(instead, seed=0, num_players=4).name.endswith(file)  # it plays
+        with pytest.raises(ConfigError, match=f"named agent '{name}' was retired"):
+            write_population(tmp_path / "population.json", [Member(name, 1.0)])
+        manifest = tmp_path / "population.json"  # as a member of a manifest written by hand
+        manifest.write_text(
+            json.dumps({"format": "hoity-population/1", "members": [{"spec": name, "weight": 1}]})
+        )
+        with pytest.raises(FileFormatError, match=f"named agent '{name}' was retired"):
+            make(f"population:{manifest}")
 
 
 _NO_TORCH = """

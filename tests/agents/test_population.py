@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from hoity_env.agents import SPEC_FORMS, make
-from hoity_env.agents.policies.named import MODELS
 from hoity_env.agents.policies.population import (
     NAMED_POPULATIONS,
     PATHS_VARIABLE,
@@ -253,26 +252,28 @@ def test_hoity_serve_seats_a_population(tmp_path: Path) -> None:
 
 
 MEASURED = ROOT / "docs/reference/population/population.json"
-"""The manifest the ladder measured (docs/league.md); ``champion-mix`` is its packaged twin."""
+"""The manifest the ladder measured (docs/league.md); ``RETIRED_MIX`` is its numpy twin."""
+RETIRED_MIX = ROOT / "docs/reference/retired/champion-mix-standard-4-v1.json"
+"""``champion-mix`` at 4 standard players until a league population replaced it (issue 45)."""
+EXPORTS = {
+    "../champion/final_model.zip": "npz:champion-v1.npz",
+    "../champion-v3/final_model.zip": "npz:champion-v3.npz",
+}
+"""Each measured checkpoint → its numpy export beside the retired manifest (registry.json recorded
+the same pairs while they shipped)."""
 
 
 def _named_spec(spec: str) -> str:
-    """A member spec of the measured manifest as the named agent of the same checkpoint."""
-    prefix = "ppo-sample:"
-    if not spec.startswith(prefix):
-        return spec
-    checkpoint = (MEASURED.parent / spec[len(prefix) :]).resolve()
-    names = [name for name, path in MODELS.items() if (ROOT / path).resolve() == checkpoint]
-    assert names, f"{spec} is not a shipped model's checkpoint"
-    return names[0]
+    """A member spec of the measured manifest as the retired twin names it."""
+    return EXPORTS.get(spec.removeprefix("ppo-sample:"), spec)
 
 
-def test_champion_mix_is_the_measured_population_of_named_members(tmp_path: Path) -> None:
-    """The packaged ``champion-mix`` has the members and weights the ladder measured."""
+def test_the_retired_mix_is_the_measured_population_of_numpy_members(tmp_path: Path) -> None:
+    """The numpy twin has the members and weights the ladder measured; champion-mix is no member."""
     assert NAMED_POPULATIONS == ("champion-mix",) and "champion-mix" in SPEC_FORMS
-    shipped = read_population(named_population("champion-mix"))
+    twin = read_population(RETIRED_MIX)
     measured = read_population(MEASURED)
-    assert [(m.spec, m.weight) for m in shipped] == [(_named_spec(m.spec), m.weight) for m in measured]
+    assert [(m.spec, m.weight) for m in twin] == [(_named_spec(m.spec), m.weight) for m in measured]
     with pytest.raises(ConfigError, match="unknown named population"):
         named_population("champion-max")
     with pytest.raises(ConfigError, match="cannot contain a population"):
@@ -280,20 +281,19 @@ def test_champion_mix_is_the_measured_population_of_named_members(tmp_path: Path
     assert not (tmp_path / "population.json").exists()
 
 
-def test_champion_mix_plays_by_name_as_the_measured_manifest_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same seed, same games: the named twin plays the measured manifest's games (the named
-    members make their checkpoints' choices, tests/agents/test_named_agents.py).  The measured manifest
-    names ``../champion-v3``, outside its folder: it plays only when that is allowed."""
+def test_the_retired_mix_plays_as_the_measured_manifest_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same seed, same games: the numpy twin plays the measured manifest's games (its members make
+    their checkpoints' choices, tests/agents/test_named_agents.py).  The measured manifest names
+    ``../champion-v3``, outside its folder: it plays only when that is allowed."""
     with pytest.raises(ConfigError, match="outside the manifest's folder"):
         make(f"population:{MEASURED}")
     monkeypatch.setenv(PATHS_VARIABLE, "any")
-    agent = _make("champion-mix", seed=1)
-    assert agent.name == "champion-mix" and len(agent.agents) == 3
+    agent = _make(f"population:{RETIRED_MIX}", seed=1)
+    assert len(agent.agents) == 3
     table = ["random"] * 3
-    named = evaluate(["champion-mix", *table], games=8, seed=5)
+    twin = evaluate([f"population:{RETIRED_MIX}", *table], games=8, seed=5)
     direct = evaluate([f"population:{MEASURED}", *table], games=8, seed=5)
-    assert [r.ranks for r in named.records] == [r.ranks for r in direct.records]
-    assert named.agent_stats[0].agent == "champion-mix"
+    assert [r.ranks for r in twin.records] == [r.ranks for r in direct.records]
 
 
 # ------------------------------------------------------------ issue 37 item 13: hostile manifests

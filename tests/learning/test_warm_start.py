@@ -74,9 +74,11 @@ def test_a_population_starts_from_its_heaviest_member_with_padded_inputs() -> No
     )
     learner = Learner(settings)
     init = init_policy("champion-mix", "standard", (5,))
-    assert init.spec == "champion-v4 (the heaviest member of champion-mix)"  # equal weights: the first
-    assert init.where.endswith("champion-v4-standard-s0.npz") and init.padded is not None
-    theirs = named_policy("champion-v4-standard-s0").logits(learner.x.reshape(-1, learner.x.shape[-1]))
+    assert init.spec.endswith(
+        "models/champion-standard.npz (the heaviest member of champion-mix)"
+    )  # the first
+    assert init.where.endswith("champion-standard.npz") and init.padded is not None
+    theirs = named_policy("champion-standard").logits(learner.x.reshape(-1, learner.x.shape[-1]))
     assert np.abs(_logits(learner) - theirs).max() < 1e-4
 
 
@@ -87,7 +89,7 @@ def test_a_population_passes_over_scripted_members_and_refuses_when_it_has_only_
 
     mixed = write_population(
         tmp_path / "mixed.json",
-        [Member("expert", 3.0), Member("champion-v1", 1.0), Member("champion", 2.0), Member("thief", 2.0)],
+        [Member("expert", 3.0), Member("reference", 1.0), Member("champion", 2.0), Member("thief", 2.0)],
     )
     init = init_policy(f"population:{mixed}", "standard", (4,))
     assert init.spec == f"champion (the heaviest member of population:{mixed})"  # expert is heavier
@@ -143,7 +145,7 @@ def test_a_warm_run_stopped_and_resumed_is_the_uninterrupted_one_without_its_ini
         ({"memory": 2}, "this learner's is 128×128 relu, the table's input, memory 2"),
         ({"init": "expert"}, "init expert has no policy weights to start from"),
         ({"init": "population:" + "x" * 3}, "population"),
-        ({"init": "champion-v1", "num_players": 5}, "champion-v1"),
+        ({"init": "reference", "num_players": 5}, "reference"),
     ],
     ids=["hidden", "activation", "padded", "memory", "scripted", "missing", "table"],
 )

@@ -27,7 +27,7 @@ from tests.environment.test_no_leak import face_down, hidden_cards, swap_cards
 from tests.helpers import RULESETS
 from tests.serve_client import ok, request, serving
 
-FAST = ("random", "detective", "expert", "champion", "champion-v1")
+FAST = ("random", "detective", "expert", "champion", "reference")
 SHORT_DEALS = {"standard": 2, "original": 7}
 """Seeds whose game (the first choice every time, seat 1, against ``detective``) is ~20 steps."""
 
@@ -116,8 +116,8 @@ def test_hint_is_a_policy_distribution_or_a_scripted_decision(tmp_path: Path) ->
         assert ok(server, "GET", f"/api/games/{view['id']}") == view  # asking changes nothing
         status, answer = request(server, "POST", path, {"agent": "thief"})
         assert status == 400 and "thief" in answer["error"]
-        two = new_game(server)  # champion-v1 plays 4 standard seats only: a clear refusal elsewhere
-        status, answer = request(server, "POST", f"/api/games/{two['id']}/hint", {"agent": "champion-v1"})
+        two = new_game(server)  # reference plays 4 standard seats only: a clear refusal elsewhere
+        status, answer = request(server, "POST", f"/api/games/{two['id']}/hint", {"agent": "reference"})
         assert status == 400 and "4 players" in answer["error"]
         status, answer = request(server, "POST", f"/api/games/{two['id']}/hint", {"agent": "champion"})
         assert status == 200 and answer["kind"] == "policy"  # the champion plays every table
@@ -136,7 +136,7 @@ HOSTILE_NEW_GAMES = [
     {"players": 2, "opponents": ["random"], "rules": "house"},
     {"players": 2, "opponents": ["random"], "seed": -1},
     {"players": 2, "opponents": ["random"], "admin": True},
-    {"players": 2, "opponents": ["champion-v1"]},  # offered, but trained for 4 players
+    {"players": 2, "opponents": ["reference"]},  # offered, but trained for 4 players
 ]
 
 

@@ -102,17 +102,17 @@ def test_a_whole_game_is_played_by_clicking(tmp_path: Path, browser: Browser, ru
 
 
 def test_the_page_teaches_the_game_and_lists_the_saved_games(tmp_path: Path, browser: Browser) -> None:
-    agents = ("detective", "expert", "champion-v1")
+    agents = ("detective", "expert", "reference")
     settings = ServeSettings(agents=agents, replays=tmp_path / "replays", max_games=1)
-    with pytest.raises(ConfigError) as refused:  # champion-v1 plays four seats: the library's message
-        make("champion-v1", 100, num_players=2, num_actions=RecordingEnv(num_players=2).codec.size)
+    with pytest.raises(ConfigError) as refused:  # reference plays four seats: the library's message
+        make("reference", 100, num_players=2, num_actions=RecordingEnv(num_players=2).codec.size)
     with serving(settings) as server:
         browser.goto(server.url)
         browser.wait_until("document.body.dataset.ready === '1'")
         new_game(browser, "standard")
         browser.wait_until("document.body.dataset.step === '0' && document.body.dataset.busy === '0'")
         assert not browser.evaluate("document.getElementById('howto').open")  # folded away once playing
-        choose(browser, "#hinter", "champion-v1")  # errors are shown as the library words them, no more
+        choose(browser, "#hinter", "reference")  # errors are shown as the library words them, no more
         assert browser.wait_until("document.getElementById('error').textContent") == str(refused.value)
         choose(browser, "#hinter", "expert")
         browser.wait_until("document.body.dataset.hintStep === '0'")
@@ -139,5 +139,5 @@ def test_the_page_teaches_the_game_and_lists_the_saved_games(tmp_path: Path, bro
         )
         browser.click("#replays tbody tr:nth-child(2) td:nth-child(4) a")  # any cell of a row opens it
         browser.wait_until("document.location.pathname.startsWith('/replays/') && typeof frames === 'object'")
-        refusal = "the server responded with a status of 400"  # champion-v1's hint, shown above
+        refusal = "the server responded with a status of 400"  # reference's hint, shown above
         assert [e for e in browser.errors if not (refusal in e and e.endswith("/hint)"))] == []

@@ -176,7 +176,7 @@ def test_results_written_before_there_were_starts_read_as_fresh() -> None:
         (["--start", "warm,warm"], "--start must not repeat"),
         (["--start", "hot"], "starts are fresh, warm, curriculum"),
         (["--start", "warm", "--memory", "2"], "has memory 0, not the 2 given"),
-        (["--start", "warm", "--target", "champion-v1"], "champion-v1"),  # registered at 4 players only
+        (["--start", "warm", "--target", "reference"], "reference"),  # registered at 4 players only
     ],
 )
 def test_cli_refuses_a_bad_start_before_any_folder(

@@ -1,14 +1,12 @@
 """The named agents: hoity_env's trained policies shipped inside the package, playable without torch.
 
-``champion`` is the strongest single policy we trained (the ``champion-mix`` population is
-harder to exploit): the main agent of
-a league with exploiters, PFSP and a magnet (``hoity-league``, the run in
-``docs/reference/champion-v2/``).  ``champion-v1`` is the first champion
-(``training/selfplay.py``, ``docs/reference/champion/``), kept as a yardstick;
-``champion-v3`` a longer league run that beats ``champion`` head to head but is far easier
-to exploit (``docs/reference/champion-v3/``), shipped as a member of the ``champion-mix``
-population (:mod:`hoity_env.agents.policies.population`); and
-``reference`` the reference PPO run (``training/train_ppo.py``, ``docs/reference/``).
+``champion`` is the strongest single policy we trained, head to head (the ``champion-mix``
+population is harder to exploit): at 4 players of the standard rules the main agent of a league
+with exploiters, PFSP and a magnet (``docs/reference/champion-v2/``), elsewhere one padded
+network per ruleset (``docs/reference/champion-v4/``); ``reference`` is the reference PPO run
+(``training/train_ppo.py``, ``docs/reference/``).  The lineage's names (``champion-v1`` …) are
+retired (:data:`~hoity_env.agents.policies.registry.RETIRED`); their weights ship as
+``champion-mix`` members, played as ``npz:`` files.
 Each plays the tables (rules preset, player count) it is registered at in
 ``hoity_env/agents/models/registry.json`` (:mod:`hoity_env.agents.policies.registry`): ``make(name,
 num_players=..., rules=...)`` loads the file of the game's table and refuses a table without
@@ -34,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from hoity_env.agents.policies.mlp import MlpPolicy, load_policy, masked_softmax
-from hoity_env.agents.policies.registry import registry, resolve, table_text
+from hoity_env.agents.policies.registry import registry, resolve, retired, table_text
 from hoity_env.agents.policies.sb3 import DistributionAgent, check_sizes, renormalized
 from hoity_env.agents.view import Table
 from hoity_env.engine.config import RulesConfig
@@ -50,7 +48,7 @@ repository it is exported from (``hoity-export --shipped`` rewrites them)."""
 
 GREEDY_SUFFIX = "-greedy"
 NAMED_AGENTS = tuple(name + suffix for name in registry().names("model") for suffix in ("", GREEDY_SUFFIX))
-"""Every named agent spec: ``champion``, ``champion-v1``, ``champion-v3``, ``reference`` and each one's
+"""Every named agent spec: ``champion``, ``reference`` and each one's
 ``-greedy`` form (the policy names of the registry)."""
 
 
@@ -109,7 +107,9 @@ def make_named(
     name has no file for is refused, naming those it plays.
     """
     if spec not in NAMED_AGENTS:
-        raise ConfigError(f"unknown named agent {spec!r}; choose one of {', '.join(NAMED_AGENTS)}")
+        raise ConfigError(
+            retired(spec) or f"unknown named agent {spec!r}; choose one of {', '.join(NAMED_AGENTS)}"
+        )
     greedy = spec.endswith(GREEDY_SUFFIX)
     name = spec[: -len(GREEDY_SUFFIX)] if greedy else spec
     entry = resolve(name, rules, num_players)

@@ -38,7 +38,7 @@ any_paths=True)``, or, for every command and worker process, the environment var
 Named populations ship in the package beside the named agents' weights
 (``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
 they are registered at (:mod:`hoity_env.agents.policies.registry`), and are played by
-name: ``champion-mix`` is ``champion``, ``champion-v1`` and ``champion-v3`` with equal
+name: ``champion-mix`` (4-player standard) is ``champion``, champion v1 and v3 with equal
 weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
 samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
 still be three predictable policies).  :func:`hoity_env.agents.make` reads the manifest,
@@ -70,7 +70,7 @@ import numpy as np
 from hoity_env.agents.batch import act_batch, check_batch
 from hoity_env.agents.bots import SCRIPTED
 from hoity_env.agents.policies.named import NAMED_AGENTS
-from hoity_env.agents.policies.registry import registry, resolve
+from hoity_env.agents.policies.registry import registry, resolve, retired
 from hoity_env.engine.config import RulesConfig
 from hoity_env.engine.errors import ConfigError, FileFormatError, StateError
 from hoity_env.files import JsonObject, read_json, write_atomically
@@ -156,7 +156,7 @@ def check_member(member: Any, index: int, path: Path | None = None) -> Member:
         )
     named_file = any(spec.startswith(p) and spec[len(p) :].strip() for p in PATH_PREFIXES)
     if not named_file and spec not in SCRIPTED and spec not in NAMED_AGENTS:
-        _refuse(path, f"{field}.spec", f"unknown agent spec {spec!r:.80}")
+        _refuse(path, f"{field}.spec", retired(spec) or f"unknown agent spec {spec!r:.80}")
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
         _refuse(path, f"{field}.weight", f"must be a number > 0, got {weight!r:.80}")
     try:

@@ -38,10 +38,12 @@ from hoity_env.engine.errors import ConfigError
 __all__ = [
     "DEFAULT_TABLE",
     "REGISTRY_FORMAT",
+    "RETIRED",
     "Entry",
     "Registry",
     "registry",
     "resolve",
+    "retired",
     "table_of",
     "table_text",
 ]
@@ -53,6 +55,39 @@ DEFAULT_TABLE = ("standard", 4)
 """The table of a caller that names none: the env's defaults."""
 
 Table = tuple[str, int]
+
+RETIRED: dict[str, tuple[str, str]] = {
+    "champion-v1": ("docs/reference/retired/champion-v1.npz", "the first champion"),
+    "champion-v3": ("docs/reference/retired/champion-v3.npz", "a longer league run"),
+    "champion-v4": (
+        "champion-standard.npz",
+        "`champion` at every table but 4-player standard; standard rules",
+    ),
+    "champion-v4-s1": ("champion-standard-s1.npz", "seed 1 of champion v4; standard rules"),
+    "champion-mix-v4": ("champion-mix-standard.json", "`champion-mix` at 3, 5, 6 players; standard rules"),
+}
+"""Names retired from the registry (issue 46: it names only what a user would pick) → the shipped
+file that still plays them (``npz:`` weights, or a ``population:`` manifest) and what it was; a
+``docs/`` path is a file of the repository, outside the wheel.  ``champion-v4``'s original-rules
+weights are ``champion-original.npz`` (seed 1: ``docs/reference/retired/champion-original-s1.npz``;
+``champion-mix-v4``'s: ``docs/reference/retired/champion-mix-original.json``)."""
+
+
+def retired(spec: str) -> str | None:
+    """For a retired name (or its ``-greedy`` form): the error that says so and names the spec that
+    plays its weights now; else None."""
+    name = spec.removesuffix("-greedy")
+    if name not in RETIRED:
+        return None
+    file, what = RETIRED[name]
+    path = file if file.startswith("docs/") else resources.files("hoity_env.agents") / "models" / file
+    where = " (a file of the repository, not of the wheel)" if file.startswith("docs/") else ""
+    prefix = "population:" if file.endswith(".json") else "npz:"
+    greedy = " (by sampling: no greedy form)" if spec != name else ""
+    return (
+        f"named agent {spec!r} was retired (issue 46; {what}): the registry names champion, "
+        f"champion-mix, reference and the scripted agents; its weights play as {prefix}{path}{where}{greedy}"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +215,7 @@ def resolve(name: str, rules: str | RulesConfig | None = None, num_players: int 
     reg = registry()
     plays = "; ".join(table_text(*t) for t in reg.tables(name))
     if not plays:
-        raise ConfigError(f"no named agent {name!r} in the registry")
+        raise ConfigError(retired(name) or f"no named agent {name!r} in the registry")
     preset, n = table_of(rules, num_players)
     if preset is None:
         assert isinstance(rules, RulesConfig)
