@@ -44,7 +44,7 @@ from hoity_env.learning import LearnerSettings  # noqa: E402
 from hoity_env.learning.settings import parse_pool  # noqa: E402
 from hoity_env.strength import exploitability  # noqa: E402
 
-POOL = "self@2,expert@2,expert-v1,collector,thief,detective,random,champion-v1@2"
+POOL = "self@2,expert@2,expert-v1,collector,thief,detective,random,npz:docs/reference/retired/champion-v1.npz@2"
 MAIN = {"num_games": 512, "rollout_steps": 32, "minibatch_size": 1024, "epochs": 1, "hidden": (128, 128)}
 """The main agent's learner: FAST_SETTINGS' shape of update (many small minibatches), wider."""
 MAGNET = {"magnet": "uniform", "magnet_coef": 0.05, "magnet_final_coef": 0.0}
@@ -117,7 +117,7 @@ def measure(arm: str, league: League, args: argparse.Namespace) -> dict[str, Any
             "exploiter_win_rates": [m.exploiter_win_rate for m in league.members if m.kind == "exploiter"],
         },
     }
-    for opponent, key in (("expert", "expert"), ("champion-v1", "champion")):
+    for opponent, key in (("expert", "expert"), ("npz:docs/reference/retired/champion-v1.npz", "champion")):
         stats = evaluate([me] + [opponent] * (n - 1), num_players=n, games=args.games, seed=args.seed + 1)
         s = next(a for a in stats.agent_stats if a.agent == me)
         row[f"vs_{key}"] = {"win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high}
