@@ -40,7 +40,9 @@ from hoity_env.strength import exploitability  # noqa: E402
 PLAN = "fast:0:2000000,fast:1:2000000,fast:0:10000000,fast:1:10000000,sb3:0:2000000"
 PLAN_LEARNERS = {"fast": ("fast", "fast"), "strong": ("fast", "strong"), "sb3": ("sb3", None)}
 """A plan's learner name → (learner, preset) of the best response."""
-OPPONENTS = "npz:docs/reference/retired/champion-v1.npz,expert,expert-v1,collector,thief,detective,random,reference"
+OPPONENTS = (
+    "npz:docs/reference/retired/champion-v1.npz,expert,expert-v1,collector,thief,detective,random,reference"
+)
 
 
 def _interval(stats: Any) -> dict[str, float]:

@@ -44,7 +44,9 @@ from hoity_env.learning import LearnerSettings  # noqa: E402
 from hoity_env.learning.settings import parse_pool  # noqa: E402
 from hoity_env.strength import exploitability  # noqa: E402
 
-POOL = "self@2,expert@2,expert-v1,collector,thief,detective,random,npz:docs/reference/retired/champion-v1.npz@2"
+POOL = (
+    "self@2,expert@2,expert-v1,collector,thief,detective,random,npz:docs/reference/retired/champion-v1.npz@2"
+)
 MAIN = {"num_games": 512, "rollout_steps": 32, "minibatch_size": 1024, "epochs": 1, "hidden": (128, 128)}
 """The main agent's learner: FAST_SETTINGS' shape of update (many small minibatches), wider."""
 MAGNET = {"magnet": "uniform", "magnet_coef": 0.05, "magnet_final_coef": 0.0}
