@@ -44,7 +44,11 @@ from hoity_env.evaluation import AgentStats  # noqa: E402
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "results").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs" / "results").glob("*.md")),
+]
 BLOCK = re.compile(r"(<!-- figure: ([\w-]+) -->\n)(.*?)(<!-- end figure -->)", re.S)
 
 
