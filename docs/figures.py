@@ -22,6 +22,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,11 @@ def main_job(rules: str = "standard") -> str:
     text = scores_table(evaluation["scores"], record["num_players"])
     cpu = record.get("cpu_seconds")
     took = f" It took {cpu / 60:.1f} CPU-minutes (user + sys, install not included)." if cpu else ""
-    return f"{text}\n\n{_provenance(record)}{took} {record['note']}"
+    # One sentence per line, wrapped: the paragraph reads the same, and no line runs past 200 characters.
+    note = textwrap.fill(
+        f"{_provenance(record)}{took} {record['note']}", 120, break_long_words=False, break_on_hyphens=False
+    )
+    return f"{text}\n\n{note}"
 
 
 def main_job_ratio() -> str:
