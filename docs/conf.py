@@ -37,7 +37,8 @@ extensions = [
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "reference/*.md", "reference/**/*.md", "results/**"]
+# results/*.md are pages (the Results section); the folders under results/ hold the result files.
+exclude_patterns = ["_build", "reference/*.md", "reference/**/*.md", "results/*/**"]
 
 # MyST: anchors for headings down to level 4, so that page.md#section links resolve.
 myst_heading_anchors = 4

@@ -45,7 +45,12 @@ from hoity_env.evaluation import AgentStats  # noqa: E402
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# The README keeps one block (the main job's); every other lives on a results page, docs/results/*.md.
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs" / "results").glob("*.md")),
+]
 BLOCK = re.compile(r"(<!-- figure: ([\w-]+) -->\n)(.*?)(<!-- end figure -->)", re.S)
 
 
