@@ -19,7 +19,7 @@ from perf_figures import span, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE, CHAMPION = "docs/reference", "docs/reference/champion"
 
 
