@@ -35,7 +35,7 @@ def main() -> None:
         "hoity_env/agents/models/registry.json",
         "hoity_env/serve/static/play.html",
         "hoity_env/serve/static/play.js",
-        "hoity_env/serve/static/rules.html",  # docs/RULES.md, rendered by docs/serve_rules.py
+        "hoity_env/serve/static/rules.html",  # docs/RULES.md, rendered by docs/_generate/serve_rules.py
         "hoity_env/replays/static/viewer.js",
     ):
         assert shipped in names, f"{wheel.name} lacks {shipped}"

@@ -1,6 +1,6 @@
 """The result file a benchmark writes with ``--record PATH.json``: figures plus where they came from.
 
-Every measured table in the README and ``docs/`` is rendered by ``docs/figures.py`` from a
+Every measured table in the README and ``docs/`` is rendered by ``docs/_generate/figures.py`` from a
 committed result file, so a benchmark that feeds one writes, beside its printed table, a
 JSON record of the same figures together with what a reader needs to judge them: the exact
 command, the machine (CPUs, platform, Python, the load average while it ran: the

@@ -14,7 +14,7 @@ Then every arm's main agent (sampling, as shipped) is measured: a fresh fast bes
 response of ``--budget`` learner steps against three copies of it (its exploitability,
 an estimate from below) and its win rate against three copies of ``expert`` and of
 ``champion-v1``, each over ``--games`` duplicate-format games.  The record
-(``--out``) holds every arm's settings, steps, CPU, league and results; ``docs/figures.py``
+(``--out``) holds every arm's settings, steps, CPU, league and results; ``docs/_generate/figures.py``
 renders it.  A run folder already there is resumed (a finished arm is reused), so an
 interrupted ablation continues where it stopped.
 

@@ -2,7 +2,7 @@
 
 The game is played by 2 to 6 players under two rulesets: ten tables.  At each one this
 script measures, and records in ``docs/results/tables.json`` (docs/league.md and the
-README render it through ``docs/tables_figures.py``):
+README render it through ``docs/_generate/tables_figures.py``):
 
 * **exploitability** of :data:`TARGET` (``champion-mix``, the least exploitable agent we
   ship at every table): a best response trained against N−1 copies of it by each
@@ -48,7 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_generate"))
 
 from bench_record import add_record_option, command_of, versions
 from filelock import FileLock

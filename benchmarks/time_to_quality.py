@@ -15,7 +15,7 @@ games against three copies of each zoo member (evaluation seed 1, played greedil
 
 The record (``--out``, default ``docs/results/time_to_quality.json``) holds every
 point with its learner steps, CPU seconds and per-member win rates with 95%
-intervals, the command and the machine; ``docs/figures.py`` renders it.
+intervals, the command and the machine; ``docs/_generate/figures.py`` renders it.
 
     python benchmarks/time_to_quality.py          # 3 seeds, 1/2/5/10 CPU-minutes and 2M steps
     python benchmarks/time_to_quality.py --seeds 0 --budgets 60,120 --games 200  # a small run

@@ -5,7 +5,7 @@ Build it, warnings as errors, with::
     python -m sphinx -W -b html docs docs/_build/html
 
 The API reference (``docs/api/``) is generated from the docstrings of every module of
-the package at build time: ``api_pages.py`` writes one ``automodule`` page per module (by
+the package at build time: ``_generate/api_pages.py`` writes one ``automodule`` page per module (by
 its full dotted path, so that no function of the same name hides a module) before the
 build reads the sources, so a new module appears without editing anything here.
 """
@@ -19,7 +19,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "docs" / "_generate"))
 
 import api_pages  # noqa: E402
 
@@ -37,7 +37,8 @@ extensions = [
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "reference/*.md", "reference/**/*.md", "results/*/**"]
+# results/*.md are pages (the Results section); the folders under results/ hold the result files.
+exclude_patterns = ["_build", "_generate", "reference/*.md", "reference/**/*.md", "results/*/**"]
 
 # MyST: anchors for headings down to level 4, so that page.md#section links resolve.
 myst_heading_anchors = 4
@@ -59,5 +60,5 @@ html_static_path: list[str] = []
 
 
 def setup(app: Any) -> None:
-    """Write the API pages (``api_pages.py``) when the build starts, before the sources are read."""
+    """Write the API pages (``_generate/api_pages.py``) when the build starts, before the sources are read."""
     app.connect("builder-inited", lambda app: api_pages.write_pages(Path(app.srcdir)))

@@ -9,7 +9,7 @@ Runs, in 4-player games with duplicate seat rotation:
 
 and writes every result (JSON, CSV, Markdown, PNG) under ``--out``, plus
 ``baseline.md`` with the four tables.  The docs show the tables of the committed runs in
-``docs/results/`` (``docs/figures.py`` renders them with :func:`baseline_markdown`)::
+``docs/results/`` (``docs/_generate/figures.py`` renders them with :func:`baseline_markdown`)::
 
     python examples/zoo_baseline.py --games 2000 --workers 2 --out docs/results/baseline
     python examples/zoo_baseline.py --rules original --games 400 --workers 2 \
@@ -74,7 +74,7 @@ def baseline_markdown(out: Path, level: int = 4) -> str:
 
 
 def provenance(argv: Sequence[str] | None) -> dict[str, Any]:
-    """The command, machine and date a result came from (``docs/figures.py`` prints them)."""
+    """The command, machine and date a result came from (``docs/_generate/figures.py`` prints them)."""
     args = sys.argv[1:] if argv is None else list(argv)
     return {
         "command": " ".join(["python", "examples/zoo_baseline.py", *args]),

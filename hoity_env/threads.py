@@ -7,7 +7,7 @@ network: a second thread gains little, and on a machine whose other cores are
 busy (evaluation workers, a learner, other jobs) it spin-waits for a core it does
 not get.  On the 2-core development machine the ``champion`` line-up played more
 than twice the games per CPU-second with one thread (issue 34; the figure is
-``benchmarks/bench_harness_engines.py``'s, in docs/performance.md).
+``benchmarks/bench_harness_engines.py``'s, in docs/results/performance.md).
 
 Who limits what:
 

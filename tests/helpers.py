@@ -58,8 +58,8 @@ def tiny_training(runs_dir: Path, ppo: dict[str, Any] = FAST_TINY, learner: str 
 
 
 def api_pages() -> Any:
-    """docs/api_pages.py, the API reference's page writer."""
-    sys.path.insert(0, str(ROOT / "docs"))
+    """docs/_generate/api_pages.py, the API reference's page writer."""
+    sys.path.insert(0, str(ROOT / "docs" / "_generate"))
     import api_pages
 
     return api_pages

@@ -5,7 +5,7 @@ teaches the game where it is played: a short rules panel (open until the first g
 starts) that links the full rules at ``/rules``, card codes such as ``A1529``
 explained beside the hand, and a bid entered as one number bounded by the legal
 range.  The ``/rules`` page (``rules.html``) is the rules contract, ``docs/RULES.md``,
-rendered to HTML when it changes (``python docs/serve_rules.py``; a test fails when the
+rendered to HTML when it changes (``python docs/_generate/serve_rules.py``; a test fails when the
 committed page is stale), so serving it needs no Markdown parser and no internet.
 
 The pages are files, read with :mod:`importlib.resources` and shipped as package

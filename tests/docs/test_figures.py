@@ -1,4 +1,4 @@
-"""Measured figures in the README and the docs come from committed result files (docs/figures.py).
+"""Measured figures in the README and the docs come from committed result files (docs/_generate/figures.py).
 
 A table typed by hand goes stale the day the code changes; these tests regenerate every
 figure block from its result file and fail when a page differs, and they fail when a
@@ -19,7 +19,7 @@ import pytest
 
 from tests.helpers import ROOT
 
-sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "docs" / "_generate"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_record
@@ -115,7 +115,11 @@ def test_a_transcribed_record_must_say_why(tmp_path: Path, monkeypatch: pytest.M
 
 def test_the_generator_runs_as_documented() -> None:
     out = subprocess.run(
-        [sys.executable, "docs/figures.py", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "docs/_generate/figures.py", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
 

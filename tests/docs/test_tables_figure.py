@@ -1,4 +1,4 @@
-"""The ten tables' figure judges its record (docs/tables_figures.py, issue 36).
+"""The ten tables' figure judges its record (docs/_generate/tables_figures.py, issue 36).
 
 A table is "met" only when every part was measured and cleared its bar: two seeds of each of
 the three estimators at 2M, one best response at 10M, and `champion` against `expert` with a lower
@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import ROOT
 
-sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "docs" / "_generate"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import tables

@@ -124,7 +124,7 @@ def test_a_second_run_with_the_same_out_is_refused_before_playing(
         _no_games(monkeypatch)
         assert main([*TINY, "--out", str(out)]) == 2
         err = capsys.readouterr().err
-        assert "another hoity-eval run" in err and "is writing there" in err
+        assert str(out) in err and "hoity-eval" in err  # it names the folder and who holds it
         assert (out / LOCK_FILE).is_file()  # the first run's lock is left alone
     assert not out.exists()  # the first run wrote nothing: its folder is gone again
 
@@ -153,17 +153,15 @@ def test_a_checkpoint_prefix_without_a_path_is_one_clear_line(
 ) -> None:
     assert main(["--agents", f"{spec},random", "--games", "2"]) == 2
     prefix = spec.strip()
-    assert capsys.readouterr().err.strip() == (
-        f"hoity-eval: error: agent spec {prefix!r} names no checkpoint: write "
-        f"{prefix}PATH (e.g. {prefix}runs/ppo/final_model.zip)"
-    )
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err  # one line, no traceback
+    assert repr(prefix) in err and f"{prefix}PATH" in err  # names the spec and the form that works
 
 
 @pytest.mark.parametrize("command", ["evaluate", "tournament", "h2h", "exploit", "ladder"])
 def test_the_help_warns_that_checkpoints_are_pickles(command: str) -> None:
     text = " ".join(build_parser(command).format_help().split())
-    assert "rllib:PATH" in text and "pickles that can run code when loaded" in text
-    assert "only files you trust" in text
+    assert "rllib:PATH" in text and "pickle" in text and "trust" in text  # the risk, where the formats are
 
 
 # ------------------------------------------------------------------ memory does not grow with games

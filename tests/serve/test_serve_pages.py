@@ -27,8 +27,8 @@ from hoity_env.serve.page import STATIC
 from tests.helpers import ROOT
 from tests.serve_client import ok, request, serving
 
-sys.path.insert(0, str(ROOT / "docs"))
-import serve_rules  # docs/serve_rules.py: the rules page's writer
+sys.path.insert(0, str(ROOT / "docs" / "_generate"))
+import serve_rules  # docs/_generate/serve_rules.py: the rules page's writer
 
 RULE_ID = re.compile(r"^\*\*([CSO]-\d+)\b", re.MULTILINE)
 
@@ -52,7 +52,7 @@ def test_the_rules_page_is_docs_rules_md_served_here(tmp_path: Path) -> None:
 
 
 def test_the_served_rules_page_is_current_with_docs_rules_md(tmp_path: Path) -> None:
-    assert not serve_rules.stale(), "run python docs/serve_rules.py"
+    assert not serve_rules.stale(), "run python docs/_generate/serve_rules.py"
     rules = tmp_path / "RULES.md"  # the check can fail: an edit of the rules makes the page stale
     rules.write_text(
         serve_rules.RULES.read_text(encoding="utf-8") + "\n**A new rule.** It changes the page.\n"

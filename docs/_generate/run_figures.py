@@ -19,7 +19,7 @@ from perf_figures import span, transcribed, transcribed_note
 
 from hoity_env.evaluation.reports.markdown import interval, rate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE, CHAMPION = "docs/reference", "docs/reference/champion"
 
 
@@ -65,7 +65,7 @@ def reference_verdict() -> str:
     first = _json("docs/results/expert/reference_vs_expert/result.json")["agent_stats"][0]
     against = (
         f"against three of today's `expert` the agent wins {rate(first['win_rate'])} "
-        f"{interval(first['ci_low'], first['ci_high'])} (seed 0, [The expert](agents.md#the-expert))"
+        f"{interval(first['ci_low'], first['ci_high'])} (seed 0, [The expert](../agents.md#the-expert))"
     )
     return (
         f"This table was measured before the stronger expert existed: its `expert` row is today's "

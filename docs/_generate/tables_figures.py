@@ -1,4 +1,4 @@
-"""The ten tables' figure: exploitability and head to head at 2–6 players, both rulesets (docs/figures.py).
+"""The ten tables' figure: exploitability and head to head at 2–6 players, both rulesets (docs/_generate/).
 
 Reads ``docs/results/tables.json``, written by ``benchmarks/tables.py`` (its docstring says what
 each run is).  Per table: the fair share 1/N; each best response at 2M learner steps (estimator
@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECORD = "docs/results/tables.json"
 TABLES = tuple(f"{rules}/{n}" for rules in ("standard", "original") for n in range(2, 7))
 SHORT, LONG = 2_000_000, 10_000_000

@@ -2,7 +2,7 @@
 
 Run from the repository root (needs Debian's ``chromium``)::
 
-    python docs/serve_screenshot.py
+    python docs/_generate/serve_screenshot.py
 
 It serves a 4-player standard game (you in seat 0 against ``expert``, ``thief`` and
 ``champion``, seed 3, a temporary replays folder), asks ``champion`` for hints,
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import Browser, find_chromium  # noqa: E402

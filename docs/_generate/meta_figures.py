@@ -1,7 +1,7 @@
 """The meta-solver's figures (docs/league.md): one population's mixtures and how exploitable each is.
 
-``docs/figures.py`` registers them.  Both read ``docs/results/psro_standard_3.json``, which
-:func:`collect` writes from the runs themselves (``python docs/meta_figures.py collect ...``,
+``docs/_generate/figures.py`` registers them.  Both read ``docs/results/psro_standard_3.json``, which
+:func:`collect` writes from the runs themselves (``python docs/_generate/meta_figures.py collect ...``,
 its ``--help`` says what it takes): each PSRO run's ``solution.json`` (``hoity-eval meta
 --psro-iterations``) and, for each mixture measured, the ``result.json`` of its best response
 (``hoity-eval exploit --out``), each with the command that made it.
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402

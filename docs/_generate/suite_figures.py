@@ -1,4 +1,4 @@
-"""How long the README's two commands take: figures from committed records (docs/figures.py).
+"""How long the README's two commands take: figures from committed records (docs/_generate/figures.py).
 
 * ``docs/results/main_job.json``: command 1 (``record_main_job`` in ``figures.py``), its CPU time.
 * ``docs/results/performance/install.json`` and ``test_suite.json``: command 2's install and its
@@ -16,7 +16,7 @@ from typing import Any
 
 import perf_figures
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLOSING = re.compile(r"^=+ (.+?) in ([\d.]+)s(?: \([\d:]+\))? =+$", re.M)
 """pytest's closing line: ``=== 2389 passed, 1 skipped in 580.12s (0:09:40) ===``."""
 SLOWEST = re.compile(r"^([\d.]+)s (call|setup|teardown) +(\S+)$", re.M)

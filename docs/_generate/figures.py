@@ -11,7 +11,8 @@ and ``FIGURES[NAME]`` makes that Markdown from result files in the repository (a
 result classes' own renderers, together with the command that produced the file and the
 machine it ran on; the speed figures (``perf_figures.py``, ``learning_figures.py``) read the
 benchmarks' ``--record`` files in ``docs/results/performance/``, and ``run_figures.py``
-the committed training runs' own files.  ``python docs/figures.py`` rewrites every block; ``--check`` changes
+the committed training runs' own files.  ``python docs/_generate/figures.py``, the one entry point,
+rewrites every block (and ``hoity-serve``'s rules page, ``serve_rules.py``); ``--check`` changes
 nothing and exits 1 naming each page whose block differs (``tests/docs/test_figures.py`` runs
 it), so a page cannot drift from its result file.
 """
@@ -22,13 +23,14 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "docs"))
+sys.path.insert(0, str(ROOT / "docs" / "_generate"))
 
 import estimator_figures  # noqa: E402
 import exploit_figures  # noqa: E402
@@ -44,6 +46,7 @@ from hoity_env.evaluation import AgentStats  # noqa: E402
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
 from hoity_env.files import write_atomically  # noqa: E402
 
+# The README keeps one block (the main job's); every other lives on a results page, docs/results/*.md.
 PAGES = [
     ROOT / "README.md",
     *sorted((ROOT / "docs").glob("*.md")),
@@ -103,7 +106,11 @@ def main_job(rules: str = "standard") -> str:
     text = scores_table(evaluation["scores"], record["num_players"])
     cpu = record.get("cpu_seconds")
     took = f" It took {cpu / 60:.1f} CPU-minutes (user + sys, install not included)." if cpu else ""
-    return f"{text}\n\n{_provenance(record)}{took} {record['note']}"
+    # One sentence per line, wrapped: the paragraph reads the same, and no line runs past 200 characters.
+    note = textwrap.fill(
+        f"{_provenance(record)}{took} {record['note']}", 120, break_long_words=False, break_on_hyphens=False
+    )
+    return f"{text}\n\n{note}"
 
 
 def main_job_ratio() -> str:
@@ -379,13 +386,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.record_main_job:
         print(f"wrote {record_main_job(Path(args.record_main_job), args.cpu_seconds).relative_to(ROOT)}")
     stale = stale_pages()
+    import serve_rules  # hoity-serve's /rules page, docs/RULES.md rendered: generated here too
+
     if args.check:
         for page in stale:
-            print(f"stale figures: {_shown(page)} (run python docs/figures.py)", file=sys.stderr)
-        return 1 if stale else 0
+            print(f"stale figures: {_shown(page)} (run python docs/_generate/figures.py)", file=sys.stderr)
+        rules_stale = serve_rules.main(["--check"]) != 0
+        return 1 if stale or rules_stale else 0
     for page in stale:
         write_atomically(page, render(page.read_text(encoding="utf-8")))
         print(f"updated {_shown(page)}")
+    if serve_rules.stale():
+        serve_rules.main([])
     return 0
 
 

@@ -1,6 +1,6 @@
 """The league page's figures (docs/league.md), from committed result files.
 
-``docs/figures.py`` registers them: ``league-ablation`` reads ``docs/results/league_ablation.json``
+``docs/_generate/figures.py`` registers them: ``league-ablation`` reads ``docs/results/league_ablation.json``
 (``benchmarks/league_ablation.py``), ``champion-v2`` reads ``docs/results/champion_v2.json``
 (``benchmarks/champion_v2.py``), ``champion-v1-fast`` ``docs/results/champion_v1_exploit.json``
 (the same script on the first champion), ``ladder-v2-reading`` the ladder of
@@ -15,7 +15,7 @@ from typing import Any
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(path: str) -> Any:

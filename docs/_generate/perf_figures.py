@@ -4,7 +4,7 @@ Each benchmark that feeds a page writes ``docs/results/performance/NAME.json``
 (``benchmarks/bench_record.py``: the figures, the exact command, the machine with its load
 average at the start and end of the run, the package versions and git commit, the run's
 wall and CPU time).  The functions here turn those files into the Markdown of the figure
-blocks (``docs/figures.py`` registers them), verdicts against the targets of
+blocks (``docs/_generate/figures.py`` registers them), verdicts against the targets of
 docs/design.md §7 included, so no speed figure in the docs is typed by hand.  Tables of
 the learners and of training are in ``learning_figures.py``.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from hoity_env.evaluation.reports.markdown import table
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = "docs/results/performance"
 
 

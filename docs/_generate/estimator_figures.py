@@ -1,6 +1,6 @@
 """The evaluation page's figure of best-response estimators compared (docs/evaluation.md), from its record.
 
-``docs/figures.py`` registers ``estimators``: every run of ``docs/results/estimators.json``
+``docs/_generate/figures.py`` registers ``estimators``: every run of ``docs/results/estimators.json``
 (``benchmarks/compare_estimators.py``: one 2M-step best response per start, ``fresh``, ``warm``
 and ``curriculum``, to ``champion-mix`` at 5 standard players, and more runs of the chosen one),
 each with its table, network, training CPU, learning curve and final win rate beside the fair
@@ -15,7 +15,7 @@ from typing import Any
 
 from hoity_env.evaluation.reports.markdown import interval, rate, table
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECORD = "docs/results/estimators.json"
 
 

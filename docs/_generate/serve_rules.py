@@ -1,7 +1,7 @@
 """Write ``hoity_env/serve/static/rules.html``: ``hoity-serve``'s ``/rules`` page, from ``docs/RULES.md``.
 
-    python docs/serve_rules.py           # after an edit of docs/RULES.md (or of its figures)
-    python docs/serve_rules.py --check   # change nothing; exit 1 if the committed page is stale
+    python docs/_generate/serve_rules.py           # after an edit of docs/RULES.md (or of its figures)
+    python docs/_generate/serve_rules.py --check   # change nothing; exit 1 if the committed page is stale
 
 The rules are rendered here, when they change, rather than by the server at run time,
 so that ``hoity-serve`` (in every install of hoity_env) needs no Markdown parser:
@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 
 from hoity_env.files import write_atomically
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "docs" / "RULES.md"
 PAGE = ROOT / "hoity_env" / "serve" / "static" / "rules.html"
 COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = PAGE.relative_to(ROOT)
     if args.check:
         if stale():
-            print(f"stale: {shown} (run python docs/serve_rules.py)", file=sys.stderr)
+            print(f"stale: {shown} (run python docs/_generate/serve_rules.py)", file=sys.stderr)
             return 1
         return 0
     write_atomically(PAGE, render(RULES.read_text(encoding="utf-8")))
