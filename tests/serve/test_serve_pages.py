@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hoity_env.agents import make
-from hoity_env.agents.policies.population import named_population, read_population
+from hoity_env.agents.policies.population import named_population, read_population, resolve_spec
 from hoity_env.serve import ServeSettings
 from hoity_env.serve.page import STATIC
 from tests.helpers import ROOT
@@ -165,11 +165,12 @@ def test_a_population_hint_is_the_weighted_mean_of_its_members(tmp_path: Path) -
         got = ok(server, "POST", f"/api/games/{view['id']}/hint", {"agent": "champion-mix"})
         game = server.table.get(view["id"])
         obs, mask = game.obs[game.me]["observation"], game.obs[game.me]["action_mask"].astype(bool)
-    members = read_population(named_population("champion-mix"))
+    manifest = named_population("champion-mix")
+    members = read_population(manifest)
     weights = np.array([m.weight for m in members]) / sum(m.weight for m in members)
     size = mask.shape[0]
     dists = [
-        make(m.spec, num_players=4, num_actions=size).action_probabilities(
+        make(resolve_spec(m.spec, manifest.parent), num_players=4, num_actions=size).action_probabilities(
             obs[None].astype(np.float32), mask[None]
         )[0]
         for m in members
