@@ -1,1 +1,1 @@
-"""The console scripts, one thin module each: argument parsing and printing only (docs/cli.md)."""
+"""The console scripts, one thin module each: argument parsing and printing only (docs/design.md, The layout)."""
