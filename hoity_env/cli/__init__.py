@@ -1,1 +1,1 @@
-"""The console scripts, one thin module each: argument parsing and printing only (docs/design.md, The layout)."""
+"""The console scripts, one thin module each: argument parsing and printing only (docs/design.md)."""
