@@ -25,6 +25,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.learning import Learner, LearnerSettings, load_policy
 from hoity_env.learning.runs.folder import RunFolder
 from hoity_env.learning.runs.session import new_run
+from tests.learning.stops import signal_at_update
 
 COMMANDS = ["learn", "league"]
 """Where both commands share a code path (signals, folders, disks), each test runs for both."""
@@ -140,19 +141,6 @@ def test_a_finished_run_is_final_and_its_resume_writes_nothing(
 
 
 # ------------------------------------------------------------------ 2. signals
-def _signal_at_update(monkeypatch: pytest.MonkeyPatch, update: int, *signums: int) -> None:
-    original = Learner.update
-
-    def update_then_signal(self: Learner) -> dict[str, float]:
-        stats = original(self)
-        if self.updates == update:
-            for signum in signums:
-                signal.raise_signal(signum)
-        return stats
-
-    monkeypatch.setattr(Learner, "update", update_then_signal)
-
-
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_saves_exits_128_plus_it_with_the_resume_command_and_scores_nothing(
     tmp_path: Path,
@@ -165,7 +153,7 @@ def test_a_signal_saves_exits_128_plus_it_with_the_resume_command_and_scores_not
         raise AssertionError("--eval-games scored a half-trained policy")
 
     monkeypatch.setattr("hoity_env.evaluation.evaluate", no_games)
-    _signal_at_update(monkeypatch, 2, signum)
+    signal_at_update(monkeypatch, 2, signum)
     run = tmp_path / "run"
     assert main([*TINY, "--steps", "100000", "--eval-games", "8", "--out", str(run)]) == status
     captured = capsys.readouterr()
@@ -178,7 +166,7 @@ def test_a_signal_saves_exits_128_plus_it_with_the_resume_command_and_scores_not
 def test_a_second_signal_aborts_with_one_line_and_no_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    _signal_at_update(monkeypatch, 2, signal.SIGINT, signal.SIGINT)  # Ctrl-C twice
+    signal_at_update(monkeypatch, 2, signal.SIGINT, signal.SIGINT)  # Ctrl-C twice
     run = tmp_path / "run"
     assert (
         command_main(command)([*TINY, "--steps", "100000", "--checkpoint-every", "1", "--out", str(run)])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, best_response, load_policy, resume, train
 from hoity_env.learning.runs.state import load_learner, state_bytes
+from tests.learning.stops import train_stopped
 
 TINY = LearnerSettings(
     num_games=4,
@@ -42,17 +42,7 @@ def test_stopped_and_resumed_run_equals_the_uninterrupted_one(
     straight = train(settings)
 
     # Interrupt the second run with SIGINT after its second update, as Ctrl-C would.
-    original = Learner.update
-
-    def update_then_signal(self: Learner) -> dict[str, float]:
-        stats = original(self)
-        if self.updates == 2:
-            signal.raise_signal(signal.SIGINT)
-        return stats
-
-    monkeypatch.setattr(Learner, "update", update_then_signal)
-    stopped = train(settings, run_dir=tmp_path / "run")
-    monkeypatch.setattr(Learner, "update", original)
+    stopped = train_stopped(settings, tmp_path / "run", monkeypatch)
     assert stopped.updates == 2 and stopped.steps < settings.total_steps
     assert len(list((tmp_path / "run" / "checkpoints").glob("state_*.pt"))) == 1
 

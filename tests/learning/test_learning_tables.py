@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +30,7 @@ from hoity_env.evaluation import evaluate
 from hoity_env.learning import Learner, LearnerSettings, resume, train
 from hoity_env.learning.settings import parse_counts
 from tests.helpers import ROOT
+from tests.learning.stops import train_stopped
 
 TINY = LearnerSettings(
     num_games=3,
@@ -119,17 +119,7 @@ def test_a_multi_count_run_resumes_to_the_same_weights(
 ) -> None:
     settings = TINY.replace(total_steps=4 * 16 * ROWS)
     straight = train(settings)
-    original = Learner.update
-
-    def update_then_signal(self: Learner) -> dict[str, float]:  # Ctrl-C after the second update
-        stats = original(self)
-        if self.updates == 2:
-            signal.raise_signal(signal.SIGINT)
-        return stats
-
-    monkeypatch.setattr(Learner, "update", update_then_signal)
-    stopped = train(settings, run_dir=tmp_path / "run")
-    monkeypatch.setattr(Learner, "update", original)
+    stopped = train_stopped(settings, tmp_path / "run", monkeypatch)  # Ctrl-C after the second update
     assert stopped.updates == 2 and stopped.steps < straight.steps
     resumed = resume(tmp_path / "run")
     assert (resumed.steps, resumed.updates) == (straight.steps, straight.updates)

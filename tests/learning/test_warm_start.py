@@ -11,7 +11,6 @@ strength.
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ from hoity_env.learning import Learner, LearnerSettings, resume, train
 from hoity_env.learning.runs.session import new_run
 from hoity_env.learning.runs.state import load_learner, state_bytes
 from hoity_env.learning.warm import init_policy
+from tests.learning.stops import train_stopped
 
 CHAMPION = LearnerSettings(
     num_games=4,
@@ -116,17 +116,7 @@ def test_a_warm_run_stopped_and_resumed_is_the_uninterrupted_one_without_its_ini
     path = _saved(tmp_path, base)
     settings = base.replace(init=f"ppo:{path}", seed=3, total_steps=4 * 32)
     straight = train(settings)
-    original = Learner.update
-
-    def update_then_signal(self: Learner) -> dict[str, float]:  # Ctrl-C after the second update
-        stats = original(self)
-        if self.updates == 2:
-            signal.raise_signal(signal.SIGINT)
-        return stats
-
-    monkeypatch.setattr(Learner, "update", update_then_signal)
-    stopped = train(settings, run_dir=tmp_path / "run")
-    monkeypatch.setattr(Learner, "update", original)
+    stopped = train_stopped(settings, tmp_path / "run", monkeypatch)  # Ctrl-C after the second update
     assert stopped.steps == 64 < settings.total_steps
     path.unlink()  # the init file is gone: a resume takes the run's weights from its resume state
     resumed = resume(tmp_path / "run")
