@@ -1,15 +1,10 @@
 """hoity_env: Hoity Toity (Adel Verpflichtet) for multi-agent reinforcement learning.
 
-``hoity_env.parallel_env(**kwargs)`` is the PettingZoo parallel environment;
-``hoity_env.env`` / ``hoity_env.raw_env`` its AEC forms; ``hoity_env.BatchedHoityEnv`` steps
-many games at once, every seat acting (arrays in, arrays out).  Importing the package
-registers ``pettingzoo.make("parallel", "hoity/HoityToity-v0")``, the AEC id and
-``gymnasium.make("hoity/HoityToityVsBots-v0")`` (:class:`hoity_env.wrappers.SingleAgentEnv`).
-
-The environment names are loaded on first use (module ``__getattr__``) and the
-ids are registered as soon as PettingZoo or Gymnasium is imported
-(:mod:`hoity_env.registration`), so ``from hoity_env.engine import Game`` stays
-free of both frameworks.
+``hoity_env.parallel_env(**kwargs)`` is the PettingZoo parallel environment, ``hoity_env.env`` /
+``hoity_env.raw_env`` its AEC forms, and ``hoity_env.BatchedHoityEnv`` steps many games at once.
+Importing the package registers the PettingZoo and Gymnasium ids (:mod:`hoity_env.registration`); the
+environments load on first use, so ``from hoity_env.engine import Game`` stays free of both frameworks.
+See docs/quickstart.md and docs/environment.md.
 """
 
 from __future__ import annotations

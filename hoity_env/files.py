@@ -1,40 +1,11 @@
-"""The files the package writes and reads: atomic writes, fresh run folders, folder locks, and
-validating readers.
+"""The files the package writes and reads: atomic writes, fresh run folders, folder locks, validating readers.
 
-**Writing.** ``tempfile.mkstemp`` creates its file readable by the owner only (mode 0600),
-and a rename keeps that mode, so a result written this way would be private where a plain
-``open(path, "w")`` gives the usual permissions.  :func:`temporary_beside` sets the
-mode a normal ``open`` would (0666 less the process umask) before anything is written.
-
-A temporary file is named ``.<name>.<random>.partial`` beside its target; a process
-killed by SIGKILL mid-write leaves one behind, which :func:`remove_partials` clears
-(the run folders do on resume, holding their lock, so no live writer owns one).
-
-:func:`folder_atomically` does for a folder what :func:`write_atomic` does for a file: it is
-written as a hidden ``.<name>.<random>.scratch`` beside its target and renamed whole.
-
-:func:`hold_lock` is the one-writer rule of every folder a long command writes
-(``hoity-eval --out``, the ``hoity-learn`` and ``hoity-league`` run folders): an
-exclusive ``flock`` on a lock file, which the operating system lets go when the
-process ends, even by ``kill -9``.
-
-**Reading.** Every file the package reads may have been truncated, edited or made by
-someone hostile, so each format has one validating reader built on the checks here,
-and a damaged file is one :class:`~hoity_env.engine.errors.FileFormatError` naming the
-file and the field, never a traceback, a hang or a huge allocation:
-
-* :func:`check_file` / :func:`open_file`: the path is a regular file (a FIFO, a folder,
-  a device or a socket is refused *before* it is opened, so nothing blocks), no larger
-  than the format's bound, reached through a symbolic link only where the format allows,
-  and never outside the folder a caller confines it to (``inside``);
-* :func:`parse_json` / :func:`read_json`: strict JSON (no ``NaN``, no repeated key, no
-  NUL character, integers of at most :data:`MAX_INT_BITS` bits), nested at most
-  ``max_depth`` levels (a deeper file is refused, never a ``RecursionError``);
-  :class:`JsonObject` reads its fields with types and bounds;
-* :func:`open_npz` / :func:`read_npz`: an ``.npz`` archive read without pickles, every
-  array's header checked before any array is read (a real numeric dtype, a shape of at
-  most ``max_elements`` values: a header declaring 10^6 x 10^6 values is refused without
-  allocating them; complex, text and object arrays refused).
+Results are written under a temporary name and renamed whole (:func:`write_atomic`,
+:func:`folder_atomically`), so a kill never leaves half a file, and :func:`hold_lock` keeps one writer per
+folder.  Every file read may be truncated, edited or hostile, so each format has one validating reader
+built on the checks here (:func:`check_file`, :func:`read_json`, :class:`JsonObject`, :func:`read_npz`):
+a damaged file is one :class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field,
+never a traceback, a hang or a huge allocation.  See docs/guarantees.md.
 """
 
 from __future__ import annotations
@@ -78,7 +49,8 @@ def _default_mode() -> int:
 
 
 def temporary_beside(path: Path, suffix: str = PARTIAL) -> Path:
-    """A fresh, empty, hidden file in ``path``'s folder (so the final rename is atomic)."""
+    """A fresh, empty, hidden file ``.<name>.<random>.partial`` in ``path``'s folder (so the final rename is
+    atomic), with the mode a plain ``open`` gives (``mkstemp``'s own, 0600, would make a result private)."""
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
     try:
         os.fchmod(fd, _default_mode())
@@ -137,6 +109,9 @@ def create_first_file(base: Path, name: str, data: str | bytes) -> Path:
 @contextlib.contextmanager
 def hold_lock(path: Path, busy: Callable[[str], Exception]) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created; it holds our pid) until the block ends.
+
+    The one-writer rule of every folder a long command writes: an exclusive ``flock``, which the
+    operating system lets go when the process ends, even by ``kill -9``.
 
     Another process holding it: ``busy(its pid)`` is raised at once (each caller's own error,
     naming what is busy).  The file

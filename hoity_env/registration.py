@@ -1,18 +1,10 @@
 """Registers the environments with PettingZoo's and Gymnasium's registries on ``import hoity_env``.
 
-Why lazily: ``from hoity_env.engine import Game`` runs the package ``__init__``
-first, and a user who wants only the rules engine should not pay for importing
-PettingZoo and Gymnasium (about a quarter of a second) nor need them installed.
-So ``import hoity_env`` registers with each framework that is already imported,
-and for the others installs a small import hook that registers the ids right
-after that framework's own import finishes.  Either way, by the time a user can
-call ``pettingzoo.make`` or ``gymnasium.make``, the ids are there, whichever
-was imported first.  Neither framework loads plugins (Gymnasium 1.0 removed its
-entry-point group ``gymnasium.envs``), hence the hook; where nothing imports
-``hoity_env`` (a tool that takes only an id string, such as SB3's ``make_vec_env``),
-the id can name the module, ``"hoity_env:hoity/HoityToityVsBots-v0"``: Gymnasium
-imports the part before the colon first, which registers the ids.  Registering
-again (the import, then :func:`register_envs`) changes nothing and warns nothing.
+Lazily, so that a user of the rules engine alone neither pays for importing PettingZoo and Gymnasium nor
+needs them installed: ``import hoity_env`` registers with each framework already imported, and an import
+hook registers with the others right after their own import (neither framework loads plugins).  A tool
+that takes only an id string can name the module: ``"hoity_env:hoity/HoityToityVsBots-v0"``.
+See docs/design.md §2.
 """
 
 from __future__ import annotations
@@ -60,7 +52,10 @@ _REGISTRARS: dict[str, Callable[[], None]] = {
 
 
 def register_envs() -> None:
-    """Register the parallel and AEC ids with PettingZoo and the single-agent id with Gymnasium now."""
+    """Register the parallel and AEC ids with PettingZoo and the single-agent id with Gymnasium now.
+
+    Registering again (after the import did) changes nothing and warns nothing.
+    """
     for register in _REGISTRARS.values():
         register()
 

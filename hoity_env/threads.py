@@ -1,27 +1,10 @@
 """BLAS threads: one per process wherever hoity_env plays numpy policies on a machine's cores.
 
-Why: numpy's matrix products (the forward passes of the named agents and of the
-populations' members, :mod:`hoity_env.agents.policies.mlp`) run on OpenBLAS, which
-starts one thread per core.  Our batches are a few thousand rows of a 128-wide
-network: a second thread gains little, and on a machine whose other cores are
-busy (evaluation workers, a learner, other jobs) it spin-waits for a core it does
-not get.  On the 2-core development machine the ``champion`` line-up played more
-than twice the games per CPU-second with one thread (issue 34; the figure is
-``benchmarks/bench_harness_engines.py``'s, in docs/results/performance.md).
-
-Who limits what:
-
-* importing hoity_env, or calling the library, leaves numpy as the caller has it;
-* the command lines (``hoity-eval``, ``hoity-learn``, ``hoity-league``,
-  ``hoity-serve``, ``hoity-play``) run under ``--blas-threads`` threads (default
-  :data:`DEFAULT_BLAS_THREADS`) for as long as they run;
-* the harness limits its games to
-  :attr:`~hoity_env.evaluation.MatchSettings.blas_threads` when that is set, and
-  its worker processes (ours, each playing on one core) to that or one.
-
-The limit is `threadpoolctl <https://github.com/joblib/threadpoolctl>`_'s: it works
-after numpy is loaded, where the ``OPENBLAS_NUM_THREADS`` variable is read only
-when the library loads.
+numpy's matrix products (the networks of the named agents and populations) run on OpenBLAS, which starts
+one thread per core; our batches are small, and on a busy machine a second thread mostly spin-waits for a
+core.  The command lines run under ``--blas-threads`` threads (:data:`DEFAULT_BLAS_THREADS`) and the
+harness's workers likewise; importing or calling the library leaves the caller's numpy as it is.  The
+limit is threadpoolctl's, which works after numpy is loaded.  See docs/design.md §1 and docs/evaluation.md.
 """
 
 from __future__ import annotations

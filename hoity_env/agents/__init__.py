@@ -1,34 +1,11 @@
 """Agents that play hoity_env seats: the scripted zoo and saved policies (docs/design.md §3).
 
-``make(spec, seed=...)`` builds one from a spec string, the form every CLI uses:
-
-* ``random``: uniform over legal actions;
-* ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``: scripted styles (see their
-  docstrings; ``expert-v1`` is the first expert, kept as a yardstick);
-* ``champion``, ``reference`` (and ``champion-greedy``, ``reference-greedy``):
-  our trained policies, shipped in the package as numpy weights
-  and played without torch, by sampling
-  (greedily with ``-greedy``), each at the tables (rules, player count) it is registered at;
-  see :mod:`hoity_env.agents.policies.named` and :mod:`hoity_env.agents.policies.registry`;
-* ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` checkpoint played
-  deterministically / by sampling (needs the ``train`` extra); a fast-learner policy with
-  memory of the game plays as a :class:`~hoity_env.agents.policies.history_agent.HistoryAgent`;
-* ``npz:PATH``: numpy weights written by ``hoity-export`` (the format
-  of the shipped policies), played by sampling without torch; a plain ``.npz`` read without
-  pickles, so safe to load from anywhere;
-* ``rllib:PATH``: a module saved by ``training/rllib_ppo.py --save``, played greedily
-  (needs the ``rllib`` extra, not a running Ray);
-* ``population:PATH``: a mixture over the members listed in a ``population.json``
-  manifest, one member drawn per game (:mod:`hoity_env.agents.policies.population`);
-  ``champion-mix`` is such a mixture shipped in the package (at 4 players, standard: ``champion``,
-  champion v1 and v3, equal weights), played by sampling, without torch.
-
-Every agent ``make`` builds is told the game it plays (``rules`` and ``num_players``,
-the package's defaults ``standard``/4 where none are given) and refuses observations of
-another; the spec forms are a table in :mod:`hoity_env.agents.specs`.  Each is both an
-:class:`Agent` (``act`` for one seat) and a :class:`BatchAgent` (``act_batch`` over
-``(B, D)`` observations and ``(B, A)`` masks, rows from any games and phases); ``act``
-is ``act_batch`` at ``B = 1``.
+``make(spec, seed=...)`` builds one from a spec string, the form every command line uses (the forms:
+:func:`~hoity_env.agents.specs.make`).  Every agent is told the game it plays (``rules`` and ``num_players``,
+``standard``/4 where none are given) and refuses observations of another.  Each is both an
+:class:`~hoity_env.agents.base.Agent` (``act`` for one seat) and a :class:`~hoity_env.agents.batch.BatchAgent`
+(``act_batch`` over ``(B, D)`` rows from any games and phases); ``act`` is ``act_batch`` at ``B = 1``, so
+each decision rule is written once.  See docs/agents.md.
 """
 
 from __future__ import annotations

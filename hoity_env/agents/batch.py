@@ -1,26 +1,10 @@
 """Batched decisions: input checks, random draws and sampling shared by every batched agent.
 
-A batch is ``B`` independent decisions: ``observations`` ``(B, D)`` float32 and
-``action_masks`` ``(B, A)`` int8, whose rows may come from different games and
-phases.  Every built-in agent decides a whole batch at once (numba kernels, numpy or
-a network's forward pass), and its one-game ``act`` is the same code at ``B = 1``
-(docs/design.md §3: one implementation of each decision rule).
-
-Randomness is a fixed number ``K`` of uniforms per row drawn as one ``(B, K)``
-array from the agent's own generator, and a decision is a pure function of
-(observation, mask, draws).  Because a generator fills ``(B, K)`` with the same
-numbers as ``B`` successive ``(1, K)`` calls, an agent deciding rows one by one
-and a twin deciding them as one batch (same seed) choose the same actions.
-
-**Game hooks** (optional): an agent whose play depends on which game a row is
-from (a population, :mod:`hoity_env.agents.policies.population`, draws one member per
-game) also has ``start_games(games, seeds=None)`` and ``act_games(games,
-observations, masks, checked=False)``.  Loops that batch the rows of many games
-(the batched harness, the batched vs-bots env, the fast learner's seats) call
-:func:`start_games` when games begin and pass ``games=`` (a label per row) to
-:func:`act_batch`; for every other agent both are the plain calls.  A label
-names one seat's game: an agent object playing several seats of one game gets a
-label per seat (each seat is its own player).
+A batch is ``B`` independent decisions, ``observations`` ``(B, D)`` float32 and ``action_masks`` ``(B, A)``
+int8, whose rows may come from different games and phases.  Every built-in agent decides a whole batch at
+once and its one-game ``act`` is the same code at ``B = 1`` (docs/design.md §3: one implementation of each
+decision rule); an agent whose play depends on a row's game has the game hooks (:func:`plays_per_game`).
+See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -67,6 +51,11 @@ class GeneratorAgent(ABC):
     Scripted styles (:class:`~hoity_env.agents.base.SeededAgent`) and saved policies
     (:class:`~hoity_env.agents.policies.sb3.DistributionAgent`) decide batches; deciding one
     seat through the same batched rule keeps the two paths' actions identical.
+
+    A decision is a pure function of (observation, mask, draws), the draws a fixed number ``K`` of
+    uniforms per row taken as one ``(B, K)`` array from the agent's generator.  A generator fills
+    ``(B, K)`` with the numbers of ``B`` successive ``(1, K)`` calls, so an agent deciding rows one by
+    one and a twin deciding them as one batch (same seed) choose the same actions.
     """
 
     rng: np.random.Generator
@@ -92,7 +81,14 @@ def can_act_in_batches(agent: object) -> bool:
 
 
 def plays_per_game(agent: object) -> bool:
-    """Whether ``agent`` has the game hooks (module docstring): its rows must be labelled by game."""
+    """Whether ``agent`` has the game hooks: its rows must be labelled by game.
+
+    An agent whose play depends on which game a row is from (a population draws one member per game)
+    has ``start_games(games, seeds=None)`` and ``act_games(games, observations, masks, checked=False)``.
+    Loops that batch the rows of many games call :func:`start_games` when games begin and pass
+    ``games=`` (a label per row) to :func:`act_batch`; for every other agent both are the plain calls.
+    A label names one seat's game: an agent playing several seats of one game gets a label per seat.
+    """
     return callable(getattr(agent, "start_games", None)) and callable(getattr(agent, "act_games", None))
 
 
@@ -118,7 +114,7 @@ def act_batch(
     observations, 0/1 int8 or bool masks with a legal action in every row), so an agent
     with ``act_batch_checked`` skips re-validating it: at the batch sizes of training the
     checks cost as much as a simple style's whole decision.  ``games``: each row's game
-    label, for an agent with the game hooks (module docstring); ignored by the others.
+    label, for an agent with the game hooks (:func:`plays_per_game`); ignored by the others.
     """
     if games is not None and plays_per_game(agent):
         return np.asarray(

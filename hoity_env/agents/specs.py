@@ -1,13 +1,10 @@
 """The agent specs: every form of spec, as a table from its name or prefix to the factory that builds it.
 
-The forms (what each builds is in :mod:`hoity_env.agents`' docstring): the scripted
-names, the named agents and populations, and ``PREFIX:PATH`` for ``ppo:``,
-``ppo-sample:``, ``npz:``, ``rllib:`` and ``population:``.  Every factory is told the
-game (its :class:`~hoity_env.agents.view.Table`, built once here, and its action count),
-so no agent works the game out from an observation.  The table is one-way: a population's
-members are built here, by ``make``, and handed to the population already built, so no
-module below imports this one; ``rllib:`` names the RLlib agent by import path, imported
-only when asked for (the RLlib adapter sits above the agents).
+The forms are listed in :func:`make`.  Every factory is told the game (its
+:class:`~hoity_env.agents.view.Table` and action count), so no agent works the game out from an observation.
+The table is one-way: a population's members are built here and handed to it built, so no module below
+imports this one; ``rllib:`` names the RLlib agent by import path, imported only when asked for (the RLlib
+adapter sits above the agents).  See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -65,7 +62,14 @@ def make(
     rules: str | RulesConfig | None = None,
     num_actions: int | None = None,
 ) -> PlayingAgent:
-    """Build an agent from a spec string (:mod:`hoity_env.agents`); it has ``act`` and ``act_batch``.
+    """Build an agent from a spec string; it has ``act`` and ``act_batch``.
+
+    The specs: ``random``; the styles ``collector``, ``thief``, ``detective``, ``expert``, ``expert-v1``;
+    the named agents ``champion``, ``reference`` (sampling; ``-greedy``: the most probable action) and the
+    named population ``champion-mix``, played from shipped numpy weights without torch; ``ppo:PATH`` /
+    ``ppo-sample:PATH``, a ``MaskablePPO`` checkpoint played greedily / by sampling (``train`` extra);
+    ``npz:PATH``, ``hoity-export``'s numpy weights, read without pickles; ``rllib:PATH``, a module saved by
+    ``training/rllib_ppo.py --save`` (``rllib`` extra); ``population:PATH``, a ``population.json`` mixture.
 
     ``num_players``/``rules``/``num_actions`` describe the game (pass them all: every caller
     in the package does; None: standard rules, 4 players, the action count unchecked).  The

@@ -1,16 +1,10 @@
 """What an agent reads: the table it plays, and readers of its seat-relative observation vector.
 
-An agent is *told* the table it plays (:class:`Table`: the rules and the player count,
-the package's defaults ``standard``/4 where a caller names none); an observation of
-another length than that table's is refused with one :class:`AgentInputError`, never
-read as another table's.  Scripted agents decide from the observation only
-(docs/design.md §3).  :class:`BatchObservationView` decodes a ``(B, D)`` batch of
-standard observations (rows may come from different games and phases) into arrays
-with a leading batch axis, from the layout in :mod:`hoity_env.engine.standard.observation`;
-:class:`ObservationView` is the same decoder at ``B = 1`` returning scalars, so the
-one-game reader cannot drift from the batched one.  :class:`SeatFields` holds what the
-standard view and the original one (:class:`~hoity_env.agents.bots.styles_original.OriginalView`)
-decode alike.
+An agent is *told* its table (:class:`Table`; ``standard``/4 where a caller names none), and an observation
+of another length is refused with one :class:`AgentInputError`, never read as another table's.
+:class:`BatchObservationView` decodes a ``(B, D)`` batch of standard observations (layout:
+:mod:`hoity_env.engine.standard.observation`) and :class:`ObservationView` is the same decoder at
+``B = 1``, so the one-game reader cannot drift from the batched one.  See docs/agents.md.
 """
 
 from __future__ import annotations

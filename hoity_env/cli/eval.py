@@ -1,32 +1,10 @@
 """``hoity-eval``: the evaluation harness and the strength measurements on the command line.
 
-Usage::
-
-    hoity-eval --agents expert,random,random,random --games 2000 --seed 0 --workers 2 --out results/
-    hoity-eval tournament --pool expert,collector,thief,detective,random --games 200 --out results/
-    hoity-eval h2h --pool expert,collector,random --players 4 --games 200
-    hoity-eval exploit --target expert --budget 200000
-    hoity-eval ladder --budget 2000000 --out docs/reference/ladder
-    hoity-eval meta --population runs/league/population.json --players 2 --out runs/meta
-
-The match commands (``evaluate``, the default, ``tournament``, ``h2h``) are
-:mod:`hoity_env.cli.evaluate`; the ones that train (``exploit``, ``ladder``) are
-:mod:`hoity_env.cli.strength`.  This module sits above both: it picks the command,
-configures logging (``-q/--quiet``: warnings and errors only, no progress bars;
-``-v/--verbose``: debug messages too), takes the ``--out`` folder before anything is
-played (a second run with the same ``--out`` is refused at once), runs the command
-under ``--blas-threads`` numpy threads (default 1, here and in every worker:
-:mod:`hoity_env.threads`),
-prints its Markdown table on stdout and writes ``result.json``, ``result.csv``,
-``result.md`` and ``result.png`` to ``--out``.  Messages and progress bars go to stderr.
-
-A bad agent name, a missing or corrupt checkpoint, or one trained for another
-player count or ruleset is reported as one line, ``hoity-eval: error: ...``, with
-exit status 2 (argparse's convention for usage errors) and no traceback; a dead
-worker is exit status 1, Ctrl-C 130 and SIGTERM 143 (the ``--out`` folder's lock file
-is removed either way).  ``exploit`` and ``ladder`` stopped by either checkpoint the
-best responses in training and print the command that continues them.  Agent specs
-are comma-separated, so checkpoint paths cannot contain commas.
+This module picks the command (``evaluate``, the default, ``tournament`` and ``h2h``:
+:mod:`hoity_env.cli.evaluate`; ``exploit`` and ``ladder``, which train: :mod:`hoity_env.cli.strength`;
+``meta``: :mod:`hoity_env.cli.meta`), configures logging, takes the ``--out`` folder before anything is
+played, runs the command under ``--blas-threads`` and writes the results, so every command shares one
+set of output and failure rules.  See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -88,7 +66,12 @@ def configure_logging(quiet: bool, verbose: bool) -> logging.Handler:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``hoity-eval``; returns the exit status."""
+    """Entry point of ``hoity-eval``; returns the exit status.
+
+    0; 2 for a usage mistake, a bad agent name or checkpoint (one ``hoity-eval: error:`` line, no
+    traceback); 1 when a worker dies; 130 for Ctrl-C and 143 for SIGTERM (the ``--out`` lock is
+    removed either way; a stopped ``exploit`` or ``ladder`` prints the command that continues it).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv.pop(0) if argv and argv[0] in COMMANDS else "evaluate"
     parser = build_parser(command)

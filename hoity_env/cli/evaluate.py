@@ -1,18 +1,9 @@
 """The match commands of ``hoity-eval``: evaluate one table, a rated round robin, a head-to-head matrix.
 
-Usage::
-
-    hoity-eval --agents expert,random,random,random --games 2000 --seed 0 --workers 2 --out results/
-    hoity-eval tournament --pool expert,collector,thief,detective,random --games 200 --out results/
-    hoity-eval h2h --pool expert,collector,random --players 4 --games 200
-    hoity-eval --agents expert,random,random,random --games 2000 --backend ray --address auto
-
-The default command evaluates one table (one agent spec per seat; ``--players``
-defaults to the number of agents).  The flags become one
-:class:`~hoity_env.evaluation.MatchSettings`, built here once and passed down.
-``hoity-eval`` itself (:mod:`hoity_env.cli.eval`) parses the command, sets up
-logging, takes the ``--out`` folder and writes the results; the strength commands
-(``exploit``, ``ladder``) are :mod:`hoity_env.cli.strength`.
+The default command evaluates one table (one agent spec per seat; ``--players`` defaults to the number
+of agents).  The flags become one :class:`~hoity_env.evaluation.MatchSettings`, built here once and
+passed down; :mod:`hoity_env.cli.eval` parses the command, sets up logging, takes ``--out`` and writes
+the results.  See docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """``hoity-export``: a ``MaskablePPO`` checkpoint, the shipped models or a population to numpy weights.
 
-Usage::
-
-    hoity-export CHECKPOINT OUT.npz [--name NAME] [--rules RULES]
-    hoity-export --shipped                          # rewrite hoity_env/agents/models/ (repository root)
-    hoity-export --population RUN/population.json OUT_DIR
-
-The exported files play without torch (``npz:PATH``, the named agents' format;
-:mod:`hoity_env.agents.policies.export` says what is kept and what is refused).  A bad
-argument or file is one ``hoity-export: error:`` line and status 2; Ctrl-C or SIGTERM during
-``--population`` leaves nothing behind, with status 130 or 143.
+``hoity-export CHECKPOINT OUT.npz``, ``hoity-export --shipped`` (rewrites ``hoity_env/agents/models/``;
+run it from the repository root) or ``hoity-export --population RUN/population.json OUT_DIR``.  The files
+play without torch (``npz:PATH``, the named agents' format; :mod:`hoity_env.agents.policies.export` says
+what is kept and what is refused).  See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -64,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (2: a bad argument or file; 130/143: Ctrl-C/SIGTERM)."""
+    """Entry point; returns the exit status (2: a bad argument or file; 130/143: Ctrl-C/SIGTERM).
+
+    A bad argument or file is one ``hoity-export: error:`` line; Ctrl-C or SIGTERM during
+    ``--population`` leaves nothing behind.
+    """
     parser = build_parser()
     args = parse(parser, argv)
     if isinstance(args, int):

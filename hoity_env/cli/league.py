@@ -6,16 +6,9 @@ Examples::
         --league-snapshot-every 2000000 --exploiter-every 4000000 --pfsp hard --out runs/league
     hoity-league --resume runs/league
 
-Ctrl-C or SIGTERM saves a checkpoint and exits with 130 or 143 (``--resume`` continues);
-``--resume``, the time limit and errors behave as :mod:`hoity_env.cli.runs` says.
-
-The main agent's flags are ``hoity-learn``'s (``--pool`` is its starting pool, the
-magnet flags regularise it); the league's own flags add snapshots, exploiters and
-PFSP weights (:mod:`hoity_env.league.members`).  The run folder
-(:mod:`hoity_env.league.run`) ends with ``policy.zip`` (the main agent, a
-``ppo:``/``ppo-sample:`` spec), ``league.json`` and ``population.json`` (a
-``population:`` spec).  ``--eval-games N`` then plays the main agent (sampling)
-against three copies of each ``--eval-against`` agent and prints the table.
+The main agent's flags are ``hoity-learn``'s, the league's own add snapshots, exploiters and PFSP weights
+(:mod:`hoity_env.league.members`); resumes, signals and errors are :mod:`hoity_env.cli.runs`'s.
+See docs/league.md.
 """
 
 from __future__ import annotations
@@ -110,7 +103,10 @@ def changes(given: set[str], args: argparse.Namespace, saved: LeagueSettings) ->
 
 
 def eval_against(args: argparse.Namespace, s: LearnerSettings) -> list[str]:
-    """The ``--eval-against`` agents, each checked now (not after hours of training)."""
+    """The ``--eval-against`` agents, each checked now (not after hours of training).
+
+    ``--eval-games N`` then plays the main agent, by sampling, against copies of each and prints the table.
+    """
     against = [a.strip() for a in args.eval_against.split(",") if a.strip()]
     if args.eval_games:
         for spec in against:

@@ -7,18 +7,9 @@ Three modes, by who sits in the other seats::
     hoity-learn --against expert --steps 2000000        # a best response to copies of expert
     hoity-learn --resume runs/learn                     # continue a run with its own settings
 
-Each run writes a run folder (``--out``, default ``runs/learn``; a taken name gets
-``_2``, ``_3`` …; see :mod:`hoity_env.learning.runs.folder`) holding ``settings.json``,
-``progress.jsonl``, checkpoints and ``policy.zip``, a ``MaskablePPO`` zip to play by
-sampling as ``ppo-sample:PATH``.  ``--players 2,3,4,5,6`` trains one policy on all those
-player counts at once (padded observations; ``--padded`` pads a single count's too), and
-the saved policy plays each of them.  ``--eval-games N`` then plays it by sampling (its
-argmax is a pure strategy, which this game punishes) against copies of the target
-(``random`` for self-play and pools), at each player count, with
-``hoity_env.evaluation.evaluate`` and prints the table.  ``--resume``, signals, the time
-limit and errors behave as :mod:`hoity_env.cli.runs` says.  Results go to
-stdout, progress to stderr.  The run plays under ``--blas-threads`` numpy threads (default
-1: an opponent such as ``champion`` is a numpy network; :mod:`hoity_env.threads`).
+The run folder (``--out``: :mod:`hoity_env.learning.runs.folder`) ends with ``policy.zip``, to play by
+sampling as ``ppo-sample:PATH``; resumes, signals and errors are :mod:`hoity_env.cli.runs`'s.
+See docs/learning.md.
 """
 
 from __future__ import annotations

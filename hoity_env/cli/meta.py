@@ -1,25 +1,9 @@
 """``hoity-eval meta``: a population's weights from the meta-solver.
 
-Usage::
-
-    hoity-eval meta --population runs/league/population.json --players 2 --workers 2 --out runs/meta
-    hoity-eval meta --population champion-mix --players 2 --rules original --out runs/meta-original-2
-    hoity-eval meta --population runs/league --players 2 --games 300 --workers 2 --out runs/meta --resume
-    hoity-eval meta --population runs/league --players 3 --psro-iterations 8 --out runs/psro
-
-Plays the members of ``--population`` (a manifest, the folder holding it, or a named population)
-against each other at the table (``--players``, ``--rules``), solves the payoff table for the
-mixture a deviating member gains least against, and writes to ``--out`` the cells, the
-solution and the shipped population (``OUT/population/``: members below ``--threshold`` of the
-largest weight dropped), then checks it (:mod:`hoity_env.league.meta_run`).  Every flag and
-member is checked before anything is written; ``--out`` must be new or empty, or, with
-``--resume``, hold an interrupted run of the same settings, which then replays only the cells it
-had not finished.  ``--psro-iterations K`` grows the population first by PSRO: K times, a best
-response to the solved mixture (``--psro-budget`` learner steps of the ``--psro-preset``
-settings, scored in ``--psro-games`` games) joins it, and the grown table is solved again
-(:mod:`hoity_env.league.psro`; ``--psro-start population`` keeps the population at its own
-weights as one strategy and weighs only the best responses against it); Ctrl-C or SIGTERM
-during a best response checkpoints it.  The table is printed at the end; messages go to stderr.
+Plays the members of ``--population`` against each other at the table, solves the payoff table for the
+mixture a deviating member gains least against, and writes the cells, the solution and the shipped
+population to ``--out``, then checks it (:mod:`hoity_env.league.meta_run`); ``--psro-iterations`` first
+grows the population with best responses (:mod:`hoity_env.league.psro`).  See docs/league.md.
 """
 
 from __future__ import annotations

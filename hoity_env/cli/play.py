@@ -1,16 +1,8 @@
 """``hoity-play``: play Hoity Toity in the terminal against agents.
 
-Usage::
-
-    hoity-play --opponents expert,thief,random --seat 0 --seed 7 --save game.jsonl
-
-``--opponents`` takes one agent spec per other seat (scripted names, the shipped
-``champion`` / ``reference``, or ``ppo:PATH`` / ``ppo-sample:PATH`` checkpoints, as
-``hoity-eval`` reads them), so 2-6 players.  They sit in the seats after yours, in
-order, wrapping around: ``--seat 2`` with four opponents puts the first in seat 3, the
-second in seat 4, the third in seat 0 and the fourth in seat 1; the seating is printed
-before the game starts.  The game is saved as a replay with ``--save`` when it ends or when
-you quit (``q``, Ctrl-D or Ctrl-C); ``hoity-replay FILE`` checks and shows it.
+``--opponents`` takes one agent spec per other seat, as ``hoity-eval`` reads them; they sit in the seats
+after yours, in order, wrapping around.  ``--save`` writes the game as a replay when it ends or when you
+quit, which ``hoity-replay FILE`` checks and shows.  See docs/play.md.
 """
 
 from __future__ import annotations

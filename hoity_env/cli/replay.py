@@ -1,20 +1,10 @@
 """``hoity-replay``: check a replay by re-simulating it, print it round by round, or write the viewer.
 
-Usage::
-
-    hoity-replay game.jsonl                  # check, then print every round
-    hoity-replay game.jsonl --quiet          # check only
-    hoity-replay game.jsonl --html game.html # check, then write the HTML viewer
-
-Exit status: 0 when the replay re-simulates exactly, 1 when it diverges (the
-message names the first differing round), 2 when the file cannot be read, is
-malformed (truncated mid-line, edited out of shape, hostile JSON) or is of a
-format version this hoity_env does not read.  Every failure is one line on
-stderr, never a traceback.
-
-The file is read twice, streaming both times: once to check it (one line in
-memory at a time, so memory does not grow with the file), then to print it; the
-printout starts only after the whole file checked out.
+A replay is untrusted input: the file is streamed one line at a time, so memory does not grow with it,
+and read twice, to check it and then to print it, so the printout starts only once the whole file
+checked out.  Exit status 0: it re-simulates exactly; 1: it diverges (the first differing round is
+named); 2: it cannot be read, is malformed or of another format version.  Every failure is one line on
+stderr.  See docs/play.md and docs/replays.md.
 """
 
 from __future__ import annotations

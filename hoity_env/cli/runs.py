@@ -1,21 +1,9 @@
 """What ``hoity-learn`` and ``hoity-league`` share on the command line: resumes, sessions, endings.
 
-Both commands train in a run folder, so they keep the same promises (docs/guarantees.md):
-
-* ``--resume DIR`` continues with the run's own settings: a settings flag given beside it
-  that differs from them is refused (:func:`refuse_changes`, the run folder's one resume
-  rule), and so is an ``--out`` other
-  than ``DIR``.  What belongs to this *session* may change: ``--time-limit-minutes``,
-  ``--workers`` and ``--blas-threads`` (:data:`SESSION_FLAGS`), printed at the start and
-  recorded in the run's ``resumes.jsonl``, and the ``--eval-*`` flags, which act after
-  training;
-* Ctrl-C or SIGTERM: a checkpoint, the resume command, status 130 or 143, and no summary
-  or ``--eval-games`` scoring of the half-trained policy (:func:`stopped`); a second
-  signal: no checkpoint, one line, the same status; the time limit: a checkpoint, the
-  resume command, status 0;
-* a mistake is one ``error:`` line and status 2 before any folder exists; a failure while
-  training (a full disk, a diverging update) is one ``error:`` line and status 1, with the
-  last complete checkpoint intact (:func:`guarded`).
+Both commands train in a run folder, so they keep the same promises: ``--resume DIR`` continues with the
+run's own settings (:func:`refuse_changes`; only the :data:`SESSION_FLAGS` may change), Ctrl-C, SIGTERM
+and the time limit end with a checkpoint and the resume command (:func:`stopped`), and every failure is
+one ``error:`` line (:func:`guarded`).  See docs/guarantees.md.
 """
 
 from __future__ import annotations
@@ -77,7 +65,11 @@ def announce(prog: str, run: Path, steps: int, total: int, session: dict[str, An
 
 
 def stopped(prog: str, run: Path, stop: Stop, steps: int, total: int) -> int | None:
-    """How a stopped run ends (the resume command, and its status); ``None`` if it was not stopped."""
+    """How a stopped run ends (the resume command, and its status); ``None`` if it was not stopped.
+
+    A signal: status 130 (Ctrl-C) or 143 (SIGTERM), after the checkpoint, with no summary and no
+    ``--eval-games`` scoring of the half-trained policy; the time limit: status 0.
+    """
     again = f"continue with: {prog} --resume {run}"
     if stop.signum:
         where = f"signal {stop.signum} at {steps:,} of {total:,} learner steps"
@@ -107,7 +99,12 @@ def command(prog: str, parser: argparse.ArgumentParser, argv: Sequence[str] | No
 
 def guarded(prog: str, body: Callable[[], int], run: Callable[[], Path | None]) -> int:
     """``body()``'s status, with every way it can fail as one ``error:`` line (``run()``: the run
-    folder, once known, for the resume hint)."""
+    folder, once known, for the resume hint).
+
+    A mistake is status 2, before any folder exists; a failure while training (a full disk, a
+    diverging update) is status 1, the last complete checkpoint intact; a second signal aborts
+    at once, with no checkpoint and the signal's status.
+    """
     try:
         return body()
     except DivergenceError as exc:

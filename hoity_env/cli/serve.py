@@ -1,24 +1,9 @@
 """``hoity-serve``: play Hoity Toity in the browser against agents, with hints, and browse the replays.
 
-Usage::
-
-    hoity-serve                                  # http://127.0.0.1:8000/
-    hoity-serve --agents expert,thief,champion,ppo:runs/ppo/final_model.zip --replays games/
-    hoity-serve --ladder results/ladder.md       # also serve a ladder report at /ladder
-
-``--agents`` lists the specs a page may seat as opponents or ask for a hint (by
-default the scripted zoo and the shipped policies); a page can only pick among
-them, so no request names a file.  Every game is saved in ``--replays`` when it
-ends, when the player leaves, when it has been idle for ``--idle-timeout``
-seconds, or when the server stops.  The server listens on 127.0.0.1
-only; ``--host ADDRESS`` listens elsewhere, with a warning: anyone who can reach
-the address can then start games and write replays into the folder.
-
-Ctrl-C, SIGTERM (``kill``, ``docker stop``, a service manager) and SIGHUP (the
-terminal closed) all stop it the same way: the open games are saved with the
-reason ``quit`` and the exit status is 0, or 1 when a replay could not be saved
-(each such game is named on one error line).  Signals that arrive while it saves
-are ignored, so a second Ctrl-C cannot cut a save short.
+A page can only pick among the ``--agents`` specs, so no request names a file, and the server listens on
+127.0.0.1 unless ``--host`` says otherwise (with a warning).  Ctrl-C, SIGTERM and SIGHUP all stop it the
+same way: the open games are saved (reason ``quit``; exit status 1 if one could not be), and signals
+that arrive while it saves are ignored, so a second Ctrl-C cannot cut a save short.  See docs/serve.md.
 """
 
 from __future__ import annotations

@@ -1,48 +1,10 @@
 """The strength commands of ``hoity-eval``: ``exploit`` (approximate exploitability) and ``ladder``.
 
-Usage::
-
-    hoity-eval exploit --target expert --budget 200000
-    hoity-eval exploit --target champion-mix --budget 2000000 --memory 4   # with memory of the game
-    hoity-eval exploit --target champion-mix --budget 2000000 --seeds 0,1 --memory 0,4
-    hoity-eval exploit --target expert --budget 2000000 --learner sb3   # MaskablePPO
-    hoity-eval exploit --target expert --pool expert-v1,collector --budget 2000000 --out results/exploit
-    hoity-eval exploit --target champion --budgets 2000000,10000000 --seeds 0,1 --learners fast,sb3
-    hoity-eval exploit --target champion-mix --players 5 --budget 2000000 --start warm   # from its weights
-    hoity-eval exploit --target champion-mix --players 5 --budget 2000000 --start fresh,warm,curriculum
-    hoity-eval ladder --budget 2000000 --out docs/reference/ladder
-    hoity-eval ladder --agents expert,random,ppo:docs/reference/champion/final_model.zip --budget 200000
-    hoity-eval ladder --agents champion,reference,expert --learner fast --seeds 0,1
-
-``exploit`` trains a best response (``--learner fast``, the default: the fast learner on
-the batched engine, at ``--preset strong`` (``STRONG_SETTINGS``, chosen for strength) or
-``fast`` (``FAST_SETTINGS``, chosen for speed), reading ``--memory K`` rounds of public
-history, and starting as ``--start`` says: ``fresh``, ``warm`` from the target's own weights, or
-``curriculum``, against ``expert`` for the first ``--curriculum-fraction`` of the budget;
-``--learner sb3``: MaskablePPO) against ``--players - 1`` copies of each agent
-(``--target``, then each of ``--pool``, every one on its own with the same budget and
-seeds) and prints the table of :class:`~hoity_env.strength.results.ExploitResult`: the
-best responder's win rate with its 95% interval beside the fair share, the learning
-curve, the run folder, and the budget the estimate is from below at.  With
-``--budgets``, ``--seeds``, ``--learners`` or several ``--memory`` values
-(comma-separated) it trains one best response per target, learner, memory, seed and
-budget and prints a :class:`~hoity_env.strength.results.SweepResult` instead: every
-estimate with its estimator (learner, settings, memory) and training CPU time, per
-target the maximum and which estimator gave it, and (``--out``) a plot of win rate
-against budget (:mod:`hoity_env.strength.sweep`).  ``ladder`` plays every agent against
-copies of every other, rates them (Plackett-Luce and OpenSkill) and trains a best
-response against each (:mod:`hoity_env.strength.ladder`; with ``--budgets``,
-``--seeds``, ``--learners`` or several ``--memory`` or ``--start`` values one per estimator, seed and
-budget, and the maximum in the ladder, every one listed below it); finished best
-responses in ``--runs-dir`` with the same settings are reused.  ``--workers`` (default: the
-usable CPUs) trains that many best responses at once, each in its own process on one torch and
-one BLAS thread (the results are the serial run's); a single best response uses them for its
-evaluation games.  Ctrl-C or SIGTERM stops the best responses in training with a checkpoint and
-prints the command that continues them (``exploit --resume``; the ladder always resumes).  The
-flags become one
-:class:`~hoity_env.evaluation.MatchSettings` and one
-:class:`~hoity_env.strength.response.BestResponse`; :mod:`hoity_env.cli.eval`
-dispatches here.
+``exploit`` trains a best response against copies of each target and reports its win rate, an estimate
+from below at that budget (:mod:`hoity_env.strength.sweep` for several estimators); ``ladder`` plays every
+agent against copies of every other, rates them and trains a best response against each
+(:mod:`hoity_env.strength.ladder`).  The flags become one :class:`~hoity_env.evaluation.MatchSettings`
+and one :class:`~hoity_env.strength.response.BestResponse`.  See docs/evaluation.md.
 """
 
 from __future__ import annotations

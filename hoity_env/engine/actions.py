@@ -1,18 +1,8 @@
-"""Finite choices as enums, and the flat action layout of the standard ruleset.
+"""Finite choices as enums, and the flat action layouts of the two rulesets.
 
-The environment exposes one ``Discrete(N)`` space; the engine owns what each index
-means because which indices are legal is a rule.  Index groups (standard):
-
-==========  ===============================  =====================
-indices     meaning                          legal in
-==========  ===============================  =====================
-0           go to the Auction House          location step (S-3)
-1           go to the Castle                 location step
-2           Exhibit                          action step, Castle
-3           Thief                            action step, Castle
-4           Detective                        action step, Castle
-5 + b       bid ``b`` (0 = no bid)           action step, Auction
-==========  ===============================  =====================
+The environment exposes one ``Discrete(N)`` space; the engine owns what each index means, because which
+indices are legal is a rule (:func:`standard_layout`, :func:`original_layout`).  See docs/environment.md
+(Actions) and docs/rulesets.md.
 """
 
 from __future__ import annotations
@@ -74,7 +64,7 @@ class ActionLayout:
         raise KeyError(group)
 
 
-# Standard ruleset indices (the table in the module docstring).
+# Standard ruleset indices (the table in standard_layout's docstring).
 AUCTION = 0
 CASTLE = 1
 EXHIBIT = 2
@@ -84,7 +74,19 @@ BID0 = 5
 
 
 def standard_layout(starting_money: int) -> ActionLayout:
-    """Layout of the standard ruleset: money can only shrink, so bids stop at ``starting_money``."""
+    """Layout of the standard ruleset: money can only shrink, so bids stop at ``starting_money``.
+
+    ==========  ===============================  =====================
+    indices     meaning                          legal in
+    ==========  ===============================  =====================
+    0           go to the Auction House          location step (S-3)
+    1           go to the Castle                 location step
+    2           Exhibit                          action step, Castle
+    3           Thief                            action step, Castle
+    4           Detective                        action step, Castle
+    5 + b       bid ``b`` (0 = no bid)           action step, Auction
+    ==========  ===============================  =====================
+    """
     return ActionLayout(
         groups=(
             ("location", AUCTION, EXHIBIT),

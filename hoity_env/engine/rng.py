@@ -23,7 +23,8 @@ def _exact_int(value: Any, low: int, high: int) -> bool:
 
 def rng_from_dict(value: Any, field: str) -> np.random.Generator:
     """Inverse of :func:`rng_to_dict`, accepting only what NumPy itself writes (exact keys and int
-    types, ``inc`` odd); anything else raises :class:`StateError` naming ``field``.
+    types: ``state``/``inc`` in [0, 2**128) with ``inc`` odd, ``has_uint32`` 0 or 1, ``uinteger`` in
+    [0, 2**32)); anything else raises :class:`StateError` naming ``field``.
     """
     if not isinstance(value, dict) or value.get("bit_generator") != "PCG64":
         raise StateError(f"state field {field!r} must be a PCG64 bit-generator state dict")

@@ -3,7 +3,7 @@
 Cards move only through :meth:`GameState.give_card` / :meth:`GameState.take_card`, which keep
 the derived per-series counts and best-exhibition cache in step.  ``to_dict`` includes the
 generator's state, so a restored game continues exactly; ``from_dict`` checks every invariant
-of :mod:`hoity_env.engine.state_io`.
+of :class:`~hoity_env.engine.state_io.StateReader`.
 """
 
 from __future__ import annotations

@@ -1,47 +1,9 @@
 """Validating reader behind :meth:`GameState.from_dict`; every failure names its field.
 
-The reader knows nothing of :class:`~hoity_env.engine.state.GameState` (the
-dependency is one-way: ``state`` imports ``state_io``): it turns an untrusted dict
-into a :class:`StateFields` of checked values, and ``GameState.from_dict`` installs
-them.  A dict is accepted only if the engine could have reached it, judged by
-these invariants (RULES section in brackets):
-
-1. ``version`` is the int :data:`STATE_VERSION` (not ``True``, not ``1.0``).
-2. ``rules`` is a valid rules dict and ``num_players`` is in [2, 6] (C-1).
-3. Every card id is in exactly one place: the draw pile, the lot or one hand;
-   ``public[p]`` lists only cards of ``hands[p]``; the lot is -1 only once the
-   draw pile is empty (C-2, S-5).
-4. ``money[p]`` is in [0, ``starting_money``] (S-1: money only shrinks), and
-   only reachable money passes (:mod:`hoity_env.engine.reachable_money`): a
-   player spent at most what its bids total, the number of lots sold (cards in
-   hands beyond the deal, at most one a round) is between the number of players
-   who spent anything and what their spending and Auction House visits allow.
-5. ``round`` (completed rounds) is below ``max_rounds`` while the game runs, and
-   equals it exactly when the game was truncated (S-8).
-6. The location step has no revealed locations; the action step has one per
-   player, none at a closed Auction House; a finished game is in the location step (C-4).
-7. Before the first round ends ``last_locations`` and ``last_actions`` are all -1;
-   afterwards each player's last action fits its last location (a bid in
-   [0, ``starting_money``] at the Auction House, a role at the Castle).
-8. Tallies: Auction House visits + Castle visits = ``round`` for every player;
-   Exhibit + Thief + Detective = Castle visits; the bid total is at most
-   ``starting_money`` per Auction House visit; last round's choice is counted.
-9. Positions are >= 0; while the game runs every position is below ``finish``;
-   a decided game has a position at or past ``finish``, and no pawn can be
-   further than one round's largest move past it.
-10. ``terminated`` holds exactly when a position reached ``finish`` (S-7), and
-    ``winners`` is then exactly the seats that S-7 ranks first (seat order);
-    ``terminated`` and ``truncated`` are never both true.
-11. ``rng`` is a PCG64 bit-generator state as NumPy writes it: exactly its four
-    keys, ``state``/``inc`` Python ints in [0, 2**128) with ``inc`` odd,
-    ``has_uint32`` 0 or 1, ``uinteger`` in [0, 2**32) (:mod:`hoity_env.engine.rng`).
-12. No field is unknown: a key this version does not write is refused, not
-    dropped (the same policy as ``rules`` and events, and as the env snapshot's
-    own keys).
-
-What is *not* checked, because a state alone does not determine it: which seat
-bought which card, the order of past rounds, and whether the shuffled draw pile
-and the hands could come from one deal of this seed.
+A restored state may come from a file anyone can edit, so a dict is accepted only if the engine could have
+reached it: :class:`StateReader` checks the rules' invariants (listed in its docstring) and returns a
+:class:`StateFields` of checked values, which ``GameState.from_dict`` installs.  The dependency is one-way
+(``state`` imports ``state_io``).  See docs/guarantees.md.
 """
 
 from __future__ import annotations
@@ -112,7 +74,36 @@ def _is_int(value: Any) -> bool:
 
 
 class StateReader:
-    """Validating reader for :meth:`GameState.from_dict`; every failure names its field."""
+    """Validating reader for :meth:`GameState.from_dict`; every failure names its field.
+
+    A dict passes only if it meets these invariants (RULES section in brackets):
+
+    1. ``version`` is the int :data:`STATE_VERSION` (not ``True``, not ``1.0``).
+    2. ``rules`` is a valid rules dict and ``num_players`` is in [2, 6] (C-1).
+    3. Every card id is in exactly one place: the draw pile, the lot or one hand; ``public[p]`` lists only
+       cards of ``hands[p]``; the lot is -1 only once the draw pile is empty (C-2, S-5).
+    4. ``money[p]`` is in [0, ``starting_money``] (S-1) and reachable
+       (:mod:`hoity_env.engine.reachable_money`): a player spent at most what its bids total, and the lots
+       sold (at most one a round) number between the players who spent anything and what their spending
+       and Auction House visits allow.
+    5. ``round`` (completed rounds) is below ``max_rounds`` while the game runs, and equals it exactly
+       when the game was truncated (S-8).
+    6. The location step has no revealed locations; the action step has one per player, none at a closed
+       Auction House; a finished game is in the location step (C-4).
+    7. Before the first round ends ``last_locations`` and ``last_actions`` are all -1; afterwards each
+       player's last action fits its last location (a bid at the Auction House, a role at the Castle).
+    8. Tallies: Auction House + Castle visits = ``round``; Exhibit + Thief + Detective = Castle visits;
+       the bid total is at most ``starting_money`` per Auction House visit; last round's choice is counted.
+    9. Positions are >= 0, all below ``finish`` while the game runs; a decided game has one at or past
+       ``finish``, and none further than one round's largest move past it.
+    10. ``terminated`` holds exactly when a position reached ``finish`` (S-7), ``winners`` is then exactly
+        the seats S-7 ranks first (seat order); ``terminated`` and ``truncated`` are never both true.
+    11. ``rng`` is a PCG64 state exactly as NumPy writes it (:func:`~hoity_env.engine.rng.rng_from_dict`).
+    12. No field is unknown: a key this version does not write is refused, not dropped.
+
+    Not checked, because a state alone does not determine it: which seat bought which card, the order
+    of past rounds, and whether the draw pile and the hands could come from one deal of this seed.
+    """
 
     def __init__(self, data: Any, *, standard_money: bool = True) -> None:
         if not isinstance(data, dict):
@@ -151,7 +142,7 @@ class StateReader:
         return value
 
     def read(self) -> StateFields:
-        """Check every field and invariant (module docstring); the first failure raises."""
+        """Check every field and invariant (the class docstring); the first failure raises."""
         refuse_unknown_keys(self.data, STATE_KEYS, "state")
         version = self.get("version")
         if not _is_int(version) or version != STATE_VERSION:

@@ -1,16 +1,8 @@
 """``BatchedHoityEnv``: B games stepped together, every seat of every game acting (self-play).
 
-The parallel env for ``num_envs`` games at once, with arrays instead of dicts (docs/engine.md):
-``reset`` returns ``observations [B, n, D]``, ``masks [B, n, A]`` and ``infos``;
-``step(actions [B, n])`` also returns ``rewards [B, n]``, ``terminated [B]`` and ``truncated [B]``.  Row
-``[b, i]`` is seat ``i`` of game ``b``.
-
-A game that ends is dealt anew in the same step: the returned row is the next game's first
-observation, the finished one's is in ``infos["final_observation"]`` (with
-``final_action_mask`` and ``final_reward``) where ``infos["_final"]``.  ``reset(seed=s)`` seeds
-slot ``k`` with ``s + k``, so slot ``k`` plays exactly ``parallel_env().reset(seed=s + k)`` and
-its plain ``reset()`` calls (the differential tests check it).  Positions, illegal actions and limits
-behave as in the parallel env.
+The parallel env for ``num_envs`` games at once, with arrays instead of dicts, so that self-play pays one
+call per step for every game.  Positions, illegal actions and limits behave as in the parallel env.
+See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -49,7 +41,7 @@ MAX_SEED = 2**63 - 1
 
 
 class BatchedHoityEnv:
-    """``num_envs`` games of one configuration, every seat acting (the module docstring).
+    """``num_envs`` games of one configuration, every seat acting; row ``[b, i]`` is seat ``i`` of game ``b``.
 
     Args:
         num_envs: number of games B (>= 1).
@@ -119,6 +111,9 @@ class BatchedHoityEnv:
     ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Deal ``num_envs`` new games, slot ``k`` seeded with ``seed + k``; or start them from a position,
         ``options={"position": p}`` (one state dict for all games, or a list of ``num_envs``).
+
+        Returns ``(observations [B, n, D], masks [B, n, A], infos)``.  Slot ``k`` then plays exactly
+        ``parallel_env().reset(seed=seed + k)`` and its plain ``reset()`` calls.
         """
         check_open(self._closed)
         if seed is not None:
@@ -147,7 +142,13 @@ class BatchedHoityEnv:
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One step of every game (see the module docstring for the outputs)."""
+        """One step of every game: ``actions [B, n]`` in; ``observations [B, n, D]``, ``masks [B, n, A]``,
+        ``rewards [B, n]``, ``terminated [B]``, ``truncated [B]`` and ``infos`` out.
+
+        A game that ends is dealt anew in the same step: the returned row is the next game's first
+        observation, the finished one's is in ``infos["final_observation"]`` (with ``final_action_mask``
+        and ``final_reward``) where ``infos["_final"]``.
+        """
         check_open(self._closed)
         state = self._state
         if state is None:

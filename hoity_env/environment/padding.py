@@ -1,17 +1,11 @@
-"""The padded observation: one layout for every player count of a ruleset (docs/environment.md).
+"""The padded observation: one layout for every player count of a ruleset.
 
-An observation's length depends on the player count, so a network trained on one count cannot
-read another's.  The padded layout puts every value of the env's ``n``-player observation at a
-place independent of ``n``: the global and own fields where the env puts them, ``num_players``
-(one-hot), then six seat blocks ``player0`` … ``player5`` (seat-relative, each led by
-``present``; absent seats all zero).  Nothing is rescaled.  A :class:`Padder` is a precomputed
-gather, so padding a batch costs one write of the padded rows.
-
-A policy trained on padded observations says so in its file, never by its input width:
-:class:`PaddedInputs` is that record (``{"padded": true, "rules": "standard", "player_counts":
-[2, 3, 4]}``, in a ``MaskablePPO`` zip's ``hoity_env.json`` entry or an ``.npz`` export's
-metadata).  At play time the agent pads the env's observations of the table it is told
-(:meth:`PaddedInputs.pad`) and refuses a count it was not trained for.
+An observation's length depends on the player count, so a network trained on one count cannot read
+another's.  The padded layout puts every value of the env's ``n``-player observation at a place
+independent of ``n``: the global and own fields where the env puts them, ``num_players`` (one-hot), then six
+seat blocks ``player0`` … ``player5`` (seat-relative, each led by ``present``; absent seats all zero).
+Nothing is rescaled.  A policy trained on it says so in its file (:class:`PaddedInputs`).
+See docs/environment.md (Padded observations).
 """
 
 from __future__ import annotations
@@ -108,7 +102,8 @@ def padded_layout_markdown(ruleset: str) -> str:
 
 
 class Padder:
-    """Pads ``n``-player observations of one ruleset to the padded layout (module docstring)."""
+    """Pads ``n``-player observations of one ruleset to the padded layout: a precomputed gather, so
+    padding a batch costs one write of the padded rows."""
 
     def __init__(self, ruleset: str, num_players: int) -> None:
         if num_players not in PLAYER_COUNTS:
@@ -172,7 +167,13 @@ def padder(ruleset: str, num_players: int) -> Padder:
 
 @dataclass(frozen=True)
 class PaddedInputs:
-    """What a padded policy reads: the padded layout of ``rules``, for the counts it was trained on."""
+    """What a padded policy reads: the padded layout of ``rules``, for the counts it was trained on.
+
+    A policy says so in its file, never by its input width: ``{"padded": true, "rules": "standard",
+    "player_counts": [2, 3, 4]}`` in a ``MaskablePPO`` zip's ``hoity_env.json`` entry or an ``.npz``
+    export's metadata.  At play time it pads the env's observations of the table it is told
+    (:meth:`pad`) and refuses a count it was not trained for.
+    """
 
     rules: str
     """The rules preset it was trained on (its ruleset gives the layout)."""
@@ -231,7 +232,7 @@ class PaddedInputs:
         return padder(self.ruleset, num_players).pad(obs)
 
     def to_dict(self) -> dict[str, Any]:
-        """The keys a file records (see the module docstring)."""
+        """The keys a file records (see the class docstring)."""
         return {"padded": True, "rules": self.rules, "player_counts": list(self.player_counts)}
 
     @classmethod

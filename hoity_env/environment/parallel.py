@@ -1,20 +1,7 @@
-"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv`` (docs/environment.md).
+"""``HoityParallelEnv``: Hoity Toity as a PettingZoo ``ParallelEnv``.
 
-A thin adapter: it checks and decodes actions, calls the engine, encodes observations and maps
-outcomes to rewards; the rules live in ``hoity_env.engine``.
-
-Spaces
-    * action: ``Discrete(N)`` for every agent (:mod:`hoity_env.environment.codec`; standard: 56).
-    * observation: ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (N,), int8))``
-      (layout: :meth:`HoityParallelEnv.obs_layout`); ``action_mask``, ``observation_format`` and
-      ``observation_keys`` choose other forms (:mod:`hoity_env.environment.outputs`).
-    * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
-
-Every agent acts in every ``step()``; a round takes two steps (location, then action).
-Rewards are 0 until the game ends, but for ``reward="progress"`` and the penalty of
-``illegal_action="penalize"``.
-
-Version history: v0 (hoity_env 0.1.0) first release.
+A thin adapter: it checks and decodes actions, calls the engine, encodes observations and maps outcomes
+to rewards; the rules live in :mod:`hoity_env.engine`, shared with the batched env.  See docs/environment.md.
 """
 
 from __future__ import annotations
@@ -54,7 +41,20 @@ RENDER_MODES = ["ansi", "human", "rgb_array"]
 
 
 class HoityParallelEnv(ParallelEnv[str, Any, int]):  # type: ignore[misc]
-    """Hoity Toity, all players acting simultaneously; see the module docstring."""
+    """Hoity Toity, all players acting simultaneously: every agent acts in every ``step()``, and a round
+    takes two steps (location, then action).
+
+    Spaces:
+
+    * action: ``Discrete(N)`` for every agent (:mod:`hoity_env.environment.codec`; standard: 56);
+    * observation: ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (N,), int8))``
+      (layout: :meth:`obs_layout`); ``action_mask``, ``observation_format`` and ``observation_keys``
+      choose other forms (:mod:`hoity_env.environment.outputs`);
+    * state: ``Box(0, 1, (S,), float32)`` for centralized critics.
+
+    Rewards are 0 until the game ends, but for ``reward="progress"`` and the penalty of
+    ``illegal_action="penalize"``.
+    """
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "hoity_toity_v0",

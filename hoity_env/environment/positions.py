@@ -1,15 +1,10 @@
 """Hand-made positions: ``reset(options={"position": ...})`` of the parallel and the batched env.
 
-A position (an endgame study, a rule's scenario) is a state dict as :meth:`GameState.to_dict`
-writes it, of this env's rules and player count, of a game in progress.  It passes every
-invariant of the rules but none that ties it to a past (the money spent, the lots sold), which
-``set_state`` checks.  It counts as ``2·round + phase`` steps played; one that is over, or at
-``max_cycles``, is refused with a :class:`~hoity_env.engine.errors.StateError`.  To write one,
-deal a game and change what the position needs::
-
-    d = env.game.new_state(0).to_dict()
-    d.update(hands=..., positions=..., money=...)
-    env.reset(options={"position": d})
+A position (an endgame study, a rule's scenario) is a state dict as :meth:`GameState.to_dict` writes it, of
+this env's rules and player count, of a game in progress.  It passes every invariant of the rules but none
+that ties it to a past (the money spent, the lots sold), which ``set_state`` checks; one that is over, or at
+``max_cycles``, is refused with a :class:`~hoity_env.engine.errors.StateError`.
+See docs/environment.md (Hand-made positions).
 """
 
 from __future__ import annotations

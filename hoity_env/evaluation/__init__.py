@@ -1,22 +1,10 @@
-"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports (docs/design.md §5).
+"""Evaluation harness: seeded duplicate-format matches, tournaments, ratings and reports.
 
-* :func:`evaluate` plays games between any agents (spec strings, as for
-  :func:`hoity_env.agents.make`) with duplicate seat rotation and reports, per
-  agent, wins, the win rate with its 95% Wilson interval, mean rank, mean final
-  position and mean game length, plus win rates by seat;
-* :func:`tournament` rates a pool in a round robin (a Plackett-Luce fit over all games);
-* :func:`head_to_head` fills a matrix: each agent against copies of each other;
-* how the games are played is one :class:`MatchSettings` (players, games, seed, rules,
-  workers, engine, backend, address, progress, records), or its fields as keywords;
-* results are dataclasses with JSON, CSV, Markdown and PNG forms (:mod:`hoity_env.evaluation.reports`);
-* ``hoity-eval`` (:mod:`hoity_env.cli.eval`) is the command line over it all.
-
-This package only plays games.  Measuring strength by training best responses
-(exploitability, the ladder) is :mod:`hoity_env.strength`, one layer up: nothing
-here imports it, nor ``training/``.
-
-Same seed, same results, whatever ``workers=`` is, and on either backend (``backend="ray"``
-plays the same chunks as Ray tasks: :mod:`hoity_env.evaluation.ray_backend`).
+:func:`evaluate`, :func:`tournament` and :func:`head_to_head` play agent specs as one
+:class:`MatchSettings` says (or its fields as keywords), with the same results for one seed whatever
+the workers or backend; results are dataclasses with JSON, CSV, Markdown and PNG forms
+(:mod:`hoity_env.evaluation.reports`).  This package only plays games: measuring strength by training
+best responses is :mod:`hoity_env.strength`, one layer up.  See docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -1,31 +1,10 @@
-"""Many seeded games at once on the batched engine, as the harness's fast path (docs/design.md §5).
+"""Many seeded games at once on the batched engine: the harness's fast path.
 
-:func:`play_deals_batched` plays deals ``start … stop-1`` of one table, every
-seat rotation, as one batch of games (in chunks of ``batch_games``) and returns
-the same :class:`~hoity_env.evaluation.match.GameRecord` list, in the same order,
-as the one-game path (:func:`~hoity_env.evaluation.match.play_game` per game).
-
-What is identical and what is only equal in distribution:
-
-* **Deals** are identical: game ``(d, r)`` is dealt from the same env seed
-  (:func:`~hoity_env.evaluation.match.deal_seed`) through the same draw the
-  parallel env makes in ``reset(seed=...)``.
-* **Agents without randomness** (``ppo:PATH``, played deterministically) make
-  the same choices on the same observations, so their records are identical
-  to the one-game path's (a test checks this).
-* **Agents that draw random numbers** (``random``, the scripted styles,
-  ``ppo-sample:``) draw them here from one generator per seat entry for the
-  whole batch (seeded from the evaluation seed and the chunk), not from one
-  generator per game: the games are different samples of the same play, so
-  results agree in distribution (a test compares win rates), not game by game.
-* **Agents with the game hooks** (``population:PATH``, :mod:`hoity_env.agents.batch`)
-  are told each game's one-game seed (:func:`~hoity_env.evaluation.match.agent_seeds`
-  of its deal, rotation and seat) and which game every row is from, so a population
-  draws the same member for each game as the one-game path; with deterministic
-  members the records are identical (a test checks this).
-
-Illegal choices get the one-game env's default treatment (``fallback``: the
-lowest legal action).
+:func:`play_deals_batched` returns the same :class:`~hoity_env.evaluation.match.GameRecord` list, in the
+same order, as the one-game path (:func:`~hoity_env.evaluation.match.play_game` per game), with
+identical deals.  Agents that draw random numbers draw them from one generator per seat entry and chunk,
+not per game, so their games agree with the one-game path's in distribution, not game by game.
+See docs/evaluation.md (Engine) and docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -73,7 +52,11 @@ def play_deals_batched(
     """Deals ``start … stop-1`` × every rotation of one table, in the one-game path's order.
 
     ``entries[i]`` is the agent of seat entry ``i`` (labelled ``specs[i]``); rotation
-    ``r`` puts entry ``i`` in seat ``(i + r) % num_players``.
+    ``r`` puts entry ``i`` in seat ``(i + r) % num_players``.  Records equal the one-game
+    path's for agents without randomness (``ppo:PATH``) and for agents with the game hooks
+    (``population:PATH``, :mod:`hoity_env.agents.batch`), which are told each game's one-game
+    seed and row, so a population draws the same member per game.  Illegal choices get the
+    one-game env's ``fallback`` (the lowest legal action).
     """
     k = num_players
     batched = BatchedGame(rules, k)

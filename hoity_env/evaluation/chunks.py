@@ -1,18 +1,11 @@
 """The harness's unit of work: a chunk of deals of one table, played here, in workers or on Ray.
 
-Deals are cut into chunks (:class:`Task`) and spread over ``spawn`` worker processes
-(spawn, not fork: safe with torch and threads, and the same on every OS) by
-:func:`~hoity_env.evaluation.workers.run_in_order`: a worker that dies raises
-:class:`~hoity_env.evaluation.workers.WorkerDied` naming it instead of hanging, and
-chunks are generated as they are needed, so a huge ``games`` never builds a task list.
-The same chunks can instead go to a Ray cluster (``backend="ray"``,
-:mod:`hoity_env.evaluation.ray_backend`, Ray imported only then); they come back in
-the same order, so the records are identical to the local backend's.
-
-Agents are built inside each worker from their spec strings, so checkpoints
-load there, and cached per worker.  Every game's seeds come from its
-coordinates alone and chunks are handed back in deal order, so ``workers=1`` and
-``workers=8`` give identical results.
+Chunks (:class:`Task`) are generated as they are needed, so a huge ``games`` never builds a task list,
+and go to ``spawn`` worker processes (safe with torch and threads, the same on every OS:
+:mod:`hoity_env.evaluation.workers`) or to Ray (:mod:`hoity_env.evaluation.ray_backend`).  Agents are
+built from their specs inside each worker, so checkpoints load there.  Every game's seeds come from its
+coordinates and chunks come back in deal order, so ``workers=1`` and ``workers=8`` give identical
+results.  See docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -174,8 +167,8 @@ def worker_initializer(settings: MatchSettings) -> Callable[[], None]:
 def cap_workers(workers: int) -> int:
     """``workers``, or the usable CPU count with a warning when asked for more.
 
-    Each worker plays whole games on one core; beyond the cores they only take
-    turns (32 workers on 2 cores ran 17 times slower than 2).
+    Each worker plays whole games on one core; beyond the cores they only take turns
+    and slow every game down.
     """
     cpus = usable_cpus()
     if workers > cpus:

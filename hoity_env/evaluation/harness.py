@@ -1,22 +1,10 @@
 """Play many seeded games between agents in duplicate format, in parallel if asked.
 
-Duplicate seat rotation: with ``k`` players, a "game count" means deals × ``k``
-rotations.  Deal ``d`` is played ``k`` times with the same env seed
-(:func:`~hoity_env.evaluation.match.deal_seed`), rotation ``r`` putting entry
-``i`` of the agent list in seat ``(i + r) % k``.  Every entry thus plays every
-deal from every seat, and the luck of the deal (cards, lots, start player)
-cancels between agents.  A game count that is not a multiple of ``k`` is
-rounded up to the next whole deal; the result says how many games were played.
-
-How the games are played (players, rules, games, seed, workers, engine, backend,
-progress) is one :class:`~hoity_env.evaluation.settings.MatchSettings`; the
-functions here also take its fields as keywords.  The chunks of deals and where
-they run are :mod:`hoity_env.evaluation.chunks`.  More workers than usable CPUs
-only slow every game down, so ``workers`` is capped at the CPU count with a warning.
-Each chunk's records are added to a :class:`~hoity_env.evaluation.tally.Tally` and
-dropped, so memory does not grow with the number of games (unless ``records=True``
-keeps them).  Specs are checked in the calling process first, so a bad name or
-checkpoint fails fast with one clear ``ConfigError``.
+Every deal is played once per seat rotation with the same env seed, so the luck of the deal (cards,
+lots, start player) cancels between agents.  Each chunk's records are summed into a
+:class:`~hoity_env.evaluation.tally.Tally` and dropped, so memory does not grow with the games, and
+specs are checked here first, so a bad name or checkpoint fails fast with one ``ConfigError``.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -155,18 +143,18 @@ def evaluate(
 ) -> EvaluationResult:
     """Play at least ``games`` games between ``agent_specs`` (one per seat) in duplicate format.
 
-    ``agent_specs`` are :func:`hoity_env.agents.make` specs (``expert``, ``random``,
-    ``ppo:PATH``…); the same spec may appear several times.  How the games are played
-    is ``settings`` (a :class:`~hoity_env.evaluation.settings.MatchSettings`), or its
-    fields as keywords (``evaluate(specs, num_players=4, games=200, seed=1)``; given
-    with ``settings``, they override it).  Raises ``ConfigError`` (a ``ValueError``)
-    for unknown names, bad checkpoints or bad arguments.
+    Deal ``d`` is played once per rotation ``r``, which puts entry ``i`` in seat ``(i + r) % k``;
+    ``games`` is rounded up to whole deals of ``k`` games (the result says how many).
+    ``agent_specs`` are :func:`hoity_env.agents.make` specs (``expert``, ``random``, ``ppo:PATH``…),
+    repeats allowed.  How the games are played is ``settings`` (a
+    :class:`~hoity_env.evaluation.settings.MatchSettings`) or its fields as keywords (given with
+    ``settings``, they override it).  Raises ``ConfigError`` (a ``ValueError``) for unknown names,
+    bad checkpoints or bad arguments.
 
-    With ``workers > 1`` the pool uses ``spawn``, which re-imports the main module
-    in each worker: call this from under ``if __name__ == "__main__":`` in a script
-    (as for SB3's ``SubprocVecEnv``); notebooks and ``hoity-eval`` need nothing.
-    ``backend="ray"`` plays the same chunks on a Ray cluster (``address``), with
-    identical results (see :func:`tallies`).
+    With ``workers > 1`` the pool uses ``spawn``, which re-imports the main module in each worker:
+    call this under ``if __name__ == "__main__":`` in a script (as for SB3's ``SubprocVecEnv``;
+    notebooks need nothing).  ``backend="ray"`` plays the same chunks on a Ray cluster
+    (``address``), with identical results (see :func:`tallies`).
     """
     if isinstance(agent_specs, str):
         raise ConfigError("agent_specs must be a list of spec strings (one per seat), not one string")

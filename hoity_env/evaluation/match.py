@@ -1,16 +1,9 @@
 """One seeded game between agent objects, summed up as a :class:`GameRecord`.
 
-Seeds: every random choice of an evaluation is drawn from generators seeded by
-:func:`deal_seed` (the env's deal) and :func:`agent_seeds` (each seat's agent),
-which are pure functions of the evaluation seed and the game's coordinates
-(deal, rotation, seat) through NumPy's ``SeedSequence``.  So a game depends on
-nothing but its coordinates: not on which worker process played it, nor on what
-that worker played before, which is what makes results independent of
-``workers=``.  Global RNGs are never touched.
-
-Agent seeds include the rotation: with only the deal and the seat, four copies
-of ``random`` would replay the very same game in every rotation, and the report
-would count one game four times.
+Every random choice comes from :func:`deal_seed` (the env's deal) and :func:`agent_seeds` (each seat's
+agent), pure functions of the evaluation seed and the game's coordinates (deal, rotation, seat), so a
+game does not depend on which worker played it nor on what it played before; global RNGs are never
+touched.  See docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -47,7 +40,11 @@ def deal_seed(seed: int, deal: int) -> int:
 
 
 def agent_seeds(seed: int, deal: int, rotation: int, num_players: int) -> list[int]:
-    """One seed per seat for the agents' ``reset(seed)`` in one game (32-bit ints)."""
+    """One seed per seat for the agents' ``reset(seed)`` in one game (32-bit ints).
+
+    They include the rotation: otherwise copies of ``random`` would replay the very same game
+    in every rotation, and the report would count one game ``num_players`` times.
+    """
     return [
         int(
             np.random.SeedSequence(seed, spawn_key=(_AGENT_STREAM, deal, rotation, seat)).generate_state(1)[0]

@@ -1,37 +1,9 @@
 """Plackett-Luce ratings fitted on all games at once, with 95% intervals, on an Elo-like scale.
 
-Why a batch fit: an online rating system (OpenSkill, TrueSkill, Elo) updates
-game by game, so its result depends on the order the games are fed in; in a
-round robin, whichever table happens to come last moves the ratings most.  A
-maximum-likelihood fit over every game has no order: the same games give the
-same ratings, however they are listed (a test permutes them).
-
-Model.  Each member ``i`` has a strength ``γ_i > 0``.  A game's finishing order
-is read as a sequence of choices: first place is drawn from all members with
-probability proportional to strength, second place from those left, and so on
-(Plackett-Luce; Bradley-Terry is its two-player case).  Tied members (a shared
-rank, or an agent holding several seats whose mean ranks are equal) are all
-"chosen" from the same remaining set (Breslow's approximation, as in survival
-analysis), which keeps the likelihood order-free and the fit simple.  An agent
-holding several seats of one game enters it once, with the mean rank of its
-seats; a game with a single distinct member tells nothing and is skipped.
-
-Fit.  Hunter's (2004) minorization-maximization iteration, which raises the
-likelihood at every step and needs nothing but sums.  Each member also gets
-one virtual win and one virtual loss against a fixed reference of strength 1:
-without them an agent that never wins (or never loses) would have no finite
-maximum, and with thousands of real games they move the ratings very little.
-
-Scale.  ``rating = 400 · log10(γ / geometric mean of the pool's γ)``: the pool
-averages 0, and as in Elo a member ``d`` points above another finishes ahead
-of it, when the two meet, with probability ``1 / (1 + 10^(-d/400))`` (100 points
-≈ 64%, 400 points ≈ 91%).  Ratings are relative to their pool: they compare
-members of one tournament, not across tournaments.
-
-Intervals.  The inverse of the observed information (minus the Hessian of the
-log-likelihood in ``log γ``, virtual games included) is the covariance of the
-estimate; projected onto the centred scale it gives each rating a normal 95%
-interval.
+A batch maximum-likelihood fit, not an online rating (OpenSkill, TrueSkill, Elo): an online rating
+depends on the order the games are fed in, and this fit gives the same ratings however they are listed.
+A finishing order is read as a sequence of "best among those left" choices, ties as in Breslow; the fit
+is Hunter's MM iteration with one virtual win and loss per member.  See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -87,8 +59,10 @@ def stages(record: GameRecord, members: Sequence[str]) -> list[tuple[frozenset[s
     """The Plackett-Luce choices of one game: ``(chosen, remaining)`` pairs, best first.
 
     ``members`` restricts the game to agents being rated; members holding several
-    seats are ranked by the mean rank of their seats.  The last place alone (a
-    choice from one) is left out: it carries no information.
+    seats are ranked by the mean rank of their seats, and tied members are all chosen
+    from the same remaining set (Breslow).  The last place alone (a choice from one) is
+    left out, and a game with a single distinct member gives no choices: they carry no
+    information.
     """
     rank = mean_ranks(record, members)
     present = list(rank)
@@ -173,6 +147,10 @@ def fit_ratings(pool: Sequence[str], games: Sequence[GameRecord] | ChoiceCounts)
     """Ratings of every member of ``pool`` from all ``games`` at once (order-independent).
 
     ``games``: the records, or their :class:`ChoiceCounts` (every agent counted must be in ``pool``).
+    ``rating = 400 · log10(γ / geometric mean of the pool's γ)``, so the pool averages 0 and a member
+    ``d`` points above another finishes ahead of it with probability ``1 / (1 + 10^(-d/400))``;
+    each 95% interval is normal, from the inverse observed information projected onto that scale.
+    Ratings compare members of one pool, not across pools.
     """
     members = list(pool)
     if isinstance(games, ChoiceCounts):

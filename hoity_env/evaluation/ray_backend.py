@@ -1,16 +1,9 @@
 """The harness's chunks of deals as Ray tasks (``hoity-eval --backend ray``), Ray imported lazily.
 
-The local backend (:mod:`hoity_env.evaluation.workers`) and this one are fed the very
-same chunks by :func:`hoity_env.evaluation.harness.play_tables` and both hand the
-results back in task order, so for one seed they give identical records: every
-game's seeds come from its coordinates alone, never from where or when it ran.
-
-Ray is imported only when this backend is asked for, so the package keeps working
-without it; without Ray installed the error names the ``rllib`` extra.  Each task
-runs with ``max_retries=0``: a worker (or node) that dies while playing a chunk is
-raised as :class:`~hoity_env.evaluation.workers.WorkerDied` naming the chunk, never
-retried silently and never waited on forever.  At most ``window`` chunks are in
-flight, so a huge run never submits its whole task list.
+It is fed the very same chunks as the local backend (:mod:`hoity_env.evaluation.workers`) and hands the
+results back in task order, so for one seed the records are identical.  Ray is imported only when this
+backend is asked for (the ``rllib`` extra), and a task is never retried: a worker or node that dies is
+:class:`~hoity_env.evaluation.workers.WorkerDied` naming the chunk.  See docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -104,8 +97,8 @@ def run_on_ray(fn: Callable[[T], R], tasks: Iterable[T], *, window: int) -> Iter
 
     Needs an open Ray session (:func:`ray_session`).  ``fn`` and the tasks must be
     picklable.  An exception raised by ``fn`` is re-raised here as it was; a Ray
-    worker or node that dies raises :class:`WorkerDied`.  Closing the generator
-    early cancels the chunks still in flight.
+    worker or node that dies raises :class:`WorkerDied` (tasks run with ``max_retries=0``).
+    At most ``window`` tasks are in flight; closing the generator early cancels them.
     """
     ray = import_ray()
     remote = ray.remote(num_cpus=1, max_retries=0)(_call)

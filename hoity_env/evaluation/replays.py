@@ -1,16 +1,9 @@
 """Replays of chosen evaluation games (``hoity-eval --out DIR --save-replays N``).
 
-The first ``count`` games of the evaluation, in its order (deal 0 in every seat
-rotation, then deal 1, ...), are played again on the one-game path from their
-own seeds (:func:`~hoity_env.evaluation.match.deal_seed`,
-:func:`~hoity_env.evaluation.match.agent_seeds`) in a
-:class:`~hoity_env.replays.RecordingEnv`, and each is written as
-``DIR/replays/game-<deal>-<rotation>.jsonl``.  With ``--engine one-game`` these
-are the very games the results counted; on the batched engine they are too for
-agents without randomness (``ppo:PATH``), while agents that draw random numbers
-draw them differently there (see :mod:`hoity_env.evaluation.batched_match`), so
-their replays are games from the same deals and seats, not the counted ones.
-Each header's ``meta`` records the deal, rotation, seeds and the outcome.
+The first games of the evaluation are played again on the one-game path from their own seeds in a
+:class:`~hoity_env.replays.RecordingEnv`.  With ``--engine one-game``, or agents without randomness,
+they are the very games counted; on the batched engine, agents that draw random numbers play other
+games from the same deals and seats (:mod:`hoity_env.evaluation.batched_match`).  See docs/play.md.
 """
 
 from __future__ import annotations
@@ -31,7 +24,12 @@ __all__ = ["save_replays"]
 def save_replays(
     specs: Sequence[str], *, num_players: int, rules: Rules, seed: int, count: int, folder: Path
 ) -> list[Path]:
-    """Write replays of the evaluation's first ``count`` games into ``folder`` (created); return the paths."""
+    """Write replays of the evaluation's first ``count`` games into ``folder`` (created); return the paths.
+
+    Games go in the evaluation's order (deal 0 in every seat rotation, then deal 1, …), each as
+    ``game-<deal>-<rotation>.jsonl``; its header's ``meta`` records the deal, rotation, seeds and
+    outcome.
+    """
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ConfigError(f"the number of replays must be an int >= 1, got {count!r}")
     seed = check_seed(seed)

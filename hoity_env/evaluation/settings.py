@@ -1,18 +1,9 @@
 """How a match is played: one frozen, validated settings object passed from the CLI to the workers.
 
-Every way of playing games (:func:`~hoity_env.evaluation.evaluate`,
-:func:`~hoity_env.evaluation.tournament`, :func:`~hoity_env.evaluation.head_to_head`,
-exploitability, the ladder) needs the same choices: how many players, which
-rules, how many games, the seed, and where and how they are played (workers,
-engine, backend, address, progress bar, BLAS threads).  They travel together, so they are one
-:class:`MatchSettings`, checked once when it is built (each bad value is one
-:class:`~hoity_env.engine.errors.ConfigError` naming it), built once by each CLI and
-passed down unchanged.
-
-The functions also take the fields as keyword arguments, for the short calls of
-scripts and notebooks (``evaluate(specs, num_players=4, games=200)``):
-:func:`match_settings` is that convenience layer, in one place.  Keywords given
-with a ``settings`` object override its fields.
+Every way of playing games (evaluate, tournament, head to head, exploitability, the ladder) needs the
+same choices, so they travel together as one :class:`MatchSettings`, checked once when built and passed
+down unchanged; :func:`match_settings` lets the public functions take its fields as keywords too.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -51,7 +42,7 @@ def positive_int(name: str, value: Any) -> int:
 
 @dataclasses.dataclass(frozen=True)
 class MatchSettings:
-    """How the games of one evaluation are played (checked when built; see the module docstring).
+    """How the games of one evaluation are played (checked when built: a ``ConfigError`` per bad value).
 
     Attributes:
         num_players: seats at every table, 2-6.
@@ -149,7 +140,8 @@ def match_settings(
 
     ``defaults`` are the function's own defaults for fields not given (the tournament
     plays 200 games per table where :func:`~hoity_env.evaluation.evaluate` plays
-    1000); they apply only when no ``settings`` object is passed.
+    1000); they apply only when no ``settings`` object is passed.  Keywords given with a
+    ``settings`` object override its fields.
     """
     chosen = settings_from(MatchSettings, settings, options, **defaults)
     refuse_unknown(options, where)

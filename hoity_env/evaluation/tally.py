@@ -1,21 +1,9 @@
 """Per-agent and per-seat statistics, and the ratings' counts, summed as the games stream in.
 
-An evaluation of ten billion games must not hold ten billion records, so the
-harness hands each game to a :class:`Tally` and drops it: the tally keeps
-counts and integer sums only (wins, seat-games, rank, position and round
-totals, how many winners each win was shared with, and the Plackett-Luce counts
-of :class:`~hoity_env.evaluation.ratings.ChoiceCounts`), whose size depends on the
-agents, never on the number of games.  The numbers are the very ones the
-records would give: integer sums are exact, and the win share is an exact sum of
-``1/k`` terms rounded once, as :func:`math.fsum` rounds it.
-
-An agent is identified by its spec string; when the same spec holds several
-seats of a game (``expert,random,random,random``), every seat it held counts as
-one seat-game.  So ``random``'s win rate there is "the chance that a given random
-seat wins", directly comparable with 1/n.  Those seat-games are not independent
-(two randoms at one table rarely both win), so the interval of an agent with
-several entries is a little narrower than it should be; the report shows the
-number of entries beside it.
+An evaluation of billions of games must not hold their records, so the harness hands each game to a
+:class:`Tally` and drops it.  The tally keeps counts and integer sums, whose size depends on the agents,
+never on the number of games, and which give exactly the numbers the records would.
+See docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -80,10 +68,13 @@ class _Sums:
 
 
 class Tally:
-    """Everything an evaluation reports, added game by game in bounded memory (see the module docstring).
+    """Everything an evaluation reports, added game by game in bounded memory.
 
-    ``keep_records`` also keeps the games themselves (``records=True``): memory then
-    grows with their number, as asked.
+    It keeps wins, seat-games, rank, position and round totals, how many winners each win was
+    shared with, and the Plackett-Luce :class:`~hoity_env.evaluation.ratings.ChoiceCounts`:
+    integer sums are exact, and the win share is an exact sum of ``1/k`` terms rounded once, as
+    :func:`math.fsum` rounds it.  ``keep_records`` also keeps the games themselves
+    (``records=True``): memory then grows with their number, as asked.
     """
 
     def __init__(self, num_players: int, *, keep_records: bool = False) -> None:

@@ -1,24 +1,9 @@
 """Round-robin tournaments with Plackett-Luce ratings, and head-to-head matrices.
 
-Tables.  With a pool of at least ``num_players`` agents, every combination of
-``num_players`` distinct members is a table (pool order kept inside a table).
-A smaller pool fills the seats cyclically: table ``j`` seats
-``pool[j], pool[j+1], …`` (indices mod the pool size), one table per starting
-member, dropping tables that are seat rotations of one already listed (which
-duplicate rotation would replay anyway).  So with ``a,b,c`` and 4 seats the
-tables are ``abca``, ``bcab`` and ``cabc``: each member gets the extra seat once.
-Every table is played like :func:`~hoity_env.evaluation.evaluate` with the
-same seed (same deals, all seat rotations), so ``hoity-eval`` on any one table
-reproduces its games exactly.
-
-Ratings: a Plackett-Luce maximum-likelihood fit over every game of every
-table at once (:mod:`hoity_env.evaluation.ratings`), so they do not depend on
-the order the games were played or listed in.  Why Plackett-Luce: a Hoity
-Toity game ends in a full ranking of 2-6 players, and Plackett-Luce rates a
-multi-player ranking directly, as a sequence of "who is best among those
-left" choices; Bradley-Terry would break each game into pairwise results that
-are not independent.  Ratings are Elo-like points around the pool's mean (0),
-each with a 95% interval; the table is sorted by rating.
+Every table is played like :func:`~hoity_env.evaluation.evaluate` with the same seed, so ``hoity-eval``
+on any one table reproduces its games.  Ratings are one Plackett-Luce fit over every game of every table
+(:mod:`hoity_env.evaluation.ratings`): it rates a full ranking of 2-6 players directly, where
+Bradley-Terry would cut a game into pairwise results that are not independent.  See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -55,7 +40,12 @@ def _check_pool(pool: Sequence[str]) -> list[str]:
 
 
 def round_robin_tables(pool: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
-    """The tables of a round robin (see the module docstring for the small-pool rule)."""
+    """The tables of a round robin: every combination of ``num_players`` distinct members, in pool order.
+
+    A smaller pool fills the seats cyclically: table ``j`` seats ``pool[j], pool[j+1], …`` (indices
+    mod the pool size), dropping tables that are seat rotations of one already listed.  So ``a,b,c``
+    at 4 seats gives ``abca``, ``bcab`` and ``cabc``: each member gets the extra seat once.
+    """
     members = _check_pool(pool)
     if len(members) >= num_players:
         return list(itertools.combinations(members, num_players))

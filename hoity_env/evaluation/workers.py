@@ -1,26 +1,10 @@
 """A small process pool that notices a dead worker, for the evaluation harness.
 
-``multiprocessing.Pool`` replaces a worker killed mid-task (``kill -9``, an agent
-calling ``os._exit``) but loses its task, so ``imap`` waits forever.  Here each
-worker has its own pipe and the parent waits on the pipes *and* the process
-sentinels together: a worker that exits while it holds a task raises
-:class:`WorkerDied` naming it (number, pid, exit code, task) as soon as the
-parent notices, every other worker is stopped, and nothing is left running.
-
-Tasks are pulled lazily from an iterable and at most ``window`` of them are in
-flight or waiting to be yielded, so a huge run never builds its whole task
-list; results come back in task order whatever order workers finish in.
-Workers ignore Ctrl-C: the parent handles it and stops them.  A caller whose tasks
-can stop early and still reply (the best responses of :mod:`hoity_env.strength.jobs`,
-which checkpoint) passes ``stop``: once it returns true, each busy worker is sent
-SIGTERM once, no further task is handed out, and the replies of the tasks in flight
-are still collected and yielded.  A worker whose
-parent dies (``kill -9``, an out-of-memory kill) exits at once, even in the middle
-of a task: a watchdog thread in each worker waits on the parent's sentinel (a pipe
-the operating system closes when the parent ends) and ends the process when it
-fires, so workers are never orphaned and never finish a chunk no one will read.
-A task interrupted in a worker (a second stop signal: the job's ``Aborted``, a
-``KeyboardInterrupt``) ends that worker with one logged line naming it, never a traceback.
+``multiprocessing.Pool`` loses the task of a worker killed mid-task, so ``imap`` waits forever.  Here
+the parent waits on each worker's pipe and process sentinel together: a worker that dies holding a task
+raises :class:`WorkerDied` naming it, and every other worker is stopped.  Workers ignore Ctrl-C (the
+parent stops them) and exit at once when the parent dies (:func:`exit_with_parent`).
+See docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -53,7 +37,7 @@ INTERRUPTED_EXIT = 130
 
 
 class WorkerDied(RuntimeError):
-    """An evaluation worker process ended while it was playing a task."""
+    """An evaluation worker process ended while playing a task (named: number, pid, exit code, task)."""
 
 
 def usable_cpus() -> int:
@@ -163,7 +147,11 @@ def run_in_order(
     ``fn`` and the tasks must be picklable (module-level functions, plain data).
     An exception in ``fn`` is re-raised here; a worker that dies raises
     :class:`WorkerDied` (named by ``label``: what a worker is, what it does with a task).
-    Closing the generator early stops every worker.  ``stop``: see the module docstring.
+    Closing the generator early stops every worker.  Tasks are pulled lazily, at most ``window``
+    in flight or waiting to be yielded, and results come back in task order.  ``stop`` (for
+    tasks that can stop early and still reply, such as checkpointing best responses): once it
+    returns true, each busy worker is sent SIGTERM once, no further task is handed out, and the
+    replies of the tasks in flight are still collected and yielded.
     """
     ctx = multiprocessing.get_context("spawn")
     window = window or 4 * workers

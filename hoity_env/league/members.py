@@ -1,24 +1,9 @@
-"""A league's settings, its members and their PFSP weights (the run is :mod:`.league`).
+"""A league's settings, its members and their PFSP weights (the run is :mod:`hoity_env.league.run`).
 
-The main agent trains on the fast learner against a weighted pool drawn per game
-(:class:`~hoity_env.learning.LearnerSettings` ``opponents``).  The league grows that
-pool while it trains:
-
-* **snapshots**: every ``snapshot_every`` learner steps the main agent's policy is saved
-  and joins the pool (``ppo-sample:``, it samples as the shipped agents do);
-* **exploiters**: every ``exploiter_every`` steps a best response is trained against the
-  main agent as it is then (AlphaStar's *main exploiter*, on the fast learner for
-  ``exploiter_budget`` steps), scored against it, and joins the pool;
-* **PFSP** (prioritised fictitious self-play): after each of those, and every
-  ``pfsp_every`` steps, the main agent plays ``pfsp_games`` games against copies of every
-  member, and member ``i`` is drawn with weight ``base_i × f(x_i)``, where ``x_i`` is the
-  main agent's win rate against it and ``f(x) = max((1 - x)^p, floor)`` (``pfsp="hard"``:
-  members the main agent beats are drawn less, but never not at all), or ``f = 1``
-  (``pfsp="none"``).  ``self`` and ``snapshot`` entries of the starting pool keep their
-  base weight.
-
-Every member, its origin, its base weight and the history of its win rates and
-weights is recorded in the run folder's ``league.json`` (:class:`Member`).
+The main agent trains on the fast learner against a weighted pool; the league grows that pool with
+snapshots of the main agent and exploiters (best responses to it, AlphaStar's *main exploiters*), and
+PFSP weighs the members so that those the main agent beats are drawn less, but never not at all.
+Every member is recorded in the run folder's ``league.json`` (:class:`Member`).  See docs/league.md.
 """
 
 from __future__ import annotations
@@ -40,16 +25,24 @@ from hoity_env.learning.settings import (
 
 PFSP = ("none", "hard")
 MAX_GAMES = 1_000_000
+"""Games per scoring: a million per member is already hours of CPU; more is a typo."""
 LEAGUE_RECORD_BYTES = 64 << 20
 """The largest league record read: it grows with the run's events (64 MiB is decades of them)."""
-"""Games per scoring: a million per member is already hours of CPU; more is a typo."""
 EXPLOITER_SEED_STEP = 1000
-"""Exploiter ``k`` plays and trains on seed ``main.seed + 1000 k`` (:mod:`.league`)."""
+"""Exploiter ``k`` plays and trains on seed ``main.seed + 1000 k`` (:mod:`hoity_env.league.run`)."""
 
 
 @dataclass(frozen=True)
 class LeagueSettings:
-    """The league's settings (see the module docstring); checked when built."""
+    """The league's settings; checked when built.
+
+    Every ``snapshot_every`` learner steps the main agent's policy joins the pool (``ppo-sample:``);
+    every ``exploiter_every`` steps a best response trained for ``exploiter_budget`` steps against
+    the main agent as it is then joins it.  After each of those, and every ``pfsp_every`` steps,
+    the main agent plays ``pfsp_games`` games against copies of every member, and member ``i`` is
+    drawn with weight ``base_i × f(x_i)`` (:func:`pfsp_factor`, ``x_i`` its win rate against it).
+    ``self`` and ``snapshot`` entries of the starting pool keep their base weight.
+    """
 
     main: LearnerSettings
     """The main agent's learner; its ``opponents`` are the starting pool."""
@@ -108,7 +101,7 @@ class LeagueSettings:
 
     def _check_exploiters(self) -> None:
         """Every exploiter's settings and seed, checked now rather than when the first one is due
-        (a bad one used to stop the run there, with the main agent's training lost)."""
+        (the main agent's training would be lost)."""
         from hoity_env.strength.response import fast_learner_settings, learner_settings
 
         try:
@@ -231,7 +224,9 @@ def read_league_settings(path: Path) -> LeagueSettings:
 
 
 def pfsp_factor(win_rate: float, settings: LeagueSettings) -> float:
-    """PFSP's ``f(x)``: how much a member the main agent wins ``win_rate`` against is drawn."""
+    """PFSP's ``f(x)``: how much a member the main agent wins ``win_rate`` against is drawn.
+
+    ``pfsp="hard"``: ``max((1 - x)^p, floor)`` (``pfsp_power``, ``pfsp_floor``); ``"none"``: 1."""
     if settings.pfsp == "none":
         return 1.0
     factor: float = (1.0 - win_rate) ** settings.pfsp_power

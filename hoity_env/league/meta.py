@@ -1,21 +1,10 @@
 """The meta-solver: the mixture over a population's members that a deviating member gains least against.
 
-A population of ``k`` members at an ``N``-player table is a symmetric meta-game; a mixture ``σ``
-is played one member drawn per seat and game, so what matters is ``u(i | σ)``, member ``i``'s
-expected payoff against ``N - 1`` draws from ``σ``, and the **gap** ``max_i u(i | σ) - u(σ | σ)``
-(zero at a symmetric Nash equilibrium).  :func:`solve` finds a ``σ`` with a small gap and
-:func:`deviation_gap` measures it.  ``payoffs[i, o_1, ..., o_{m-1}]`` is the payoff of a seat
-playing ``i`` against the others' ``o``'s; a ``k x k`` matrix is how an ``N``-player table is
-approximated (:mod:`hoity_env.league.meta_table` says why).
-
-Three methods take turns, deterministically, because none suffices alone: **regret
-matching+** (linearly weighted averages, as CFR+) converges to PSRO's meta-Nash in the 2-player
-constant-sum case; **projected replicator dynamics** (Lanctot et al. 2017, as OpenSpiel's) from
-the uniform and ``restarts`` seeded mixtures settles on stable equilibria at 3-6 players and
-general-sum tables, where regret matching's averages need not be one; and for a matrix, each
-round's best candidate **polished on its support** (a small linear system) turns "close" into
-exact.  The search stops at the first candidate within ``tolerance`` and returns the smallest
-gap; payoffs are scaled to a range of 1 so the step and tolerance mean the same for any payoff.
+A population of ``k`` members at an ``N``-player table is a symmetric meta-game; :func:`solve` finds a
+mixture ``σ`` with a small **gap** ``max_i u(i | σ) - u(σ | σ)`` (zero at a symmetric Nash
+equilibrium) and :func:`deviation_gap` measures it.  ``payoffs[i, o_1, ..., o_{m-1}]`` is a seat's
+payoff playing ``i`` against the others' ``o``'s (a ``k x k`` matrix approximates an ``N``-player
+table: :mod:`hoity_env.league.meta_table`).  See docs/league.md (weighing a population).
 """
 
 from __future__ import annotations
@@ -236,7 +225,15 @@ def _with_polish(table: np.ndarray, block: list[tuple[str, np.ndarray]]) -> list
 
 
 def solve(payoffs: ArrayLike, settings: SolverSettings | None = None, *, seed: int = 0) -> MetaSolution:
-    """The mixture over the members with the smallest gap found (see the module docstring).
+    """The mixture over the members with the smallest gap found.
+
+    Three methods take turns, deterministically, because none suffices alone: regret matching+
+    (linearly weighted averages, as CFR+) converges to the meta-Nash of a 2-player constant-sum
+    game; projected replicator dynamics (Lanctot et al. 2017) from the uniform and ``restarts``
+    seeded mixtures settles on stable equilibria at 3-6 players and general-sum tables; and for a
+    matrix, each round's best candidate polished on its support turns "close" into exact.  The
+    search stops at the first candidate within ``tolerance`` and returns the smallest gap; payoffs
+    are scaled to a range of 1 so the step and tolerance mean the same for any payoff.
 
     ``payoffs``: shape ``(k,) * m`` (:func:`check_payoffs`); ``seed`` (an int >= 0) draws the
     replicator dynamics' random starting points, so the same call gives the same mixture.

@@ -1,13 +1,9 @@
 """A solved mixture as a population folder of its own: which members it keeps, and their files copied.
 
-The meta-solver (:mod:`hoity_env.league.meta_run`) ships its mixture, and PSRO
-(:mod:`hoity_env.league.psro`) trains each best response against the mixture of its
-iteration, as such a folder: the manifest (``population.json``) and copies of the kept
-members' files at their relative paths, so that it plays as ``population:FOLDER/population.json``
-(which takes only files inside the manifest's folder), moves and ships as it is.  A member that
-is itself a population (``population:PATH``, PSRO's ``start="population"``: the population at its
-own weights as one strategy) is written as its members, each at its share of the member's
-weight: the same mixture, since a manifest holds no population.
+The meta-solver ships its mixture, and PSRO trains each best response against the mixture of its
+iteration, as such a folder (``population.json`` and copies of the kept members' files at their
+relative paths), so that it plays as ``population:FOLDER/population.json``, moves and ships as it is.
+See docs/league.md (weighing a population).
 """
 
 from __future__ import annotations
@@ -78,8 +74,9 @@ def write_population_folder(
 
     ``members`` are as written (a relative file keeps its relative path in the folder; an
     absolute one, or one reaching out with ``..``, is copied by its file name), ``specs`` the
-    same members resolved (where their files are read); a population member is written as its
-    members.  The folder is made whole under a
+    same members resolved (where their files are read); a population member (``population:PATH``)
+    is written as its members, each at its share of its weight (a manifest holds no population).
+    The folder is made whole under a
     hidden name and renamed (:func:`~hoity_env.files.folder_atomically`); one that exists was
     written by an earlier run of the caller, and must hold these members (else a
     :class:`ConfigError`).  The caller holds its run folder's lock: scratch folders a killed

@@ -1,23 +1,9 @@
 """Population weights from the meta-solver: play a population's members against each other, solve, ship.
 
 :func:`solve_population` turns a population manifest (equal weights) into one weighted by the
-meta-solver, in a run folder ``OUT``::
-
-    meta.json       the settings and the members with their content hashes (a resumed run must match)
-    cells.json      every finished cell, table and check, rewritten atomically after each (resume)
-    psro/           with PSRO iterations: each one's mixture, best response and new member
-    population/     the solved population: population.json and the kept members' files
-    solution.json   the payoff table, the weights, the gap, the check: the run is over
-    result.md       the table ``hoity-eval meta`` prints (:mod:`hoity_env.league.meta_result`)
-
-The shipped mixture drops members below ``threshold`` times the largest weight and is written
-as a population folder of its own, so it moves and ships as it is.  With PSRO iterations the
-population grows first (:mod:`hoity_env.league.psro`).  **The check** then plays every member
-against ``N - 1`` copies of the shipped population, on other deals than the table's (seed
-``seed + 1``), because the table at 3-6 players is an approximation: the largest gain over the
-fair share ``1/N``, with its interval, is the measured gap.  Nothing is written before every
-setting and member is checked, and an existing ``OUT`` is never overwritten (``resume=True``
-continues an unfinished run of the same settings).
+meta-solver, optionally grown by PSRO first (:mod:`hoity_env.league.psro`), in a resumable run folder.
+Because the payoff table at 3-6 players is an approximation, the shipped mixture is then *checked*
+against independent draws, and that measured gap is reported.  See docs/league.md (weighing a population).
 """
 
 from __future__ import annotations
@@ -73,7 +59,7 @@ DEFAULT_THRESHOLD = 0.01
 
 @dataclasses.dataclass(frozen=True)
 class MetaSettings:
-    """One meta-solver run (checked when built; see the module docstring).
+    """One meta-solver run (checked when built).
 
     Attributes:
         population: the manifest (``population.json``) whose members are weighed.
@@ -131,7 +117,7 @@ class MetaSettings:
 
     def record(self) -> dict[str, Any]:
         """What a resumed run must match (``workers`` and ``blas_threads`` change no result; ``psro``
-        only when it has iterations, so runs without it resume as before it existed)."""
+        only when it has iterations)."""
         psro = {"psro": self.psro.record()} if self.psro.iterations else {}
         return {
             "population": str(self.population.resolve()),
@@ -248,9 +234,16 @@ def _claimed(out: Path, record: dict[str, Any], resume: bool) -> Iterator[None]:
 def solve_population(settings: MetaSettings, out: str | Path, *, resume: bool = False) -> MetaResult:
     """Weigh the members of ``settings.population`` by the meta-solver in the run folder ``out``.
 
-    See the module docstring for the steps and the files.  Bad settings, members that do not
-    play at the table, or a folder that is taken raise :class:`ConfigError` before anything is
-    written; ``resume=True`` continues an unfinished run of the same settings in ``out``.  A
+    ``out`` holds ``meta.json`` (settings and members' content hashes, which a resume must match),
+    ``cells.json`` (every finished cell, rewritten atomically after each), ``psro/``, ``population/``
+    (the shipped population: members below ``threshold`` times the largest weight dropped),
+    ``solution.json`` (written last: the run is over) and ``result.md``.  **The check** plays every
+    member against ``N - 1`` copies of the shipped population on other deals (seed ``seed + 1``);
+    its largest gain over the fair share ``1/N`` is the measured gap.
+
+    Bad settings, members that do not play at the table, or a folder that is taken raise
+    :class:`ConfigError` before anything is written, and an existing ``out`` is never
+    overwritten; ``resume=True`` continues an unfinished run of the same settings in ``out``.  A
     signal that stops a PSRO best response raises :class:`~hoity_env.strength.jobs.Interrupted`
     once it is checkpointed.
     """

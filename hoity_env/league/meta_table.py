@@ -1,18 +1,10 @@
 """The empirical payoff table of a population: its members played against each other, cell by cell.
 
-The full ``N``-player meta-game has too many opponent profiles to play (15,504 per member at
-``k = 16``, ``N = 6``), so a :class:`Cell` is **member i in one seat against N - 1 copies of
-member j**, and the meta-solver reads ``u(i | σ)`` as ``Σ_j σ_j A[i, j]``.  That is exact at 2
-players (one unordered pair then gives both payoffs) and at every pure table, and a first-order
-model in between, which is why the shipped mixture is *checked* against independent draws
-(:func:`check_cells`).
-
-The payoff is a seat's **score** (1 for a win, ``1/w`` of a win shared by ``w``, ``1/N`` each
-in a truncated game): every game hands out exactly 1, so the meta-game is constant-sum and a
-mixture scores the fair share against itself.  Each cell is one duplicate-format evaluation
-from the same seed (common random numbers make the solver's comparisons less noisy; any cell
-replays alone with ``hoity-eval --agents``), played here or on ``workers`` processes, and
-written at once to the :class:`CellFile`, so an interrupted run replays only unfinished cells.
+The full ``N``-player meta-game has too many opponent profiles to play, so a :class:`Cell` is member
+``i`` in one seat against ``N - 1`` copies of member ``j``, and the solver reads ``u(i | σ)`` as
+``Σ_j σ_j A[i, j]``: exact at 2 players and at every pure table, first-order in between, hence the
+check against independent draws (:func:`check_cells`).  Cells share one seed (common random numbers)
+and are written as they finish, so a resume replays only the rest.  See docs/league.md.
 """
 
 from __future__ import annotations
@@ -92,7 +84,10 @@ class CellResult:
     shares: tuple[float, float]
 
     def score(self, entry: int) -> float:
-        """The entry's mean score per seat-game (see the module docstring); ``1/N`` is fair."""
+        """The entry's mean score per seat-game; ``1/N`` is fair.
+
+        A score is 1 for a win, ``1/w`` of a win shared by ``w``, ``1/N`` each in a truncated game:
+        every game hands out exactly 1, so the meta-game is constant-sum."""
         return self.shares[entry] / self.seat_games[entry] + self.truncated / (self.num_players * self.games)
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,15 +1,10 @@
 """PSRO on the meta-solver: a best response to the solved mixture joins the population, which is solved again.
 
-The meta-solver's mixture is an equilibrium of the *restricted* game whose only strategies are
-the members; a strategy outside it can beat the mixture by far.  PSRO (Lanctot et al. 2017,
-OpenSpiel's ``psro_v2``) grows the game: each iteration (:func:`best_response_member`) writes
-the mixture as it would ship (``OUT/psro/iteration_<t>/mixture/``), trains the fast learner's
-best response against ``N - 1`` copies of it in its own run folder (seed ``seed + 1000 t``;
-resumable as every best response), exports it to ``OUT/psro/response_<t>.npz`` and adds it as
-an ``npz:`` member, which samples as the league's members do.  The caller then plays only the
-new cells and solves again; every step is a function of the files already written, so a run
-stopped anywhere continues to the same result.  Why the defaults (``fast``, 1M steps, 1,000
-games): docs/league.md.
+The meta-solver's mixture is an equilibrium of the *restricted* game whose only strategies are the
+members; a strategy outside it can beat the mixture by far.  PSRO (Lanctot et al. 2017, OpenSpiel's
+``psro_v2``) grows that game one best response at a time.  Every step is a function of the files
+already written, so a run stopped anywhere continues to the same result.  Why the defaults:
+see docs/league.md (PSRO).
 """
 
 from __future__ import annotations
@@ -63,7 +58,7 @@ MAX_ITERATIONS = 1000
 
 @dataclasses.dataclass(frozen=True)
 class PsroSettings:
-    """The PSRO iterations of a meta-solver run (checked when built; see the module docstring).
+    """The PSRO iterations of a meta-solver run (checked when built; driven by :func:`best_response_member`).
 
     Attributes:
         iterations: best responses to train, one after another (0: none, the plain meta-solver).
@@ -153,6 +148,11 @@ def best_response_member(
     match: MatchSettings,
 ) -> tuple[Member, str, ExploitEntry, Path]:
     """Iteration ``iteration``'s new member: a best response to the mixture ``weights`` over ``members``.
+
+    The mixture is written as it would ship (``OUT/psro/iteration_<t>/mixture/``), the fast learner's
+    best response trains against ``N - 1`` copies of it in its own resumable run folder (seed
+    :func:`response_seed`), and its policy is exported to ``OUT/psro/response_<t>.npz``, an ``npz:``
+    member that samples as the league's members do.  The caller then plays only the new cells.
 
     ``specs`` are the members resolved, ``match`` the table and the games (its seed is the run's;
     each best response gets its own from it).  Returns the member (its spec relative to ``out``),

@@ -1,23 +1,8 @@
 """A league run: the main agent on the fast learner, snapshots and exploiters joining its pool.
 
-What joins the pool and how members are weighed is :mod:`.league_members`.  A run
-folder holds::
-
-    settings.json, progress.jsonl, checkpoints/, policy.zip   the main agent's run (learning.runs.session)
-    league_settings.json        the LeagueSettings (resume reads them back)
-    league.json                 every member: spec, origin, kind, weights, win rates; the events
-    population.json             the learned members as a population agent (``population:PATH``)
-    members/main_<steps>.zip    the main agent's snapshots (``ppo-sample:`` members)
-    exploiters/exploiter_<k>/   each exploiter's best-response run folder (exploit.json: its score)
-
-Member paths in ``league.json`` and ``population.json`` are relative to the run
-folder, so a run folder can be moved.  A checkpoint (every ``main.checkpoint_every``
-steps, after every league event and at the end) writes ``checkpoints/league_<steps>.json``
-before the learner's ``state_<steps>.pt``, so :meth:`League.resume` finds the league
-as it was at the learner state it continues from; a kill -9 loses at most the work
-since the last checkpoint (an exploiter in training is trained again, in a new folder).
-Ctrl-C / SIGTERM stop after the iteration in progress, or after the exploiter or
-scoring in progress, and save a checkpoint; a second signal aborts at once.
+What joins the pool and how members are weighed is :mod:`hoity_env.league.members`.  The run folder
+keeps every rule of :mod:`hoity_env.learning.runs.folder`; member paths in ``league.json`` and
+``population.json`` are relative to it, so it can be moved.  See docs/league.md (the run folder).
 """
 
 from __future__ import annotations
@@ -73,7 +58,13 @@ def _next(steps: int, every: int) -> int:
 
 
 class League:
-    """One league run in its folder (see the module docstring)."""
+    """One league run in its folder: :meth:`start` or :meth:`resume` it, then :meth:`run` it.
+
+    A checkpoint (every ``main.checkpoint_every`` steps, after every league event and at the end)
+    writes ``checkpoints/league_<steps>.json`` before the learner's ``state_<steps>.pt``, so a resume
+    finds the league as it was at the learner state it continues from; a kill -9 loses at most the
+    work since then (an exploiter in training is trained again, in a new folder).
+    """
 
     def __init__(
         self,
@@ -161,7 +152,8 @@ class League:
     def run(self, time_limit: float = 0.0) -> Learner:
         """Train until ``main.total_steps`` or ``cpu_budget`` (``time_limit`` seconds of wall time
         in this session, 0: none), holding the folder's lock; checkpoints, events, clean stops.
-        A finished run is final: nothing is written."""
+        Ctrl-C / SIGTERM stop after the iteration, exploiter or scoring in progress with a
+        checkpoint; a second signal aborts at once.  A finished run is final: nothing is written."""
         if self.finished:
             logger.info("the league in %s is finished: nothing to train", self.path)
             return self.learner

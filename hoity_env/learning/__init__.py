@@ -1,34 +1,10 @@
-"""The fast learner: masked PPO in plain torch on the batched engine (docs/learning.md).
+"""The fast learner: masked PPO in plain torch on the batched engine (self-play, best responses, leagues).
 
-Every seat of B games goes through one forward pass (parameter sharing); the
-other seats are the learner itself, frozen snapshots of it, or any agent spec,
-drawn per game from a weighted pool.  Its policies are ``MaskablePPO`` zips, so
-they load wherever ``ppo:PATH`` / ``ppo-sample:PATH`` is accepted.
-
-One call each::
-
-    from hoity_env.learning import LearnerSettings, best_response, league, train
-
-    # self-play, parameter sharing (the default pool is ``(("self", 1.0),)``)
-    learner = train(LearnerSettings(total_steps=2_000_000), run_dir="runs/fast")
-
-    # a best response: the learner in one seat, copies of the target in the others
-    learner = best_response("expert", steps=2_000_000)
-    learner.save_policy("br_expert.zip")         # then: hoity-eval --agents ppo:br_expert.zip ...
-
-    # a league: self-play, snapshots of itself and the zoo, with weights
-    learner = league({"self": 2, "snapshot": 1, "expert": 1, "thief": 0.5}, steps=5_000_000)
-
-Each takes ``settings=`` (a :class:`LearnerSettings` whose other fields are kept) and
-``run_dir=`` (a run folder with checkpoints, progress and resume, see
-:mod:`hoity_env.learning.runs.session`; without it nothing is written).  The parts, one
-module each: :mod:`.settings` (and :mod:`.bounds`, their limits), :mod:`.policy` (masked
-categorical), :mod:`.buffer`, :mod:`.gae`, :mod:`.loss` (with the magnet KL), :mod:`.magnet`,
-:mod:`.update`, :mod:`.tables` and :mod:`.seats` (the games, who plays which seat),
-:mod:`.memory` (the policy's inputs), :mod:`.loop` (the learner), :mod:`.checkpoint` (policy
-zips), :mod:`.plain` (live objects as plain data) and :mod:`.runs` (THE run folder: its
-lock, resume state, checkpoints and the finished rule, shared by every command that trains).
-The command line is ``hoity-learn`` (:mod:`hoity_env.cli.learn`).
+Every seat of B games goes through one forward pass (parameter sharing), with no Python per game;
+the other seats are the learner, frozen snapshots of it, or any agent spec, drawn per game from a
+weighted pool.  Policies are saved as ``MaskablePPO`` zips, so they load wherever ``ppo:PATH`` /
+``ppo-sample:PATH`` is accepted.  :func:`train`, :func:`best_response` and :func:`league` are one call
+each; the command line is ``hoity-learn``.  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -67,7 +43,11 @@ def __getattr__(name: str) -> Any:
 
 
 def train(settings: LearnerSettings, run_dir: str | Path | None = None) -> Learner:
-    """Train with ``settings`` to ``settings.total_steps``; in ``run_dir`` when given."""
+    """Train with ``settings`` to ``settings.total_steps``.
+
+    With ``run_dir`` it trains in that run folder (checkpoints, progress, resume:
+    :mod:`hoity_env.learning.runs.session`); without it nothing is written.
+    """
     from hoity_env.learning.loop import Learner
     from hoity_env.learning.runs.session import train_in_folder
 
@@ -84,7 +64,10 @@ def best_response(
     settings: LearnerSettings | None = None,
     run_dir: str | Path | None = None,
 ) -> Learner:
-    """Train against copies of agent ``target`` (any agent spec) for ``steps`` learner steps."""
+    """Train against copies of agent ``target`` (any agent spec) for ``steps`` learner steps.
+
+    ``settings``' other fields are kept; ``run_dir`` as for :func:`train`.
+    """
     base = settings or LearnerSettings()
     return train(base.replace(opponents=((target, 1.0),), total_steps=steps), run_dir)
 
@@ -95,7 +78,10 @@ def league(
     settings: LearnerSettings | None = None,
     run_dir: str | Path | None = None,
 ) -> Learner:
-    """Train against a weighted pool (``"self"``, ``"snapshot"`` and agent specs) for ``steps``."""
+    """Train against a weighted pool (``"self"``, ``"snapshot"`` and agent specs) for ``steps``.
+
+    ``settings``' other fields are kept; ``run_dir`` as for :func:`train`.
+    """
     base = settings or LearnerSettings()
     entries = tuple((spec, float(weight)) for spec, weight in pool.items())
     return train(base.replace(opponents=entries, total_steps=steps), run_dir)

@@ -1,23 +1,10 @@
 """Policies saved as ``MaskablePPO`` zips, so a fast-learner policy is a ``ppo:PATH`` agent anywhere.
 
-Why SB3's format and not our own: every consumer of checkpoints already reads it
-(:class:`~hoity_env.agents.PolicyAgent` behind ``ppo:``/``ppo-sample:`` in
-``hoity-eval``, ``hoity-play``, the ladder and the pools; ``MaskablePPO.load`` for
-fine-tuning with the SB3 recipes; the numpy export of named policies), so nothing
-downstream needs a second loader, and a user cannot tell which learner made a
-checkpoint except by its metadata.  The price is that saving needs
-sb3-contrib (the ``train`` extra, which the fast learner's torch needs anyway).
-
-:class:`~hoity_env.learning.policy.MaskedPolicy` has SB3 ``MlpPolicy``'s exact
-layout (separate actor and critic MLPs, the same activations), so saving is a
-renaming of the state dict's keys (:data:`SB3_KEYS`) into a ``MaskablePPO`` built
-on the env's spaces; the learner's settings go into the model's hyperparameters
-(``n_steps``, ``batch_size``, ``gamma`` …) so fine-tuning it with SB3 starts from
-comparable values.  A policy that reads padded observations (``settings.padded``) gets a
-``hoity_env.json`` entry in the zip naming its rules and player counts
-(:class:`hoity_env.environment.padding.PaddedInputs`), which every ``ppo:`` agent reads to pad the env's
-observations.  The learner's own resumable state (optimizer, generators,
-games in progress) is a separate file; see :mod:`hoity_env.learning.runs.state`.
+Why SB3's format and not our own: every consumer of checkpoints already reads it (``ppo:`` /
+``ppo-sample:`` agents, ``MaskablePPO.load`` for fine-tuning, the numpy export), so nothing
+downstream needs a second loader.  :class:`~hoity_env.learning.policy.MaskedPolicy` has SB3
+``MlpPolicy``'s layout, so saving only renames keys.  The learner's resumable state is a separate
+file (:mod:`hoity_env.learning.runs.state`).  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -83,8 +70,17 @@ def from_sb3(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def policy_bytes(policy: MaskedPolicy, settings: LearnerSettings, observation_space: gym.Space[Any]) -> bytes:
-    """``policy`` as the bytes of a ``MaskablePPO`` zip (see the module docstring); a policy with
-    a non-finite weight raises :class:`~hoity_env.learning.update.DivergenceError` (never saved)."""
+    """``policy`` as the bytes of a ``MaskablePPO`` zip built on the env's spaces.
+
+    The state dict's keys are renamed (:data:`SB3_KEYS`); the learner's settings become the model's
+    hyperparameters (``n_steps``, ``batch_size``, ``gamma`` …), so fine-tuning with SB3 starts from
+    comparable values.  A memory policy records its history
+    (:func:`~hoity_env.learning.memory.checkpoint_history`); a padded one gets a ``hoity_env.json``
+    entry naming its rules and player counts
+    (:class:`~hoity_env.environment.padding.PaddedInputs`), which every ``ppo:`` agent reads to pad
+    the env's observations.  Needs sb3-contrib (the ``train`` extra).  A policy with a non-finite
+    weight raises :class:`~hoity_env.learning.update.DivergenceError` (never saved).
+    """
     check_finite_weights(policy, "refusing to save a diverged policy")
     try:
         from sb3_contrib import MaskablePPO

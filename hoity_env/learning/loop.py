@@ -1,32 +1,10 @@
 """The learner: collect a rollout of B games, compute GAE, run the PPO epochs, repeat.
 
-One :class:`Learner` owns everything a run changes: the policy and its optimizer,
-the :class:`~hoity_env.learning.tables.Tables` (per player count, a
-:class:`~hoity_env.environment.batched.BatchedHoityEnv` and the seating of who
-plays the other seats: one of each for a single count), the magnet, the rollout buffer
-and the generators (each seating's numpy one, the sampler's and the shuffler's torch
-ones), all seeded from ``settings.seed``.  Same settings, same seed, same thread count: the same run,
-weight for weight (tested).
-
-A step of the loop is array code only: the learner's seats of all B games (of every
-player count: padded rows, end to end) go through one forward pass, each opponent
-decides all of its seats with one ``act_batch`` call, the env steps all games at once.
-:attr:`Learner.cpu` splits the CPU time (``time.process_time``) into ``env``,
-``opponents``, ``policy`` (the rollout's forward passes, padding and buffer writes) and
-``learning`` (GAE and the update).
-
-:meth:`Learner.state_dict` / :meth:`Learner.from_state_dict` capture a run between
-two iterations completely, as plain data (the env's games in progress and every
-generator included: :mod:`hoity_env.learning.plain`), so a run resumed from a
-checkpoint continues exactly as the uninterrupted run would have (tested).
-
-How a run starts: with ``settings.init`` the actor is copied from that policy before anything
-else reads it (the magnet, the first snapshot: :mod:`hoity_env.learning.warm`), the critic
-left as the seed made it; a resumed run takes its weights from its state instead and never
-reads the file again.  With ``settings.curriculum`` the seats are drawn from that pool first
-and, at the end of the iteration that reaches ``curriculum_steps``, from ``opponents``
-(:meth:`Learner.update`): a condition on the step counts alone, so a resumed run switches at the
-same iteration as the uninterrupted one.
+A step of the loop is array code only, which is where the speed comes from: the learner's seats of
+all B games (of every player count, padded rows end to end) go through one forward pass, each
+opponent decides all its seats with one ``act_batch`` call, and the env steps all games at once.
+:meth:`Learner.state_dict` captures a run between iterations as plain data, so a resumed run
+continues exactly as the uninterrupted one.  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -63,7 +41,19 @@ CPU_PARTS = ("env", "opponents", "policy", "learning")
 
 
 class Learner:
-    """Masked PPO on the batched engine; see the module docstring."""
+    """Masked PPO on the batched engine: everything a run changes, seeded from ``settings.seed``.
+
+    It owns the policy and its optimizer, the :class:`~hoity_env.learning.tables.Tables` (a batched
+    env and a seating per player count), the magnet, the rollout buffer and every generator.  Same
+    settings, seed and thread count: the same run, weight for weight.  ``cpu`` splits the CPU
+    time (``time.process_time``) into ``env``, ``opponents``, ``policy`` (forward passes, padding,
+    buffer writes) and ``learning`` (GAE and the update).
+
+    With ``settings.init`` the actor is copied from that policy before anything reads it
+    (:mod:`hoity_env.learning.warm`); a resumed run takes its weights from its state instead.  With
+    ``settings.curriculum`` the seats switch to ``opponents`` at the end of the iteration that
+    reaches ``curriculum_steps`` (step counts alone decide, so a resume switches at the same one).
+    """
 
     def __init__(self, settings: LearnerSettings, *, initialise: bool = True) -> None:
         """A new run of ``settings``; ``initialise`` False leaves the actor as the seed made it, without

@@ -1,15 +1,8 @@
-"""The magnet: the reference policy the KL term pulls the learner toward (see :mod:`.loss`).
+"""The magnet: the reference policy the loss's KL term pulls the learner toward (see :mod:`.loss`).
 
-* ``uniform``: uniform over the legal actions (no network);
-* ``frozen``: a copy of the policy taken at the start, refreshed every
-  ``magnet_refresh`` updates (0: never), as magnetic mirror descent's moving magnet;
-* ``ema``: an exponential moving average of the policy's weights,
-  ``μ ← (1 - rate) μ + rate π`` after every update.
-
-The pull's strength is ``magnet_coef``, or, with ``magnet_final_coef`` set, a linear
-anneal from ``magnet_coef`` at step 0 to ``magnet_final_coef`` at ``total_steps``
-(:meth:`Magnet.anneal`, called by the learner before each update with its steps so
-far, so a resumed run anneals exactly as the uninterrupted one).
+The pull is magnetic mirror descent's regulariser: it keeps self-play from collapsing onto a
+predictable, exploitable policy.  The magnet is uniform over the legal actions, a frozen copy of
+the policy, or a moving average of its weights.  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -26,7 +19,12 @@ from hoity_env.learning.settings import LearnerSettings
 
 
 class Magnet:
-    """The magnet of one run; :meth:`log_probs` is what the loss compares the policy with."""
+    """The magnet of one run; :meth:`log_probs` is what the loss compares the policy with.
+
+    ``uniform``: uniform over the legal actions (no network); ``frozen``: a copy of the policy,
+    refreshed every ``magnet_refresh`` updates (0: never); ``ema``: ``μ ← (1 - rate) μ + rate π``
+    after every update.
+    """
 
     def __init__(self, settings: LearnerSettings, policy: MaskedPolicy) -> None:
         self.kind = settings.magnet
@@ -45,7 +43,11 @@ class Magnet:
         return self.kind != "none"
 
     def anneal(self, steps: int) -> float:
-        """Set (and return) :attr:`coef` for an update after ``steps`` learner steps."""
+        """Set (and return) :attr:`coef` for an update after ``steps`` learner steps.
+
+        With ``magnet_final_coef`` set, a linear anneal from ``magnet_coef`` at step 0 to it at
+        ``total_steps``; steps alone decide, so a resumed run anneals as the uninterrupted one.
+        """
         if self.final is not None and self.total:
             fraction = min(max(steps / self.total, 0.0), 1.0)
             self.coef = self.start + (self.final - self.start) * fraction

@@ -1,16 +1,9 @@
 """The fast learner's policy input with memory: observations followed by the public history.
 
-With ``LearnerSettings.memory = K`` the policy reads, per seat, the observation and the
-seats' reveals in the ``K`` rounds before last (:class:`~hoity_env.environment.history.History`).
-:class:`PolicyInputs` tracks every row of the learner's games (one table: one player count,
-unpadded, so row ``b · n + i`` is seat ``i`` of game ``b``, the rollout buffer's layout):
-after every env step the rows of the games that ended are cleared before the next game's
-first observation is taken (the batched env resets a finished game in the same step).
-Without memory the inputs are the tables' rows themselves, untouched.
-
-A saved memory policy records ``K`` and the observation's length in its checkpoint
-(:data:`~hoity_env.environment.history.CHECKPOINT_KEY`, :func:`checkpoint_history`), so the
-``ppo:``/``ppo-sample:`` agent that plays it builds the same tracker for its own games.
+With ``LearnerSettings.memory = K`` the policy reads, per seat, the observation and the seats'
+reveals in the ``K`` rounds before last (:class:`~hoity_env.environment.history.History`): a short,
+public window that fits the same MLP, checkpoint and batched learner as every other policy, where a
+recurrent policy would need another learner.  See docs/evaluation.md (a best response with memory).
 """
 
 from __future__ import annotations
@@ -30,8 +23,13 @@ __all__ = ["PolicyInputs", "checkpoint_history"]
 
 
 class PolicyInputs:
-    """The policy's input rows for the learner's :class:`~hoity_env.learning.tables.Tables`
-    (see the module docstring)."""
+    """The policy's input rows for the learner's :class:`~hoity_env.learning.tables.Tables`.
+
+    With memory it tracks every row of one unpadded table (row ``b · n + i`` is seat ``i`` of game
+    ``b``, the rollout buffer's layout): the rows of games that ended are cleared before the next
+    game's first observation (the batched env resets a finished game in the same step).  Without
+    memory the inputs are the tables' rows themselves, untouched.
+    """
 
     def __init__(self, tables: Tables, memory: int) -> None:
         self.tables = tables
@@ -80,7 +78,11 @@ class PolicyInputs:
 
 
 def checkpoint_history(settings: LearnerSettings) -> dict[str, Any] | None:
-    """What a saved policy records of its memory (``None`` without): the rounds and the observation length."""
+    """What a saved policy records of its memory (``None`` without): the rounds and the observation length.
+
+    Stored under :data:`~hoity_env.environment.history.CHECKPOINT_KEY`, so the ``ppo:`` /
+    ``ppo-sample:`` agent that plays the policy builds the same tracker for its own games.
+    """
     if not settings.memory:
         return None
     n = settings.num_players

@@ -1,19 +1,9 @@
 """Live objects as plain data: generators, arrays and the state an agent carries between decisions.
 
-A run's resume state (:mod:`hoity_env.learning.runs.state`) holds no pickled object: every
-part of it is a number, a string, a list, a dict or a tensor, which ``torch.load(...,
-weights_only=True)`` reads without running code.  This module turns the live parts a
-learner holds into that form and back:
-
-* a numpy generator is its bit generator's state dict (:func:`generator_state`), a torch
-  generator its state tensor, an array a tensor (:func:`tensor`, :func:`array`);
-* an agent built from a spec (``expert``, ``ppo-sample:PATH``, ``population:PATH`` …) is
-  built again from the same spec on resume, then given back what changed while it played:
-  :func:`object_state` walks its attributes (and those of the package's objects it holds,
-  a population's members, a memory agent's history) and keeps every generator, array and
-  number, and :func:`load_object_state` puts them back into the new agent.  What is
-  immutable (frozen dataclasses: the saved networks), torch modules (their weights come
-  from the spec's file) and objects of other libraries (an SB3 model) are left out.
+A run's resume state (:mod:`hoity_env.learning.runs.state`) holds no pickled object, so
+``torch.load(..., weights_only=True)`` reads it without running code.  This module turns the live
+parts a learner holds (numpy and torch generators, arrays, the agents of the pool) into numbers,
+strings, lists, dicts and tensors, and back.  See docs/learning.md (run folders, checkpoints, resume).
 """
 
 from __future__ import annotations
@@ -94,8 +84,14 @@ def _walked(value: object) -> bool:
 
 
 def object_state(obj: object) -> dict[str, Any]:
-    """The generators, arrays and numbers ``obj`` holds, found by walking its attributes (module
-    docstring); :func:`load_object_state` puts them back into an object built the same way."""
+    """The generators, arrays and numbers ``obj`` holds, found by walking its attributes.
+
+    An agent built from a spec is built again from the same spec on resume, then given back what
+    changed while it played: :func:`load_object_state` puts this state back into an object built the
+    same way.  The walk enters the package's own objects (a population's members, a memory agent's
+    history); immutable ones (frozen dataclasses: the saved networks), torch modules (their weights
+    come from the spec's file) and other libraries' objects (an SB3 model) are left out.
+    """
     captured = _capture(obj, set())
     return dict(captured["object"]) if "object" in captured else {}  # another library's: nothing kept
 

@@ -1,14 +1,9 @@
 """The policy: an actor and a critic MLP, and the masked categorical they define.
 
-Laid out as SB3's ``MlpPolicy`` with ``net_arch=[h, h]`` (separate actor and critic
-networks, no shared trunk), so a trained policy's weights map one to one onto a
-``MaskablePPO`` checkpoint (:mod:`hoity_env.learning.checkpoint`).
-
-Masking: illegal actions get the logit ``MASKED_LOGIT`` (a large negative number,
-not ``-inf``, so no ``0 · inf`` NaN appears anywhere), so they have probability
-zero to float precision and are never sampled; the entropy sums over the legal
-actions only, so an illegal action never counts as "spread" (a row with one legal
-action has entropy exactly 0).
+Laid out as SB3's ``MlpPolicy`` so a trained policy's weights map one to one onto a ``MaskablePPO``
+checkpoint (:mod:`hoity_env.learning.checkpoint`).  Illegal actions have probability exactly zero
+and the entropy counts the legal actions only, so an illegal action never counts as "spread".
+See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -19,7 +14,8 @@ import torch
 from torch import nn
 
 MASKED_LOGIT = -1e9
-"""The logit of an illegal action (its probability underflows to exactly 0)."""
+"""The logit of an illegal action (its probability underflows to exactly 0; not ``-inf``, so no
+``0 · inf`` NaN appears anywhere)."""
 
 
 def mlp(n_in: int, hidden: tuple[int, ...], activation: str) -> nn.Sequential:
@@ -33,7 +29,8 @@ def mlp(n_in: int, hidden: tuple[int, ...], activation: str) -> nn.Sequential:
 
 
 class MaskedPolicy(nn.Module):
-    """Actor-critic MLP over flat observations; see the module docstring.
+    """Actor-critic MLP over flat observations: SB3 ``MlpPolicy``'s layout with ``net_arch=[h, h]``
+    (separate actor and critic networks, no shared trunk).
 
     Initialised as SB3 initialises ``MlpPolicy`` (orthogonal, gain √2 for hidden
     layers, 0.01 for the action head, 1 for the value head; zero biases), from
@@ -100,7 +97,8 @@ def masked_probs(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def masked_entropy(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``(R,)`` entropy ``-Σ p log p`` over the legal actions only (``p`` is 0 elsewhere)."""
+    """``(R,)`` entropy ``-Σ p log p`` over the legal actions only (``p`` is 0 elsewhere; a row with
+    one legal action has entropy exactly 0)."""
     return -(masked_probs(logp, mask) * logp).sum(-1)
 
 

@@ -1,20 +1,8 @@
 """Who sits in every seat of the B games: the learner, frozen snapshots, or scripted agents.
 
-At the start of each episode every game draws one entry of the weighted pool
-(``LearnerSettings.opponents``) from the seating's own generator:
-
-* ``self``: all seats are the learner's (self-play, parameter sharing);
-* ``snapshot``: one learner seat (drawn), the other seats one frozen snapshot of
-  the learner (drawn among those kept);
-* an agent spec: one learner seat (drawn), the other seats copies of that agent.
-
-:attr:`Seating.assignment` ``[B, n]`` holds, per seat, ``-1`` for the learner or
-the index of the actor playing it.  :meth:`Seating.act` fills the non-learner
-seats of a joint action: one ``act_batch`` call per actor over all the seats it
-plays in all games (snapshots: one ``no_grad`` forward pass), never a Python
-call per game.  Snapshots live in a ring of ``snapshots_kept`` slots; a new
-snapshot overwrites the oldest slot, so a game in progress against that slot
-plays on against the newer weights.
+Each game draws one entry of the weighted pool (``LearnerSettings.opponents``) per episode, and
+every actor decides all the seats it plays in all games with one ``act_batch`` call, never a Python
+call per game: that is what keeps opponents cheap in the batched learner.  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -84,7 +72,16 @@ class SnapshotAgent:
 
 
 class Seating:
-    """The seat assignment of B games and the actors of the non-learner seats (module docstring)."""
+    """The seat assignment of B games and the actors of the non-learner seats.
+
+    At the start of each episode a game draws one pool entry from the seating's own generator:
+    ``self`` (all seats the learner's), ``snapshot`` (one learner seat, drawn; the others one frozen
+    snapshot, drawn among those kept) or an agent spec (one learner seat; the others copies of it).
+    :attr:`assignment` ``[B, n]`` holds ``-1`` per learner seat, else the index of its actor;
+    :meth:`act` fills the other seats (snapshots: one ``no_grad`` forward pass).  Snapshots live
+    in a ring of ``snapshots_kept`` slots: a new one overwrites the oldest, and a game in progress
+    against that slot plays on against the newer weights.
+    """
 
     def __init__(
         self,

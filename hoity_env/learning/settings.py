@@ -1,22 +1,9 @@
 """``LearnerSettings``: every knob of the fast learner in one frozen, checked dataclass.
 
-Built once at the edge (the CLI, a script, a test) and passed down; a run folder's
-``settings.json`` is :meth:`LearnerSettings.to_dict`, and resuming reads it back
-with :meth:`LearnerSettings.from_dict`, so a resumed run keeps its own settings.
-
-Who sits in the seats the learner does not is ``opponents``: a weighted pool of
-``(spec, weight)`` pairs, one drawn per game at the start of each episode:
-
-* ``"self"``: every seat of the game is the learner (self-play with parameter sharing);
-* ``"snapshot"``: one learner seat, the others played by a frozen snapshot of the learner
-  (one of the last ``snapshots_kept``, taken every ``snapshot_every`` updates, or, with
-  ``snapshot_every=0``, only when the caller adds one: a gate, as ``training/selfplay.py``'s);
-* any :func:`hoity_env.agents.make` spec (``expert``, ``random``, ``ppo:PATH``…): one
-  learner seat (drawn), the other seats played by copies of that agent.
-
-How a run starts: ``init`` names a policy whose weights the actor starts from (a warm start,
-:mod:`hoity_env.learning.warm`), and ``curriculum`` a pool of agents played before
-``opponents``, for the first ``curriculum_steps`` learner steps.
+Built once at the edge (the CLI, a script, a test) and passed down, so a bad value fails before
+anything trains; a run folder's ``settings.json`` is :meth:`LearnerSettings.to_dict`, and a resume
+reads it back with :meth:`LearnerSettings.from_dict`, so a resumed run keeps its own settings.
+See docs/learning.md (settings).
 """
 
 from __future__ import annotations
@@ -69,7 +56,7 @@ def refuse_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
 
 @dataclass(frozen=True)
 class LearnerSettings:
-    """The fast learner's settings (see the module docstring; every field is checked)."""
+    """The fast learner's settings (every field is checked when built)."""
 
     # --- the games
     num_games: int = 256
@@ -86,7 +73,10 @@ class LearnerSettings:
     reward: str = "progress"
     """As the env's ``reward``: ``win_loss``, ``rank`` or ``progress`` (the SB3 recipes' choice)."""
     opponents: tuple[tuple[str, float], ...] = ((SELF, 1.0),)
-    """The weighted pool drawn from per game and episode (see the module docstring)."""
+    """The weighted pool of ``(spec, weight)`` pairs, one drawn per game and episode: ``"self"``
+    (every seat the learner: self-play with parameter sharing), ``"snapshot"`` (one learner seat,
+    the others a frozen snapshot of the learner, one of the last ``snapshots_kept``) or any
+    :func:`hoity_env.agents.make` spec (one learner seat, the others copies of that agent)."""
     snapshot_every: int = 10
     """Updates between frozen snapshots of the learner (used by ``"snapshot"`` entries); 0: none
     taken here, only those added by ``Learner.seating.add_snapshot`` (``"snapshot"`` entries are

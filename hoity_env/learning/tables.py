@@ -1,22 +1,9 @@
 """The learner's games: one batched env and one seating per player count, seen as one set of rows.
 
-A run at one player count (``num_players=4``) has one :class:`Table`: its
-:class:`~hoity_env.environment.batched.BatchedHoityEnv`, the
-:class:`~hoity_env.learning.seats.Seating` of its seats, and its current observations and masks.
-A run at several (``num_players=(2, 3, 4, 5, 6)``) has one table per count, ``num_games`` games
-each, and :class:`Tables` lays their seats end to end as the rows of one forward pass: table ``k``
-holds the rows ``rows[k]`` (seat ``i`` of its game ``b`` is row ``start + b · n + i``).
-
-What the policy reads (:attr:`Tables.obs`, :attr:`Tables.masks`) is, for one unpadded table, the
-env's own ``[B, n, D]`` arrays, untouched (so such a run is the same run, bit for bit, as before
-several tables existed); for a padded policy, ``[R, padded_dim]`` rows padded once per step by
-each table's :class:`~hoity_env.environment.padding.Padder`, with the ``[R, A]`` masks beside
-them.  The other seats' agents always get their own table's env arrays, unpadded (scripted
-agents decode the env's layout; snapshots pad for themselves).
-
-Seeds: table ``k`` deals its game slot ``j`` from ``seed + k · num_games + j`` and draws its
-seating from ``default_rng(seed)`` for ``k = 0`` (the one table of a single-count run) or
-``default_rng([seed, k])``, so every game and seat draw is distinct and reproducible.
+A run at several player counts trains one policy on all of them, so every table's seats are laid end
+to end as the rows of one forward pass; the other seats' agents still get their own table's env
+arrays, unpadded (scripted agents decode the env's layout; snapshots pad for themselves).
+See docs/learning.md (several player counts at once).
 """
 
 from __future__ import annotations
@@ -38,7 +25,7 @@ from hoity_env.learning.settings import LearnerSettings
 
 @dataclass
 class Table:
-    """The games of one player count (see the module docstring)."""
+    """The games of one player count: its env, the seating of its seats, its current arrays."""
 
     env: BatchedHoityEnv
     padder: Padder | None
@@ -56,7 +43,13 @@ class Table:
 
 
 class Tables:
-    """Every table of a run, their rows laid end to end (see the module docstring)."""
+    """Every table of a run, their rows laid end to end.
+
+    Table ``k`` holds the rows ``rows[k]``: seat ``i`` of its game ``b`` is row ``start + b · n + i``.
+    Table ``k`` deals its game slot ``j`` from ``seed + k · num_games + j`` and draws its seating from
+    ``default_rng(seed)`` for ``k = 0`` (a single-count run's one table), else
+    ``default_rng([seed, k])``, so every game and seat draw is distinct and reproducible.
+    """
 
     def __init__(self, settings: LearnerSettings) -> None:
         self.settings = s = settings
@@ -84,7 +77,9 @@ class Tables:
         if s.padded:
             self.observation_space = gym.spaces.Box(0.0, 1.0, (self.obs_dim,), np.float32)
         self.obs: np.ndarray = np.zeros((self.rows, self.obs_dim), dtype=np.float32)
-        """The policy's input rows now (module docstring)."""
+        """The policy's input rows now: for one unpadded table the env's own ``[B, n, D]`` array,
+        untouched; for a padded policy ``[R, obs_dim]`` rows padded once per step by each table's
+        :class:`~hoity_env.environment.padding.Padder`."""
         self.masks: np.ndarray = np.zeros((self.rows, self.num_actions), dtype=np.int8)
         self._starts = np.array([t.rows.start for t in self.tables])
         self._counts = np.array(s.player_counts)
@@ -99,7 +94,7 @@ class Tables:
             )
 
     def reset(self) -> None:
-        """Deal every table's first games (see the module docstring for the seeds)."""
+        """Deal every table's first games (seeds as the class docstring says)."""
         for k, table in enumerate(self.tables):
             table.obs, table.masks, _ = table.env.reset(seed=self.settings.seed + k * self.settings.num_games)
         self._gather()

@@ -1,13 +1,9 @@
 """The PPO update: epochs of shuffled minibatches over the learner's part of a rollout.
 
-Few, large minibatches (the fast learner's default is 8,192 rows) keep torch's
-per-call overhead small next to the arithmetic; the shuffle comes from the
-learner's own torch generator, so a run is reproducible.
-
-A step is taken only with a finite loss and a finite gradient norm: otherwise
-:class:`DivergenceError` is raised *before* the optimizer moves, so the weights stay
-finite and a run folder's checkpoints never hold a diverged policy (a NaN policy
-used to be saved, then fail later as "an illegal action").
+Few, large minibatches keep torch's per-call overhead small next to the arithmetic; the shuffle
+comes from the learner's own torch generator, so a run is reproducible.  A step is taken only with a
+finite loss and gradient norm: otherwise :class:`DivergenceError` is raised before the optimizer
+moves, so no checkpoint ever holds a diverged policy.  See docs/learning.md.
 """
 
 from __future__ import annotations
@@ -45,7 +41,9 @@ def ppo_update(
     magnet: Magnet,
     generator: torch.Generator,
 ) -> dict[str, float]:
-    """``settings.epochs`` passes over ``batch`` in minibatches; the mean of each loss term."""
+    """``settings.epochs`` passes over ``batch`` in minibatches; the mean of each loss term.
+
+    A non-finite loss or gradient norm raises :class:`DivergenceError` before the optimizer steps."""
     sums: dict[str, float] = defaultdict(float)
     count = 0
     size = len(batch)

@@ -1,22 +1,9 @@
 """A warm start: the learner's actor begins as a saved policy's (``LearnerSettings.init``).
 
-A best response that starts from its target's own weights already plays the game, so its budget
-goes to finding the target's weaknesses instead of learning the rules first.
-:func:`init_policy` reads the actor of an agent spec that has weights, at the learner's table:
-
-* a named agent (``champion``, ``champion-greedy``): its shipped ``.npz`` for that table;
-* ``npz:PATH``: an exported policy's numpy weights;
-* ``ppo:PATH`` / ``ppo-sample:PATH``: a ``MaskablePPO`` zip (its actor; a memory policy's too);
-* a population (``champion-mix``, ``population:PATH``): its **heaviest member with weights**
-  (the first of those with the largest weight; scripted members are passed over), the policy
-  the mixture plays most often.
-
-A scripted agent, a population of scripted agents only, and ``rllib:PATH`` have no weights the
-fast learner can take: each is one :class:`~hoity_env.engine.errors.ConfigError`.
-:func:`check_fits` refuses an actor whose network is not the learner's (hidden widths,
-activation, padded input, memory, actions), naming both; :func:`copy_actor` writes the weights
-into a :class:`~hoity_env.learning.policy.MaskedPolicy`.  Only the actor is copied (an exported
-``.npz`` holds no critic): the critic starts fresh, from the run's seed.
+A best response that starts from its target's own weights already plays the game, so its budget goes
+to finding the target's weaknesses instead of learning the rules first.  Only the actor is copied (an
+exported ``.npz`` holds no critic): the critic starts fresh, from the run's seed.
+See docs/evaluation.md (how a best response starts).
 """
 
 from __future__ import annotations
@@ -80,7 +67,12 @@ def network_text(hidden: tuple[int, ...], activation: str, padded: bool, memory:
 
 
 def init_policy(spec: str, rules: str, counts: tuple[int, ...]) -> InitPolicy:
-    """The actor ``spec`` plays at ``rules`` with each of the player ``counts`` (module docstring).
+    """The actor ``spec`` plays at ``rules`` with each of the player ``counts``.
+
+    ``spec`` is a named agent (its shipped ``.npz`` for that table), ``npz:PATH``, ``ppo:PATH`` /
+    ``ppo-sample:PATH`` (a memory policy's too) or a population (its heaviest member with weights,
+    the first of equal weights; scripted members are passed over).  A scripted agent, a population
+    of scripted agents only and ``rllib:PATH`` have no weights: each is a :class:`ConfigError`.
 
     A spec that plays another policy at one of the counts than at the first (a named agent
     registered with several files) is refused: a learner of several counts starts from one.

@@ -1,29 +1,10 @@
 """The replay file: versioned JSON lines (docs/replays.md describes every field).
 
-Line 1 is the header, one line per env step follows, and a game that stopped
-(decided, truncated, or quit by a human) ends with an ``end`` line::
-
-    {"format": "hoity_env-replay", "version": 1, "ruleset": "standard", "rules": {...},
-     "num_players": 4, "seed": 123, "agents": ["human", "expert", ...], "meta": {...}}
-    {"step": 0, "round": 0, "phase": "location", "actions": [1, 0, 1, 1], "events": [...]}
-    ...
-    {"end": {"reason": "terminated", "rounds": 25, "winners": [2], "positions": [...]}}
-
-``seed`` is the engine seed of the deal (``Game.new_state(seed)``), so a replay
-re-simulates from the rules alone, with no env and no agent.  ``actions`` are the
-actions the rules applied (after the env's fallback for masked-out actions).
-Events are the engine's own dicts.  A header names its ruleset, so a second
-ruleset reads and writes the same format; the reader refuses versions it does
-not know with a message saying which it reads.
-
-Reading streams: :func:`open_replay` checks the header and returns an iterator
-that parses and checks one line at a time (:mod:`hoity_env.replays.jsonlines`
-bounds each line), so a malformed line is reported as soon as it is reached and
-memory does not grow with the file; :func:`read_replay` collects the steps into
-a :class:`Replay`.  Every field is checked for type and range (``true`` is no
-version, a seed is a non-negative int, one agent label per seat, a step's round
-and phase follow from its number); unknown fields are refused (``meta`` is the
-place for free-form data).
+A header line, one line per env step, and an ``end`` line once the game stopped.  ``seed`` is the engine
+seed of the deal, so a replay re-simulates from the rules alone, with no env and no agent, and the
+header names its ruleset, so every ruleset shares the format.  :func:`open_replay` streams and checks one
+line at a time, so memory does not grow with the file; :func:`read_replay` collects a :class:`Replay`.
+See docs/replays.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The HTML replay viewer: one self-contained file that steps through a game round by round.
 
-Each round's board is the same picture as ``render_mode="rgb_array"``
-(:mod:`hoity_env.environment.render.standard`), embedded as a PNG data URI, with the
-round's reveals and events in words beside it.  The page loads nothing from the
-network (no scripts, fonts or images from elsewhere) and works from a file://
-address; the arrow keys, Home/End and four buttons move between rounds.
-
-Every string that comes from a replay (agent labels above all: a file can say
-anything) reaches the page as text: the title and subtitle are HTML-escaped, the
-frames are JSON with ``<``, ``>`` and ``&`` escaped (:func:`script_safe_json`), and
-the page's script puts them in with ``textContent``, never as markup.  The page's
-static parts are files (``hoity_env/replays/static/viewer.{html,css,js}``), inlined into
-each page so that it stays one file; its Content-Security-Policy
-(:func:`viewer_policy`) names that style and script by their hashes.
+Each round's board is the ``render_mode="rgb_array"`` picture as a PNG data URI, beside the round's
+reveals and events in words; the page loads nothing from the network and works from a file:// address.
+Every string from a replay reaches the page as text, never as markup (a file can say anything), and the
+static parts (``static/viewer.{html,css,js}``) are inlined, named by hash in :func:`viewer_policy`.
+See docs/play.md.
 """
 
 from __future__ import annotations
@@ -86,7 +78,7 @@ def script_safe_json(value: object) -> str:
 
     Inside a script element the HTML parser looks for ``</script``, and ``<!--`` followed
     by ``<script`` switches it to a state where even that end tag is skipped (a label
-    ``"<!--<script>"`` used to swallow the page's own script).  ``<``, ``>`` and ``&`` only
+    ``"<!--<script>"`` would swallow the page's own script).  ``<``, ``>`` and ``&`` only
     occur inside JSON strings, where ``\\u003c``, ``\\u003e`` and ``\\u0026`` mean the same
     characters, so escaping all three leaves the data identical for ``JSON.parse``.
     """
@@ -95,7 +87,11 @@ def script_safe_json(value: object) -> str:
 
 
 def replay_html(replay: Replay, views: Sequence[RoundView] | None = None) -> str:
-    """The viewer page for a replay, from ``views`` (default: ``rounds(replay)``, which checks it)."""
+    """The viewer page for a replay, from ``views`` (default: ``rounds(replay)``, which checks it).
+
+    The title and subtitle are HTML-escaped and the frames embedded with :func:`script_safe_json`;
+    the page's script puts them in with ``textContent``.
+    """
     frames = [_frame(view, replay) for view in (rounds(replay) if views is None else views)]
     data = script_safe_json(frames)
     end = replay.end["reason"] if replay.end else "not finished"

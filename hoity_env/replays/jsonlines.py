@@ -1,16 +1,10 @@
 """Strict, bounded reading of JSON lines from a file nobody vouches for.
 
-A replay may come from anywhere (a colleague, a bug report, a fuzzer), so the
-reader assumes nothing about it:
-
-* it reads one line at a time and at most :data:`MAX_LINE_BYTES` of it, so memory
-  does not grow with the file (a step line of a six-player game is under 2 KB);
-* ``NaN``/``Infinity`` and an object naming a key twice are refused (neither is
-  JSON that this package writes, and a duplicate key would hide an edit);
-* what Python's ``json`` raises on hostile input (``RecursionError`` on deep
-  nesting, ``ValueError`` on an integer of more digits than
-  ``sys.get_int_max_str_digits()``, a decoding error on bad UTF-8) becomes one
-  :class:`~hoity_env.replays.errors.ReplayError` naming the line.
+A replay may come from anywhere (a colleague, a bug report, a fuzzer), so the reader assumes nothing:
+it reads one line at a time, at most :data:`MAX_LINE_BYTES` of it, refuses JSON this package never
+writes (``NaN``, a key named twice, which would hide an edit), and turns whatever Python's ``json``
+raises on hostile input into one :class:`~hoity_env.replays.errors.ReplayError` naming the line.
+See docs/replays.md.
 """
 
 from __future__ import annotations
@@ -49,7 +43,11 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant, object_pairs_hook=_uniq
 
 
 def parse_line(text: str, where: str) -> Any:
-    """One line's JSON value; anything that is not plain, finite JSON raises :class:`ReplayError`."""
+    """One line's JSON value; anything that is not plain, finite JSON raises :class:`ReplayError`.
+
+    Refused too, as one error naming the line: nesting deeper than the decoder recurses and integers
+    of more digits than ``sys.get_int_max_str_digits()``.
+    """
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
@@ -61,7 +59,11 @@ def parse_line(text: str, where: str) -> Any:
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` of each non-blank line of ``path``, read and parsed one at a time."""
+    """``(line number, value)`` of each non-blank line of ``path``, read and parsed one at a time.
+
+    A line over :data:`MAX_LINE_BYTES`, text that is not UTF-8 or a file that cannot be read raises
+    one :class:`ReplayError` naming the line (or the file).
+    """
     try:  # a FIFO or a device is refused before it is opened (opening a FIFO would block)
         handle = open_file(path, f"cannot read {path}", max_bytes=MAX_FILE_BYTES)
     except FileFormatError as exc:

@@ -1,19 +1,9 @@
 """The games a server holds, by id: at most ``max_games`` open, finished ones remembered as their last view.
 
-:class:`GameTable` is the one place requests reach games through (``create``, ``view``,
-``act``, ``hint``, ``leave``), safe from many request threads at once:
-
-* ``max_games`` is a hard limit: a slot is reserved under the table's lock before the
-  (slow) game is built, so a burst of requests never admits more than the limit;
-* a game frees its slot as soon as it has ended and its replay is saved (or when it is
-  left or dropped); its last view stays readable, among the ``max_games`` most recently
-  finished, so a page can still show it;
-* a game nobody has asked about for ``idle_timeout_s`` seconds is dropped, its replay
-  saved first (reason ``quit``); the clock is injected so tests need not wait.
-
-A replay the disk will not take never loses the game silently: leaving answers
-:class:`~hoity_env.serve.settings.ReplayNotSaved` (507) and keeps the game; the idle
-sweep and the server's stop log one error line per game they could not save.
+:class:`GameTable` is the one place requests reach games through, safe from many request threads at
+once, so its limits hold under any burst of requests.  A replay the disk will not take never loses a
+game silently: leaving answers :class:`~hoity_env.serve.settings.ReplayNotSaved` (507) and keeps it.
+See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -42,7 +32,15 @@ logger = logging.getLogger(__name__)
 
 
 class GameTable:
-    """The open games of one server, by id, and the last views of the recently finished ones."""
+    """The open games of one server, by id, and the last views of the recently finished ones.
+
+    ``max_games`` is a hard limit: a slot is reserved under the table's lock before the (slow) game
+    is built.  A game frees its slot once it has ended and its replay is saved (or is left or
+    dropped), its last view kept among the ``max_games`` latest finished.  A game nobody has asked
+    about for ``idle_timeout_s`` seconds is dropped, its replay saved first (reason ``quit``); the
+    idle sweep and :meth:`close` log one error line per game they could not save.  ``clock`` is
+    injected so tests need not wait.
+    """
 
     def __init__(self, settings: ServeSettings, clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings

@@ -1,19 +1,9 @@
 """The pages of ``hoity-serve``: files of ``serve/static/``, served as they are, and their policy.
 
-The play page (``play.html``, its style ``play.css`` and its script ``play.js``)
-teaches the game where it is played: a short rules panel (open until the first game
-starts) that links the full rules at ``/rules``, card codes such as ``A1529``
-explained beside the hand, and a bid entered as one number bounded by the legal
-range.  The ``/rules`` page (``rules.html``) is the rules contract, ``docs/RULES.md``,
-rendered to HTML when it changes (``python docs/_generate/serve_rules.py``; a test fails when the
-committed page is stale), so serving it needs no Markdown parser and no internet.
-
-The pages are files, read with :mod:`importlib.resources` and shipped as package
-data, and the server answers only the names of :data:`STATIC` (no path from a
-request ever reaches the file system).  Because the style and the script are files
-of their own, :data:`PAGE_POLICY` allows only this server's own files: no inline
-script or style, nothing fetched from elsewhere.  The script writes everything a
-request returns as text (``textContent``), never as markup.
+The pages are package data read with :mod:`importlib.resources`, and only the names of :data:`STATIC`
+are served, so no path from a request ever reaches the file system.  The style and the script are
+files of their own, so :data:`PAGE_POLICY` can allow only this server's own files: no inline script or
+style, nothing fetched from elsewhere.  See docs/serve.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The replays folder of ``hoity-serve``: the only place it writes games or serves replays from.
 
-A served game is saved as ``<UTC time>-<game id>.jsonl`` with :meth:`Replay.save`
-(a temporary file beside it, then a rename: never half a file, never over another
-file).  A replay is asked for by its bare file name; a name is accepted only if it
-matches :data:`NAME` (letters, digits, ``-``, ``_``, ``.``; no separator, no leading
-dot, ending in ``.jsonl``) and names a regular file directly inside the folder, not
-a link, so no request can reach a path outside the folder, whatever it contains.
-The rows of the ``/replays`` table (:mod:`hoity_env.serve.replay_list`) are read
-once per file version (its size and time), not at every visit of the page.
+A replay is asked for by its bare file name, accepted only if it matches :data:`NAME` and names a
+regular file directly inside the folder, not a link, so no request can reach a path outside the folder,
+whatever it contains.  See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -25,7 +20,8 @@ from hoity_env.serve.settings import NotFound, RequestError
 __all__ = ["NAME", "ReplayFolder"]
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,150}\.jsonl")
-"""The file names this server writes and serves."""
+"""The file names this server writes and serves: letters, digits, ``-``, ``_``, ``.``, no separator,
+no leading dot, ending in ``.jsonl``."""
 
 
 class BrokenReplay(RequestError):
@@ -44,7 +40,7 @@ class ReplayFolder:
         self._lock = threading.Lock()
 
     def save(self, replay: Replay, game_id: str) -> str:
-        """Write ``replay`` atomically under a fresh name; return the name."""
+        """Save ``replay`` atomically as ``<UTC time>-<game id>.jsonl``, never over a file; its name."""
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         name, k = f"{stamp}-{game_id}.jsonl", 1
         while (self.folder / name).exists():  # never over an earlier file
@@ -59,7 +55,7 @@ class ReplayFolder:
         return sorted(found, reverse=True)
 
     def rows(self) -> list[ReplayRow]:
-        """The table rows of the saved games, newest first (each file read once per version)."""
+        """The saved games' table rows, newest first (a file is reread only when its size or time changes)."""
         found = []
         for name in self.names():
             path = self.folder / name

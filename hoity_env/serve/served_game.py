@@ -1,16 +1,9 @@
 """One served game: the human in one seat, agents in the others, its replay saved when it ends.
 
-A served game is a :class:`~hoity_env.replays.RecordingEnv` with its own agents and
-lock, so games never share state and two requests for one game run one after the
-other.  Every request is checked in full before anything changes: a bad new-game
-body, an action that is not legal for the human's seat now, or a step on a finished
-game raises a :class:`~hoity_env.serve.settings.RequestError` and the game is exactly
-as it was.
-
-Saving can fail (a full disk): the step that ended the game has then still happened,
-so its answer is the final view with ``replay_error`` saying why nothing was saved,
-and the game keeps its end (``terminated``, winners) for the next try: leaving, the
-idle sweep or the server's stop save it as it ended, never as ``quit``.
+A served game is a :class:`~hoity_env.replays.RecordingEnv` with its own agents and lock, so games never
+share state and two requests for one game run one after the other.  Every request is checked in full
+before anything changes: a bad one raises a :class:`~hoity_env.serve.settings.RequestError` and the game
+is exactly as it was.  See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -129,7 +122,11 @@ class ServedGame:
         return view
 
     def play(self, body: Mapping[str, Any], replays: ReplayFolder) -> None:
-        """Apply the human's ``{"action": A}`` and the agents' choices; save the replay at the end."""
+        """Apply the human's ``{"action": A}`` and the agents' choices; save the replay at the end.
+
+        If the replay cannot be saved (a full disk), the step has still happened: the view says why
+        in ``replay_error``, and the game keeps its end for the next try.
+        """
         if set(body) != {"action"}:
             raise IllegalAction(
                 f"an action request is {{'action': A}} and nothing else, got fields {shown(sorted(body))}"
@@ -159,7 +156,8 @@ class ServedGame:
         """Save the replay (``quit`` if the game is still going, else as it ended); its file name.
 
         A failed write (:class:`ReplayNotSaved`) changes nothing: a game still going stays
-        playable, an ended game keeps its own end for the next try.
+        playable, an ended game keeps its own end for the next try (leaving, the idle sweep or the
+        server's stop save it as it ended, never as ``quit``).
         """
         if self.replay is not None:
             return self.replay

@@ -1,25 +1,9 @@
 """The HTTP side of ``hoity-serve``: routes, request checks and JSON answers.
 
-Why the standard library's :mod:`http.server`: the app is a local tool for one
-person (or a test) at a time, with a few small JSON requests per move.
-``ThreadingHTTPServer`` parses HTTP, runs each request on its own thread and needs
-no dependency, so ``hoity-serve`` works in every install of hoity_env; an ASGI
-stack (Starlette with uvicorn) would add two dependencies and buy nothing this
-app uses (no websockets, no streaming, no async agents).  The module never parses
-HTTP by hand: it reads the path, ``Content-Length`` and ``Content-Type`` the server
-parsed, and the body as JSON with :mod:`json`.
-
-Every request is checked before anything happens: unknown paths and methods get
-404/405, a body must be declared JSON (which also makes a cross-site form post
-impossible: a browser sends such a request from another site only after a CORS
-preflight this server never grants), at most ``max_body_bytes`` long (413, unread:
-its ``Content-Length`` is read as plain ASCII digits, however many) and a JSON object
-(a body nested deeper than the decoder recurses is refused too); then
-:mod:`hoity_env.serve.games` checks the fields.  Each refusal is ``{"error": message}``
-with a 4xx status and changes nothing; the standard library's own refusals (a bad
-request line, headers over 64 KiB, an unknown method) are JSON as well.  A connection
-that sends nothing for ``read_timeout_s`` is closed, and one that goes away leaves a
-log line, not a traceback.
+Built on :mod:`http.server` (``ThreadingHTTPServer``), so ``hoity-serve`` needs no dependency; the module
+never parses HTTP by hand.  Every request is checked before anything happens, and each refusal is
+``{"error": message}`` with a 4xx status that changes nothing; a client that stalls or goes away costs
+a log line, not a thread or a traceback.  See docs/serve.md (Safety, Why the standard library).
 """
 
 from __future__ import annotations
@@ -100,7 +84,13 @@ def make_server(
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One request: route it, check it, answer JSON or a page."""
+    """One request: route it, check it, answer JSON or a page.
+
+    Unknown paths get 404 and methods 405; a body must be declared JSON (so a cross-site form post
+    needs a CORS preflight this server never grants), at most ``max_body_bytes`` long (413, unread;
+    ``Content-Length`` read as plain ASCII digits) and a JSON object, nested no deeper than the
+    decoder recurses; then :mod:`hoity_env.serve.games` checks the fields.
+    """
 
     server: ServeServer
     protocol_version = "HTTP/1.1"

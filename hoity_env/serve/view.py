@@ -1,19 +1,9 @@
 """What the page of a served game shows: the human seat's view, and a hint for that seat.
 
-The view holds the facts the env's observation gives the human's seat (RULES C-5)
-and nothing else: the board picture (the same drawing as ``render_mode="rgb_array"``,
-which shows only what a spectator at the table sees), the public board in words,
-the seat's own hand and money, the reveal of the last step in words, and the legal
-choices (the mask's actions only, labelled as ``hoity-play`` labels them).  The
-other seats' hidden cards, the draw pile and the deal seed are never read here;
-``tests/serve/test_serve_api.py`` swaps hidden cards and checks the view stays byte-identical.
-
-The hint is one agent's action probabilities for the human's observation: the
-masked softmax of a policy (``champion``, ``ppo:PATH`` …); for a population
-(``champion-mix``, ``population:PATH``) the mixture, its members' distributions
-averaged with the population's weights (what the population plays here, before
-knowing which member a game drew); for a scripted agent, its decision as
-probability 1.  All read the observation and mask only.
+The view holds the facts the env's observation gives the human's seat (RULES C-5) and nothing else:
+the other seats' hidden cards, the draw pile and the deal seed are never read here (a test swaps hidden
+cards and checks the view stays byte-identical).  The hint (:func:`hint`) reads that observation and
+mask only.  See docs/serve.md.
 """
 
 from __future__ import annotations
@@ -58,7 +48,12 @@ def choices(env: RecordingEnv, mask: np.ndarray) -> list[dict[str, Any]]:
 
 
 def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) -> dict[str, Any]:
-    """The JSON-safe view of ``seat`` after ``step`` steps; ``mask`` is its action mask (None when over)."""
+    """The JSON-safe view of ``seat`` after ``step`` steps; ``mask`` is its action mask (None when over).
+
+    The board picture (as ``render_mode="rgb_array"`` draws it: what a spectator sees), the public
+    board in words, the seat's own hand and money, the last step's reveal in words, and the legal
+    choices labelled as ``hoity-play`` labels them.
+    """
     state = env.game_state
     deck = state.deck
     events = env.last_events
@@ -90,7 +85,11 @@ def seat_view(env: RecordingEnv, seat: int, mask: np.ndarray | None, step: int) 
 
 def hint(agent: Agent, observation: np.ndarray, mask: np.ndarray) -> tuple[str, np.ndarray]:
     """``("policy", probabilities)`` for a policy, ``("mixture", weighted mean of the members')`` for
-    a population, ``("decision", one-hot)`` for any other agent."""
+    a population, ``("decision", one-hot)`` for any other agent.
+
+    A policy's probabilities are its masked softmax; a population's mixture averages its members'
+    with the population's weights: what it plays here before knowing which member a game drew.
+    """
     legal = np.asarray(mask).astype(bool)
     if isinstance(agent, PopulationAgent):
         members = [hint(member, observation, mask)[1] for member in agent.agents]

@@ -1,17 +1,9 @@
 """One best response in its run folder: trained (or continued), scored, written down.
 
-:func:`exploitability_of` is the unit every strength measurement is made of (``exploit``, the
-sweeps, the ladder, the league's exploiters): it trains a best response to one target for
-one budget in one run folder (:mod:`hoity_env.learning.runs.folder`, kind ``best-response``:
-its lock, its format, the finished rule) with :mod:`hoity_env.strength.training`, scores its
-learning curve and its final policy, and writes ``exploit.json``, then ``finished.json``.  The
-folder says what the run is (``response.json``, :func:`identity`: target and its content
-hash, players, rules, seed, games, budget, curve, learner settings), and, once stopped by a
-signal, how far it got (``stopped.json`` beside its checkpoint), so a later call in the same
-folder continues it.
-The target's content hash is taken again after the scoring: a file replaced during the
-measurement is an error, not a mixed result.  Progress lines go to the
-``hoity_env.strength.exploit`` logger, as they always have.
+:func:`exploitability_of` is the unit every strength measurement is made of (``exploit``, the sweeps,
+the ladder, the league's exploiters), so all of them share one folder format, one resume rule and one
+scoring.  Progress lines go to the ``hoity_env.strength.exploit`` logger.
+See docs/evaluation.md (approximate exploitability).
 """
 
 from __future__ import annotations
@@ -142,8 +134,12 @@ def exploitability_of(
     """One target's best response in the run folder ``run_dir`` (made by
     :meth:`~hoity_env.learning.runs.folder.RunFolder.create`; arguments checked before that).
 
-    A folder holding a stopped run of the same best response (``stopped.json``) continues it;
-    a ``stop`` request checkpoints the run and raises :class:`ResponseStopped`.  The folder's
+    It trains with :mod:`hoity_env.strength.training`, scores the learning curve and the final
+    policy, and writes ``exploit.json``, then ``finished.json``.  ``response.json``
+    (:func:`identity`) says what the run is; a folder holding a stopped run of the same best
+    response (``stopped.json``) continues it; a ``stop`` request checkpoints the run and raises
+    :class:`ResponseStopped`.  The target's content hash is taken again after the scoring: a file
+    replaced during the measurement is a :class:`ConfigError`, not a mixed result.  The folder's
     lock is held throughout: a second process training in it is refused.
     """
     folder = RunFolder(run_dir, RESPONSE)

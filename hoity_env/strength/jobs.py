@@ -1,39 +1,10 @@
 """Best responses as jobs: each one's run folder, which finished or stopped ones are reused, and
 several trained at once on worker processes.
 
-A :class:`Job` is one best response to train: a target, its evaluation games (a
-:class:`~hoity_env.evaluation.MatchSettings` whose seed is the best response's), its training
-(a :class:`~hoity_env.strength.response.BestResponse`) and the folder name it gets (``base``,
-then ``base_2`` … when taken).  :func:`run_jobs` first **places** every job, in order, in
-this process:
-
-* with ``reuse`` (the ladder always; ``exploit --resume``): a finished best response of the
-  same target *with the same content hash* (:func:`~hoity_env.agents.policies.content.content_hash`:
-  a replaced checkpoint is a new target), budget, seed, players, rules, games and learner
-  settings is read back (:func:`find_exploit`); an unfinished one (stopped, or killed) with
-  the same ``response.json`` is continued in its own folder;
-* otherwise a fresh run folder is made (:meth:`~hoity_env.learning.runs.folder.RunFolder.create`,
-  the one way every command picks a free name) with its ``response.json``, so no later job
-  takes it.
-
-Before any folder is placed, every job's training is checked
-(:func:`~hoity_env.strength.training.check_training`): a refused command leaves nothing behind,
-and a ``--runs-dir`` that cannot be made is one :class:`~hoity_env.engine.errors.ConfigError`.
-
-Placing first, in order, gives every job the same folder whatever the number of workers.
-It then trains the jobs left: one after another in this process (``workers`` 1, or a single
-job, whose evaluation games may then use the workers), or on ``min(workers, jobs)`` spawned
-processes (:func:`~hoity_env.evaluation.workers.run_in_order`), each on one torch thread and
-one BLAS thread (threadpoolctl): on a small machine two processes of one thread each keep
-both cores busy, where two threads in one process mostly wait on each other.  Each best
-response depends only on its own seed and settings, and an evaluation's results do not depend
-on its workers, so the results equal the serial run's (tested).  Log records of the workers
-reach this process's loggers through a queue.
-
-A worker that dies raises :class:`~hoity_env.evaluation.workers.WorkerDied` naming it and its
-job, and the other workers are stopped.  The first Ctrl-C or SIGTERM stops every job in
-training after its step in progress (a worker is forwarded SIGTERM), checkpoints it and starts
-no other; :class:`Interrupted` then says which were stopped.  A second signal aborts at once.
+Every folder is placed first, in order, in this process, so every job gets the same folder whatever
+the number of workers; each best response depends only on its own seed and settings, so the results
+equal the serial run's.  See docs/evaluation.md (approximate exploitability: ``--workers``,
+``--resume``).
 """
 
 from __future__ import annotations
@@ -85,7 +56,8 @@ class Interrupted(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Job:
-    """One best response to train (see the module docstring)."""
+    """One best response to train: a target, its evaluation games (their seed is the best response's),
+    its training, and the folder name it gets (``base``, then ``base_2`` … when taken)."""
 
     target: str
     match: MatchSettings
@@ -190,7 +162,19 @@ def _place(job: Job, reuse: bool, taken: set[Path]) -> ExploitEntry | Path:
 
 
 def run_jobs(jobs: Sequence[Job], *, reuse: bool, workers: int) -> list[ExploitEntry]:
-    """Each job's finished best response, in job order (see the module docstring)."""
+    """Each job's finished best response, in job order.
+
+    Every job's training is checked first (a refused command leaves nothing behind), then every job
+    is placed, in order: with ``reuse`` a matching finished best response is read back
+    (:func:`find_exploit`, the target matched by content hash) and an unfinished one with the same
+    ``response.json`` continued in its own folder; otherwise a fresh folder is made
+    (:meth:`~hoity_env.learning.runs.folder.RunFolder.create`).  The jobs left train one after
+    another here, or on ``min(workers, jobs)`` spawned processes of one torch and one BLAS thread
+    each, whose log records reach this process's loggers.  A worker that dies raises
+    :class:`~hoity_env.evaluation.workers.WorkerDied` naming its job, the others stopped.  The first
+    Ctrl-C or SIGTERM checkpoints every job in training and starts no other, then raises
+    :class:`Interrupted`; a second aborts at once.
+    """
     from hoity_env.learning.runs.session import stop_on_signals
 
     for job in jobs:  # what training would refuse, refused before any folder exists
@@ -253,7 +237,10 @@ def _train_in_worker(task: _Task) -> ExploitEntry | _Stopped:
 
 
 def _init_worker(queue: Any, level: int) -> None:
-    """A best-response worker: one torch and one BLAS thread, logs to the parent, SIGTERM only in a job."""
+    """A best-response worker: one torch and one BLAS thread, logs to the parent, SIGTERM only in a job.
+
+    One thread each, because on a small machine two single-thread processes keep both cores busy
+    where two threads in one process mostly wait on each other."""
     import threadpoolctl
     import torch
 

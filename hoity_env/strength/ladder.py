@@ -1,20 +1,9 @@
 """The ladder: every agent against copies of every other, two ratings, and approximate exploitability.
 
-:func:`ladder` measures a list of agents three ways, all at one seed:
-
-* **Head to head**: each agent in one seat against ``num_players - 1`` copies of each other
-  agent (:func:`~hoity_env.evaluation.tournament.head_to_head`, duplicate format).
-* **Ratings** over those games: our order-free Plackett-Luce fit and **OpenSkill**.  OpenSkill
-  is an online rating, so the games are fed in an order shuffled by the seed (long runs of one
-  match-up would pull it toward the last ones); an agent holding several seats enters a game once.
-* **Approximate exploitability**: a best response trained against copies of each agent at one
-  budget, or with a :class:`~hoity_env.strength.sweep.Sweep` the maximum of several (an
-  estimate from below either way).
-
-Best responses cost minutes each, so the ladder **resumes**: a finished one in ``runs_dir``
-for the same agent content hash and settings is read back (:mod:`hoity_env.strength.jobs`), an
-interrupted ladder continues where it stopped, and a new agent trains only its own.
-:class:`LadderResult` keeps every best response of a sweep and shows them under the ladder.
+:func:`ladder` measures a list of agents three ways at one seed, in one report.  Best responses cost
+minutes each, so the ladder **resumes**: a finished one for the same agent content hash and settings
+is read back (:mod:`hoity_env.strength.jobs`), and a new agent trains only its own.
+See docs/evaluation.md (the ladder).
 """
 
 from __future__ import annotations
@@ -226,7 +215,11 @@ def ladder(
     sweep: Sweep | None = None,
     **options: Any,
 ) -> LadderResult:
-    """Head to head, ratings and exploitability of ``agents`` (see the module docstring).
+    """Head to head, ratings and exploitability of ``agents``, all at one seed.
+
+    Head to head is each agent in one seat against ``num_players - 1`` copies of each other (duplicate
+    format); the ratings are a Plackett-Luce fit and OpenSkill over those games (OpenSkill, an online
+    rating, sees them in an order shuffled by the seed).
 
     Args:
         agents: distinct agent specs (at least 2).
@@ -235,8 +228,7 @@ def ladder(
             default ``runs/ladder``: finished ones with the same settings are reused).
         exploit_games: games of each best response's final evaluation.
         sweep: best responses at several budgets, seeds and learners instead of ``response``'s
-            one (the sweep's own runs folder, curve and learner settings; finished runs are
-            reused as without a sweep).
+            one (with the sweep's own runs folder and settings); the column is their maximum.
         options: the fields of ``settings`` and ``response`` as keywords, e.g.
             ``ladder(agents, budget=200_000, games=100)``.
 

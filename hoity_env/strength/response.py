@@ -1,21 +1,10 @@
 """What a best response is trained with: the learner, its settings, its budget and curve, its checks.
 
-A best response is a fresh masked-PPO learner trained against copies of a target
-for a fixed **budget** of learner steps (:mod:`hoity_env.strength.exploit`): the fast
-learner on the batched engine (:mod:`hoity_env.learning`, ``learner="fast"``, the
-default) or SB3's ``MaskablePPO`` on the batched vector env (``learner="sb3"``, the
-learner of the reference recipes).  The fast learner's settings start from a named
-**preset**: :data:`STRONG_SETTINGS` (``"strong"``, the default: chosen for strength at
-2M learner steps) or :data:`FAST_SETTINGS` (``"fast"``: chosen for speed, what the
-league's exploiters use); its ``memory`` setting adds rounds of public history to the
-policy's input (:mod:`hoity_env.environment.history`), and its **start**
-(:mod:`hoity_env.strength.start`) says whether it begins fresh, from the target's own weights
-(``warm``) or against ``expert`` first (``curriculum``).  A best response's **estimator** is its
-learner, settings, memory and start: reports name them beside the seed and budget.
-:class:`BestResponse` holds everything about that training which is not how the
-evaluation games are played (that is :class:`~hoity_env.evaluation.MatchSettings`):
-the budget, the learning-curve points, where the run folders go and the PPO
-settings.  Both are checked when built, before any folder or model exists.
+:class:`BestResponse` holds everything about a best response's training that is not how its evaluation
+games are played (that is :class:`~hoity_env.evaluation.MatchSettings`); both are checked when built,
+before any folder or model exists.  A best response's **estimator** (learner, settings preset, memory,
+start: :mod:`hoity_env.strength.start`) is named in every report beside the seed and budget.
+See docs/evaluation.md (approximate exploitability, the default best response).
 """
 
 from __future__ import annotations
@@ -59,9 +48,8 @@ __all__ = [
 ]
 
 LEARNERS = ("fast", "sb3")
-"""Who trains a best response: the fast learner (the default) or SB3's MaskablePPO (the reference
-recipes' learner; at 2M steps against ``expert`` no stronger than the fast learner, for about
-seven times its CPU, and weaker against ``champion-mix``: docs/evaluation.md)."""
+"""Who trains a best response: the fast learner on the batched engine (the default) or SB3's
+MaskablePPO on the batched vector env (the reference recipes' learner; docs/evaluation.md)."""
 
 PPO_SETTINGS: dict[str, Any] = {
     "n_envs": 16,
@@ -91,17 +79,10 @@ FAST_SETTINGS: dict[str, Any] = {
     "activation": "relu",
     "reward": "progress",
 }
-"""The fast best responder's :class:`~hoity_env.learning.LearnerSettings` fields (JSON form:
-``hidden`` a list); the target, budget, players, rules and seed come from the call.
-
-Tuned on 2M-step best responses to ``expert`` (docs/learning.md, each row
-``python benchmarks/tune_best_response.py --settings '{...}' --seed S``, seeds 0 and 1):
-1,024 games × 16 steps per update, one epoch of 1,024-row minibatches (16 gradient steps per
-update: small minibatches cost little more than large ones and learn more per sample), a
-64×64 network (the 128×128 one cost a third more CPU for no better result) and a constant
-rate of 2e-3: at this budget the learner is short of updates, not of stability, so the
-higher rate wins more than 1e-3 (and than 3e-3), and a linear anneal to 0, which halves
-the mean rate, loses."""
+"""The ``fast`` preset: the fast best responder's :class:`~hoity_env.learning.LearnerSettings` fields
+(JSON form: ``hidden`` a list); the target, budget, players, rules and seed come from the call.
+Chosen for speed on 2M-step best responses to ``expert`` (``benchmarks/tune_best_response.py``;
+docs/learning.md, where it is used); the league's exploiters use it."""
 
 STRONG_SETTINGS: dict[str, Any] = {
     **FAST_SETTINGS,
@@ -109,11 +90,9 @@ STRONG_SETTINGS: dict[str, Any] = {
     "epochs": 4,
     "learning_rate": 1e-3,
 }
-"""The default fast best responder's settings: :data:`FAST_SETTINGS` with a 256×256 network, four
-epochs per update and rate 1e-3, chosen for strength at 2M learner steps against ``champion-mix``
-and ``champion`` (docs/evaluation.md, ``docs/results/best_response_settings.json``, where it is
-``epochs-4``): it wins at least as much as every setting tried there (within noise), for several
-times the CPU of :data:`FAST_SETTINGS`."""
+"""The ``strong`` preset, the default: :data:`FAST_SETTINGS` with a 256×256 network, four epochs per
+update and rate 1e-3, chosen for strength at 2M learner steps against ``champion-mix`` and ``champion``
+(docs/evaluation.md, the default best response), for several times the CPU of :data:`FAST_SETTINGS`."""
 
 PRESETS: dict[str, dict[str, Any]] = {"strong": STRONG_SETTINGS, "fast": FAST_SETTINGS}
 """The fast learner's named settings."""
@@ -261,9 +240,8 @@ class BestResponse:
     @property
     def settings(self) -> dict[str, Any]:
         """The learner's full settings (what ``settings.json`` holds; a ladder reuses a run only
-        with equal ones).  SB3's are :attr:`ppo` alone, as before the fast learner existed, so
-        older best responses are still found; the fast learner's name it, and a start other than
-        ``fresh`` (absent from runs made before there were others)."""
+        with equal ones).  SB3's are :attr:`ppo` alone; the fast learner's name it, and a start
+        other than ``fresh`` (a fresh start adds no key)."""
         assert self.ppo is not None  # filled in by __post_init__
         if self.learner == "sb3":
             return self.ppo

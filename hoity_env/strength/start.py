@@ -1,23 +1,10 @@
 """How a best response starts: fresh, warm from its target's own weights, or after a curriculum.
 
-A best response that has not learned the game by the end of its budget says little about its
-target: at 5 and 6 players every 2M-step best response to ``champion-mix`` once won *less* than
-the fair share (docs/evaluation.md).  Three starts of the fast learner, each an estimator of
-its own (reported beside the learner, settings and memory):
-
-* ``fresh`` (the default): a new actor and critic, against copies of the target throughout;
-* ``warm``: the actor starts as the target's own policy (``LearnerSettings.init`` = the
-  target), which already plays the game, the critic fresh.  A population starts from its
-  heaviest member with weights (the first of equal weights: :mod:`hoity_env.learning.warm`); a
-  scripted target has no weights and is refused.  The network's shape (hidden widths, activation,
-  padded input) is the target's file's, whatever the preset says: the rest of the preset
-  (games, epochs, rate …) stays.  A setting given explicitly that differs from both the
-  preset's and the file's, or a memory the file does not read, is refused;
-* ``curriculum``: the first ``curriculum`` fraction of the budget against copies of
-  :data:`CURRICULUM_OPPONENT` (``LearnerSettings.curriculum``), then the target.
-
-:func:`start_settings` turns a start into the fast learner's settings; everything is checked
-before any folder exists.
+A best response that has not learned the game by the end of its budget says little about its target,
+so the fast learner can start from a policy that already plays (``warm``) or against ``expert`` first
+(``curriculum``); each start is an estimator of its own, reported beside the learner, settings and
+memory.  Everything is checked before any folder exists.  See docs/evaluation.md (how a best
+response starts).
 """
 
 from __future__ import annotations
@@ -39,7 +26,10 @@ __all__ = [
 ]
 
 STARTS = ("fresh", "warm", "curriculum")
-"""How a fast best response may start (module docstring)."""
+"""How a fast best response may start: ``fresh`` (a new actor and critic, against copies of the target
+throughout), ``warm`` (the actor starts as the target's own policy, :mod:`hoity_env.learning.warm`;
+the critic fresh) or ``curriculum`` (a fraction of the budget against :data:`CURRICULUM_OPPONENT`
+first, then the target)."""
 DEFAULT_START = "fresh"
 CURRICULUM_OPPONENT = "expert"
 """Who a curriculum plays first: the strongest scripted agent, which any table seats."""
@@ -82,8 +72,12 @@ def start_settings(
     total: int,
     preset: dict[str, Any],
 ) -> dict[str, Any]:
-    """The fast learner's settings ``values`` (JSON form, :data:`preset` with overrides) for a best
-    response to ``target`` at the table that starts with ``start`` and trains ``total`` steps."""
+    """The fast learner's settings ``values`` (JSON form, ``preset`` with overrides) for a best
+    response to ``target`` at the table that starts with ``start`` and trains ``total`` steps.
+
+    A warm start takes the network's shape (:data:`NETWORK`) from the target's file whatever the
+    preset says; the rest of the preset stays.  A setting given explicitly that differs from both the
+    preset's and the file's, or a memory the file does not read, is a :class:`ConfigError`."""
     if start == "curriculum":
         steps = max(1, round(curriculum * total))
         return {**values, "curriculum": ((CURRICULUM_OPPONENT, 1.0),), "curriculum_steps": steps}

@@ -1,16 +1,9 @@
 """Exploitability at several budgets, seeds and estimators in one call, and per target the maximum.
 
-One best response at one budget is a weak estimate from below: its curve may still be rising,
-and another seed or estimator (the other learner, memory of the game, a start from the target's
-weights or against ``expert`` first: :mod:`hoity_env.strength.start`) may find more.
-:func:`exploitability_sweep` trains one best response per (target, learner, memory, start,
-seed, budget), each in its own run folder, and reports every estimate and per target their
-maximum, which is an agent's exploitability as we report it.  Memory and starts are the fast
-learner's; SB3's best responses train fresh, without memory.
-
-Every budget is a **separate run**, not a snapshot of the largest one: a snapshot equals a run
-at that budget only when nothing depends on the total, and SB3 saves mid-rollout, before that
-rollout's update, while annealed schedules (the magnet's, a learning rate's) see another total.
+One best response at one budget is a weak estimate from below: its curve may still be rising, and
+another seed or estimator may find more.  :func:`exploitability_sweep` trains one best response per
+(target, learner, memory, start, seed, budget) and reports per target their maximum, an agent's
+exploitability as we report it.  See docs/evaluation.md (several budgets, seeds and estimators).
 """
 
 from __future__ import annotations
@@ -176,6 +169,10 @@ def exploitability_sweep(
     several at once on ``settings.workers`` processes (:mod:`hoity_env.strength.jobs`; the same
     results).  ``resume``: as for :func:`~hoity_env.strength.exploit.exploitability`.  Bad
     arguments raise :class:`ConfigError` before anything is trained or written.
+
+    Every budget is a **separate run**, not a snapshot of the largest one: SB3 saves mid-rollout,
+    before that rollout's update, and annealed schedules (the magnet's, a learning rate's) see another
+    total.  Memory and starts are the fast learner's; SB3's best responses train fresh, without memory.
     """
     if not isinstance(sweep, Sweep):
         raise ConfigError(f"sweep must be a Sweep, got {type(sweep).__name__}: {sweep!r}")

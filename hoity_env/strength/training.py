@@ -1,24 +1,9 @@
 """Training one best response: the fast learner or MaskablePPO, its curve, a clean stop and a resume.
 
-:func:`train` runs the learner a :class:`~hoity_env.strength.response.BestResponse` names
-for its budget (rounded up to whole rollouts), calling ``point`` at each learning-curve
-mark, and looks at ``stop`` (a :class:`~hoity_env.learning.runs.session.Stop`, set by a signal)
-as it goes:
-
-* the **fast learner** stops after the iteration in progress and saves everything it
-  holds (``checkpoints/state_<steps>.pt``, the resume state of :mod:`hoity_env.learning.runs.state`,
-  as ``hoity-learn`` writes it).  Resumed from it, the run continues exactly as
-  the uninterrupted one would have: same weights, same curve, same result (tested), a warm
-  start's and a curriculum's too (a resume never reads the target's weights again);
-* **MaskablePPO** stops at the next env step and saves the model
-  (``checkpoints/sb3_<steps>.zip``: weights and optimizer), its step count set back to
-  the last whole rollout it learned from (the partial rollout is dropped).  Resumed,
-  it continues from those weights on fresh games: the same total, not the same numbers.
-
-Either way :class:`Trained` says how far it got and where the checkpoint is.
-:func:`check_training` refuses, before any folder exists, what the training would refuse
-later (a budget whose total no learner takes, a seed past the learner's bound).  Training
-needs the ``train`` extra.
+:func:`train` runs the learner a :class:`~hoity_env.strength.response.BestResponse` names for its
+budget (rounded up to whole rollouts), calling ``point`` at each learning-curve mark and stopping
+cleanly with a checkpoint when asked; :func:`check_training` refuses beforehand what training would
+refuse later.  Training needs the ``train`` extra.  See docs/evaluation.md (approximate exploitability).
 """
 
 from __future__ import annotations
@@ -93,7 +78,8 @@ def _total(response: BestResponse) -> int:
 
 
 def check_training(target: str, settings: MatchSettings, response: BestResponse) -> None:
-    """A :class:`ConfigError` now for what training this best response would refuse later."""
+    """A :class:`ConfigError` now for what training this best response would refuse later (a budget
+    whose total no learner takes, a seed past the learner's bound, a warm start without weights)."""
     total = _total(response)
     if total > MAX_STEPS:
         raise ConfigError(
@@ -112,7 +98,15 @@ def train(
     stop: Stop | None = None,
     resume: Path | None = None,
 ) -> Trained:
-    """Train a best response to ``target`` in ``run_dir`` (from checkpoint ``resume`` if given)."""
+    """Train a best response to ``target`` in ``run_dir`` (from checkpoint ``resume`` if given).
+
+    ``stop`` (set by a signal) is looked at as it goes.  The fast learner stops after the iteration
+    in progress and saves ``checkpoints/state_<steps>.pt``: resumed, it continues exactly as the
+    uninterrupted run (a warm start's and a curriculum's too; a resume never reads the target's
+    weights again).  MaskablePPO stops at the next env step and saves ``checkpoints/sb3_<steps>.zip``
+    (weights and optimizer), its step count set back to the last whole rollout: resumed, it reaches
+    the same total on fresh games, not the same numbers.
+    """
     total = _total(response)
     marks = _marks(total, rollout_of(response), response.curve_points)
     plan = _Plan(target, settings, response, run_dir, total, marks)

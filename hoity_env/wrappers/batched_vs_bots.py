@@ -1,18 +1,10 @@
 """One learner seat per game against batched bots, for N games at once (docs/design.md §4).
 
-:class:`BatchedVsBots` is the batched twin of :class:`~hoity_env.wrappers.SingleAgentEnv`:
-N games of :class:`~hoity_env.environment.batched.BatchedHoityEnv`, in each a learner
-seat (fixed, or drawn every episode) and opponents (fixed agents, or drawn from a
-pool every episode).  Every opponent decides for all the seats it plays in all N
-games with one ``act_batch`` call, so a step costs a handful of array operations
-per agent, not one Python call per seat.
-
-It is the engine room of the Gymnasium ``VectorEnv``
-(:class:`~hoity_env.wrappers.vector_env.HoityVsBotsVectorEnv`) and of the SB3
-``VecEnv`` (:mod:`hoity_env.wrappers.sb3_vec_env`).  Seeds: ``reset(seed=s)`` seeds
-game slot k's deals with ``s + k`` (as the batched env does) and the wrapper's own
-generator (learner seats, opponents drawn from the pool, the opponents' seeds)
-with ``s``.
+:class:`BatchedVsBots` is the batched twin of :class:`~hoity_env.wrappers.SingleAgentEnv` and the engine
+room of the Gymnasium and SB3 vector envs (:mod:`hoity_env.wrappers.vector_env`,
+:mod:`hoity_env.wrappers.sb3_vec_env`).  Every opponent decides for all its seats in all N games with one
+``act_batch`` call, so a step costs a handful of array operations per agent, not a Python call per seat.
+See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -37,7 +29,10 @@ from hoity_env.wrappers.opponents import (
 
 
 class BatchedVsBots:
-    """N games, one learner seat each, the other seats played by agents (see the module docstring).
+    """N games, one learner seat each, the other seats played by agents.
+
+    ``reset(seed=s)`` seeds game slot k's deals with ``s + k`` (as the batched env does) and the
+    wrapper's own generator (learner seats, opponents drawn from the pool, their seeds) with ``s``.
 
     Args:
         num_envs: number of games N.

@@ -1,24 +1,10 @@
-"""Stable-Baselines3 ``VecEnv``s over the batched engine, for ``MaskablePPO`` (docs/design.md §4).
+"""Stable-Baselines3 ``VecEnv``s over the batched engine, for ``MaskablePPO`` (needs the ``train`` extra).
 
-Three forms, all passing masks the way sb3-contrib reads them
-(``env_method("action_masks")``, one row per env):
-
-* :class:`HoityVsBotsSB3VecEnv`: one learner seat per game against batched bots;
-  ``num_envs`` games are ``num_envs`` SB3 envs.
-* :class:`HoitySharedSB3VecEnv`: **parameter sharing**: every seat of every game is
-  one SB3 env (``num_games × num_players`` of them), so one policy learns from all
-  seats at once (the PettingZoo + SB3 self-play recipe, with masks, which
-  SuperSuit's vector env cannot give ``MaskablePPO``).
-* :class:`HoityLeagueSB3VecEnv`: both at once, for league self-play: the first
-  ``num_games × num_players`` envs are the seats of self-play games (the policy in
-  every seat), the rest are one learner seat each against opponents drawn every
-  episode from a pool (scripted bots and frozen snapshots).
-
-All follow SB3's conventions: ``reset()`` returns observations only, a finished
-game's last observation is ``infos[i]["terminal_observation"]`` and a game cut by
-the round limit has ``infos[i]["TimeLimit.truncated"] = True``; ``seed(s)`` before
-``reset()`` seeds slot k's deals with ``s + k``.  This module needs the ``train``
-extra (stable-baselines3).
+:class:`HoityVsBotsSB3VecEnv` (one learner seat per game against batched bots),
+:class:`HoitySharedSB3VecEnv` (parameter sharing: every seat of every game is an SB3 env, with the masks
+SuperSuit's vector env cannot give ``MaskablePPO``) and :class:`HoityLeagueSB3VecEnv` (both at once).  All
+follow SB3's conventions and pass masks as sb3-contrib reads them (``env_method("action_masks")``).
+See docs/engine.md and docs/design.md §4.
 """
 
 from __future__ import annotations
@@ -36,7 +22,13 @@ from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 
 
 class _BatchedSB3Base(VecEnv):  # type: ignore[misc]
-    """What both forms share: seeds, masks, attribute access and SB3's info lists."""
+    """What the forms share: seeds, masks, attribute access and SB3's info lists.
+
+    ``reset()`` returns observations only; a finished game's last observation is
+    ``infos[i]["terminal_observation"]``, and a game cut by the round limit has
+    ``infos[i]["TimeLimit.truncated"] = True``.  ``seed(s)`` before ``reset()`` seeds slot k's deals
+    with ``s + k``.
+    """
 
     def __init__(
         self, num_envs: int, observation_space: gym.Space[Any], action_space: gym.Space[Any]

@@ -1,16 +1,7 @@
 """``HoityVsBotsVectorEnv``: the single-agent view as a Gymnasium ``VectorEnv`` over the batched engine.
 
-``gymnasium.make_vec("hoity/HoityToityVsBots-v0", num_envs=N,
-vectorization_mode="vector_entry_point")`` builds it; it takes the arguments of
-:class:`~hoity_env.wrappers.batched_vs_bots.BatchedVsBots` (which does the work).
-Observations are ``[N, D]`` float32 (one learner seat per game), actions ``[N]``.
-
-Autoreset mode: **same step** (``metadata["autoreset_mode"]``): a game that ends
-is reset inside the step that ended it; the returned observation is the new
-game's, and the last observation of the finished game is
-``infos["final_obs"][i]`` where ``infos["_final_obs"][i]`` is true.  The learners'
-legal actions are ``infos["action_mask"]`` (``[N, A]`` int8) and
-:meth:`HoityVsBotsVectorEnv.action_masks` (``[N, A]`` bool, for sb3-contrib).
+``gymnasium.make_vec("hoity/HoityToityVsBots-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+builds it: N games stepped as arrays in one process, for single-agent learners.  See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -25,7 +16,14 @@ from hoity_env.wrappers.batched_vs_bots import BatchedVsBots
 
 
 class HoityVsBotsVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):  # type: ignore[misc]
-    """N games, a learner seat each, batched bots in the other seats (see the module docstring)."""
+    """N games, a learner seat each, batched bots in the other seats.
+
+    It takes the arguments of :class:`~hoity_env.wrappers.batched_vs_bots.BatchedVsBots` (which does the
+    work); observations are ``[N, D]`` float32, actions ``[N]``.  Autoreset is **same step**: a game that
+    ends is reset inside the step that ended it, and its last observation is ``infos["final_obs"][i]``
+    where ``infos["_final_obs"][i]``.  The learners' legal actions are ``infos["action_mask"]``
+    (``[N, A]`` int8) and :meth:`action_masks`.
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
 

@@ -1,48 +1,11 @@
 """``expert``: models each rival from the public record and mixes its castle roles from an equilibrium.
 
-The stronger of the two experts (``expert-v1`` in :mod:`hoity_env.agents.bots.expert_v1`
-is the first one, kept as a fixed yardstick).  Everything it knows comes from its
-own observation (docs/design.md §3):
-
-* **The rival model.** For every rival, how often it went to the Auction House
-  and, at the Castle, how often it exhibited, stole or played detective (the
-  observation's shares of past rounds, plus last round's role for recency,
-  smoothed towards a prior), its bids (mean and last), money, and an estimate
-  of its best exhibition: the best run of its publicly known cards plus a share
-  of its hidden ones.
-* **Castle roles: a small equilibrium against that model.**  The round's role
-  game among the players at the Castle (known in the action step) has payoffs
-  in track spaces estimated from the public state: an exhibition scores its
-  size when it is the best on show and no thief goes uncaught; a caught thief
-  loses ``thief_penalty`` and each detective gains ``detective_reward``; an
-  uncaught thief spoils every exhibition and takes a card from the best.  Each
-  player's payoff is its own gain minus a share of its rivals' gains (the game
-  is a race: a rival's step forward is our loss), the rival who leads weighing
-  most in ours.  Regret matching (RM+) solves it with a *restricted Nash
-  response*: each rival plays its modelled mix with a weight that grows with
-  the evidence (castle visits seen) and a best-responding mix otherwise, so the
-  expert exploits a habit it has seen often and plays close to equilibrium
-  against a rival it knows little about.  It then plays its own average mix.
-* **Location**: the value of the Castle is that game's value with each rival
-  present with its modelled probability, against the best bid's expected
-  worth at the Auction House minus what the rivals gain at the Castle without
-  us; a softmax over the two keeps it unpredictable.
-* **Bids** maximise ``P(win | b) · (worth of the lot to us − price of b)``
-  plus a share of the lot's worth to the rival who would otherwise win it.
-  ``P(win | b)`` comes from each bidder's modelled bid distribution (centred
-  between its mean and last bid, never above its money); the bid is drawn
-  from a softmax over the amounts, so copies of the expert rarely void each
-  other (S-5).
-
-**Its standard rule is the numba kernel here**: bids row by row; the castle games
-of the location steps, then of the castle roles, solved for
-:data:`~hoity_env.agents.bots.role_game.LANES` rows at once by
-:mod:`hoity_env.agents.bots.role_game` (the role game's arithmetic, vectorized over
-rows), each row's numbers those of solving it alone.  A location step needs only the
-best bid's value, so :func:`best_bid_value` stops valuing bids once none could beat it
-(exact: the same maximum).  It assumes the standard preset's numbers and action layout
-and refuses any other layout; under the original rules it plays the original expert's
-rule (:mod:`hoity_env.agents.bots.styles_original`).
+From its own observation only (docs/design.md §3) it models each rival (location and role shares, bids,
+money, best exhibition), solves the round's castle role game against that model as a restricted Nash
+response (:mod:`hoity_env.agents.bots.role_game`) and bids by the chance of winning against the lot's worth.
+Its standard rule is the numba kernel here, for the standard preset's numbers and action layout; under the
+original rules it plays :mod:`hoity_env.agents.bots.styles_original`'s.  ``expert-v1``
+(:mod:`hoity_env.agents.bots.expert_v1`) is the first expert, kept as a yardstick.  See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -436,7 +399,7 @@ def decide_lanes(
 
 
 class ExpertAgent(ScriptedAgent):
-    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth (see the module)."""
+    """``expert``: a rival model, the role game's equilibrium, bids from the lot's worth (docs/agents.md)."""
 
     name = "expert"
     RULES: ClassVar[Mapping[str, Rule]] = {

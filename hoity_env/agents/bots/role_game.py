@@ -1,23 +1,11 @@
 """The expert's role game, solved for many rows at once: rows are lanes of one vector.
 
-The round's role game among the players at the Castle: each player ``j`` exhibits,
-steals or plays detective with a mix (times its chance of being there).  A player's
-gain (track spaces) is worked out with the others playing independently, as products
-over players: an exhibition scores when no thief goes uncaught and no other exhibition
-beats it, and loses a card when robbed; a thief is caught by any detective, else takes a
-card when someone exhibits; a detective earns its reward when some thief comes.  A
-player's payoff is its own gain less the weighted gains of the others
-(:func:`role_game_values`).  Regret matching (RM+, linear averaging) solves it with a
-restricted Nash response: player ``j`` plays ``trust[j] · model[j] + (1 − trust[j]) ·
-(its regret-matching mix)`` (:func:`solve`).
-
-Regret matching is nine tenths of a castle decision of ``expert`` and most of a location
-decision (issue 34), and the work is the same for every row, so :data:`LANES` rows are
-solved together: every array has the rows in its last axis and every step is a loop over
-them innermost, which the compiler turns into vector instructions.  No reassociation
-(no ``fastmath``): each lane's numbers are those of solving its row alone.
-``tests/agents/test_expert.py`` holds the payoffs to a brute-force sum over every joint
-action, and the solve to the best responses it must find.
+The round's role game among the players at the Castle (each exhibits, steals or plays detective with a mix)
+has as payoffs each player's gain in track spaces less the weighted gains of the others
+(:func:`role_game_values`); regret matching (RM+) solves it as a restricted Nash response (:func:`solve`).
+That is most of an ``expert`` decision and the same work for every row, so :data:`LANES` rows are solved
+together, rows in the innermost axis of every array, which the compiler vectorizes; no ``fastmath``, so each
+lane's numbers are those of solving its row alone.  See docs/agents.md (The expert) and docs/design.md §1.
 """
 
 from __future__ import annotations
@@ -98,7 +86,11 @@ def solve(v: Lanes, n: int, count: int, iterations: int, want_values: bool) -> N
     """Regret matching for ``iterations`` rounds on lanes ``0 … count-1`` (each a loaded game, see
     :func:`load`): each lane's average mix into ``v.average`` and (``want_values``) player 0's
     option values (exhibit, thief, detective, away) against the final average mixes into
-    ``v.values[0]``."""
+    ``v.values[0]``.
+
+    RM+ with linear averaging, as a restricted Nash response: player ``j`` plays
+    ``trust[j] · model[j] + (1 − trust[j]) · (its regret-matching mix)``.
+    """
     mix, regret, values, sums = v.mix, v.regret, v.values, v.sums
     expected, positive = sums[10], sums[11]
     for it in range(iterations):
@@ -146,6 +138,10 @@ def role_game_values(v: Lanes, n: int, count: int, players: int, options: int) -
     """The payoffs of ``v.played`` (each player's mix times its presence) for players
     ``0 … players-1`` and options ``0 … options-1`` (exhibit, thief, detective, away) into
     ``v.values``: each player's own gain less the weighted gains of the others, its own action fixed.
+
+    Gains are in track spaces, the others playing independently: an exhibition scores when no thief goes
+    uncaught and no other exhibition beats it, and loses a card when robbed; a thief is caught by any
+    detective, else takes a card when someone exhibits; a detective earns its reward when some thief comes.
 
     Six events make the gains, each a product over the players other than ``j`` of one factor
     per player; ``rest[f, i, j]`` is the product over ``k ∉ {i, j}`` of event ``f``'s factor, as

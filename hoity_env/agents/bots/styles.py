@@ -1,18 +1,11 @@
 """The scripted zoo's styles: one rule per ruleset each, the strategy in the docstring (docs/design.md §3).
 
-Every style reads only its own observation, draws every random choice from its own
-seeded generator (four uniforms per row and decision: a coin, a weighted pick and two
-for a normal bid jitter), varies its bids (equal bids void each other under the
-unique-bid rule, RULES S-5) and mixes its castle roles (any pure role is exploitable,
-RULES.md's last table).  They assume their ruleset's preset numbers (``min_exhibition``
-3, thief penalty and detective reward 2 …), which the observation does not carry.
-
-A style's rules are keyed by the engine's ruleset name (:attr:`ScriptedAgent.RULES`): the
-standard rules are numba kernels (:mod:`hoity_env.agents.bots.styles_kernels`), the
-original ones numpy over the batch (:mod:`hoity_env.agents.bots.styles_original`).  The
-agent is told its table when it is made and decides with that ruleset's rule; ``act`` is
-the same rule at ``B = 1``.  The experts live in :mod:`hoity_env.agents.bots.expert` and
-:mod:`hoity_env.agents.bots.expert_v1`.
+Every style reads only its own observation, draws every random choice from its own seeded generator, varies
+its bids (equal bids void each other under the unique-bid rule, RULES S-5) and mixes its castle roles (any
+pure role is exploitable, RULES.md's last table).  A style's rules are keyed by ruleset name
+(:attr:`ScriptedAgent.RULES`): numba kernels for the standard rules
+(:mod:`hoity_env.agents.bots.styles_kernels`), numpy over the batch for the original ones
+(:mod:`hoity_env.agents.bots.styles_original`).  See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -38,10 +31,15 @@ __all__ = ["CollectorAgent", "DetectiveAgent", "ScriptedAgent", "ThiefAgent"]
 
 
 class ScriptedAgent(SeededAgent):
-    """A style: one rule per ruleset it plays (:attr:`RULES`), the one of its table deciding."""
+    """A style: one rule per ruleset it plays (:attr:`RULES`), the one of its table deciding.
+
+    It assumes its ruleset's preset numbers (``min_exhibition`` 3, thief penalty and detective reward 2 …),
+    which the observation does not carry; ``act`` is the same rule at ``B = 1``.
+    """
 
     name = "scripted"
     DRAWS = 4
+    """Uniforms per row and decision: a coin, a weighted pick and two for a normal bid jitter."""
     RULES: ClassVar[Mapping[str, Rule]] = {}
     """The style's rule for each ruleset it plays, by the engine's ruleset name."""
 

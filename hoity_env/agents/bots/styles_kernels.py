@@ -1,17 +1,10 @@
 """The standard styles' rules as numba kernels, and the per-row helpers every style kernel shares.
 
-A style decides a batch of standard rows in one compiled loop: each row's
-observation, mask and four uniforms give its step (location, bid or castle role)
-and the style's choice.  These kernels are the styles' one batched implementation
-under the standard rules (the expert's is :mod:`hoity_env.agents.bots.expert`,
-``expert-v1``'s :mod:`hoity_env.agents.bots.expert_v1`); ``act`` is the same kernel
-at ``B = 1``.  ``tests/agents/test_agent_kernels.py`` holds them to recorded decisions
-and to the behaviours the design asks for (varied bids, mixed castle roles).
-
-Each style writes its loop out (per-row scratch arrays, then for each row: its
-observation, mask and uniforms, the step, one branch per step): one shared loop would
-take the step rules as function arguments, which numba calls per row through
-first-class function types instead of compiling them into the loop.
+A style decides a batch of standard rows in one compiled loop: each row's observation, mask and four
+uniforms give its step (location, bid or castle role) and the style's choice; ``act`` is the same kernel
+at ``B = 1``.  Each style writes its loop out: one shared loop would take the step rules as function
+arguments, which numba calls per row through first-class function types instead of compiling them in.
+See docs/agents.md and docs/design.md §1.
 """
 
 from __future__ import annotations

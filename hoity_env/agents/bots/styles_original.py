@@ -1,21 +1,10 @@
 """The scripted styles under the original ruleset (RULES O-1 … O-9): a view, each style's rule over a batch.
 
-The original rules have other decisions than the standard ones (which check to play
-and for which of the two lots, an auction thief, which of two numbered thieves), so
-each style has a second rule here, its entry under ``"original"`` in
-:attr:`~hoity_env.agents.bots.styles.ScriptedAgent.RULES`.  Like the standard rules, a
-decision is a pure function of (observation, mask, four uniforms), read through
-:class:`OriginalView` only (never the hidden state), written with arrays whose leading
-axis is the batch, splitting the rows by step (location, auction, castle); the one-game
-``act`` is this code at ``B = 1``.
-
-The styles keep their standard character: ``collector`` buys what grows its run and
-exhibits; ``thief`` mostly steals at the Castle and at the auction; ``detective`` hunts
-the thieves it expects; ``expert`` reads the public checks (the highest check wins,
-O-5, and every check held is public) to bid exactly what wins, values each castle card
-from the rivals' revealed habits and the leader's castle reward, and mixes its choices
-so it cannot be read.  ``tests/oracles/original_rows.py`` states each rule one row at a
-time in plain Python, and ``tests/agents/test_original_batch.py`` holds these to it.
+The original rules have other decisions than the standard ones (which check to play and for which of the two
+lots, an auction thief, which of two numbered thieves), so each style has a second rule here, its entry under
+``"original"`` in :attr:`~hoity_env.agents.bots.styles.ScriptedAgent.RULES`: a pure function of (observation,
+mask, four uniforms), read through :class:`OriginalView` only (never the hidden state), written with numpy
+over the batch; the one-game ``act`` is this code at ``B = 1``.  See docs/rulesets.md.
 """
 
 from __future__ import annotations

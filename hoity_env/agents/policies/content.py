@@ -1,21 +1,10 @@
 """What an agent spec plays, as a hash of its files: the same spec string can name another policy.
 
-A ``ppo:PATH`` spec names a file, and the file can change under the same name (a run
-that went on rewrites its ``policy.zip``, a model retrained to the same path).  Anything
-that keeps a measurement of an agent to reuse later (the ladder's finished best
-responses, :mod:`hoity_env.strength.ladder`) keys it by :func:`content_hash` as well as by
-the spec, so a replaced file is measured again.
-
-* ``ppo:PATH``, ``ppo-sample:PATH``, ``npz:PATH``, ``rllib:PATH``: the SHA-256 of the file's bytes (of a
-  folder: of every file in it, by relative path);
-* ``population:PATH`` and the named populations: the manifest's bytes and each member's
-  spec and hash, members resolved as :class:`~hoity_env.agents.policies.population.PopulationAgent`
-  resolves them;
-* the named agents (``champion``, ``reference-greedy`` …): their shipped weights' file for
-  the table (``rules``, ``num_players``: :mod:`hoity_env.agents.policies.registry`), as ``make`` loads it;
-* the scripted agents: ``""`` (their code is the package's; no file names them).
-
-Hashing reads bytes only: nothing is unpickled or built here.
+A ``ppo:PATH`` spec names a file, and the file can change under the same name (a run that went on, a model
+retrained to the same path).  Anything that keeps a measurement of an agent to reuse later (the ladder's
+finished best responses, :mod:`hoity_env.strength.ladder`) keys it by :func:`content_hash` as well as by the
+spec, so a replaced file is measured again.  Hashing reads bytes only: nothing is unpickled or built here.
+See docs/evaluation.md (The ladder).
 """
 
 from __future__ import annotations
@@ -82,7 +71,14 @@ def _population_hash(manifest: Path, rules: str | RulesConfig | None, num_player
 
 def content_hash(spec: str, *, rules: str | RulesConfig | None = None, num_players: int | None = None) -> str:
     """``sha256:<hex>`` of what ``spec`` plays at the table of ``rules`` and ``num_players`` (None:
-    standard, 4 players; see the module docstring); ``""`` for a scripted agent."""
+    standard, 4 players); ``""`` for a scripted agent (its code is the package's).
+
+    * ``ppo:``, ``ppo-sample:``, ``npz:``, ``rllib:`` ``PATH``: the file's bytes (of a folder: of every
+      file in it, by relative path);
+    * ``population:PATH`` and the named populations: the manifest's bytes and each member's spec and hash,
+      members resolved as :class:`~hoity_env.agents.policies.population.PopulationAgent` resolves them;
+    * the named agents: their shipped weights' file for the table, as ``make`` loads it.
+    """
     for prefix in PATH_PREFIXES:
         if spec.startswith(prefix):
             return _path_hash(Path(spec[len(prefix) :]))

@@ -1,22 +1,10 @@
 """Export a ``MaskablePPO`` checkpoint's policy to the plain-numpy ``.npz`` format (needs the train extra).
 
-Only what acting needs is kept: the actor MLP and the action head of SB3's
-``MlpPolicy`` (the value network, optimizer state and ``ortho_init`` play no
-part in choosing actions).  A checkpoint whose policy is anything else (a
-custom features extractor, an unknown activation) is refused, so an export is
-never silently wrong (the command line is ``hoity-export``, :mod:`hoity_env.cli.export`).
-A padded checkpoint (the fast
-learner's ``--players 2,3,…`` or ``--padded``; ``hoity_env.json`` in the zip) exports as a padded
-policy that plays every count it was trained on.
-
-:func:`export_population` exports a league's ``population.json``: each
-``ppo-sample:`` member to an ``.npz`` in ``OUT_DIR`` and a manifest beside them whose members
-are ``npz:`` specs, so the mixture plays without torch (how a per-table ``champion-mix`` is
-shipped).  It reads only inside the manifest's folder (a member outside it is refused, as
-``population:`` refuses it, unless ``HOITY_POPULATION_PATHS=any`` allows it) and writes only
-``OUT_DIR``, built in a hidden scratch folder beside it and renamed whole at the end: a
-failure, Ctrl-C or SIGTERM leaves nothing, and a scratch folder left by a ``kill -9`` is
-reported and removed by the next export to the same ``OUT_DIR``.
+Only what acting needs is kept, the actor MLP and the action head of SB3's ``MlpPolicy``, so that the
+policy plays without torch.  A checkpoint whose policy is anything else (a custom features extractor, an
+unknown activation) is refused, so an export is never silently wrong.  :func:`export_population` exports a
+league's ``population.json`` likewise.  The command line is ``hoity-export`` (:mod:`hoity_env.cli.export`).
+See docs/agents.md.
 """
 
 from __future__ import annotations

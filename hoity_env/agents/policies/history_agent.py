@@ -1,30 +1,10 @@
 """A saved policy with memory of the game, played as an agent: it tracks each game's public history.
 
-The fast learner with ``memory = K`` trains a policy whose input is the observation
-followed by every seat's reveals in the ``K`` rounds before last
-(:mod:`hoity_env.environment.history`); its checkpoint records ``K``.  ``ppo:PATH`` and
-``ppo-sample:PATH`` load such a checkpoint as a :class:`HistoryAgent`, which keeps one
-:class:`~hoity_env.environment.history.History` row per game it plays, fed only by the
-observations it is shown, and decides from the same augmented rows the policy was
-trained on.
-
-Which rows belong to which game:
-
-* **one game** (``hoity-play``, ``hoity-serve``, the one-game harness): ``reset(seed)``
-  starts a game and every ``act`` is its next observation;
-* **many games** (the batched harness, the vs-bots envs, the fast learner's seats): the
-  game hooks of :mod:`hoity_env.agents.batch`: ``start_games(labels)`` clears those rows
-  and ``act_games(labels, …)`` plays them;
-* a plain ``act_batch`` of ``B`` rows plays games labelled ``0 … B-1``, begun by the last
-  ``reset`` (so ``act`` is ``act_batch`` at ``B = 1``, as for every agent).
-
-So on the one-game path one object plays one seat: a spec string gives each seat its own
-object everywhere (the harness, ``hoity-play``, ``hoity-serve``, ``SingleAgentEnv``'s
-``opponents="ppo:PATH"``), but one object handed to several seats of a game through
-``act`` would mix their histories.
-
-A greedy (``ppo:``) memory agent makes the same decisions on the one-game and the batched
-path (tested); a sampling one draws from its own generator as every sampling agent does.
+The fast learner with ``memory = K`` trains a policy whose input is the observation followed by every
+seat's reveals in the ``K`` rounds before last (:mod:`hoity_env.environment.history`); its checkpoint
+records ``K``.  ``ppo:PATH`` and ``ppo-sample:PATH`` load such a checkpoint as a :class:`HistoryAgent`,
+which rebuilds those rows from the observations it is shown, one history per game.
+See docs/evaluation.md (A best response with memory of the game).
 """
 
 from __future__ import annotations
@@ -44,9 +24,17 @@ __all__ = ["HistoryAgent"]
 class HistoryAgent:
     """Plays a :class:`~hoity_env.agents.policies.sb3.PolicyAgent` whose checkpoint has ``memory`` > 0.
 
-    ``policy`` decides from the augmented rows; this agent keeps the history (see the
-    module docstring).  Its ``name``, ``obs_dim`` (the observation's), ``num_actions``
-    and ``table`` (the game it plays) are the policy's.
+    ``policy`` decides from the augmented rows; this agent keeps one
+    :class:`~hoity_env.environment.history.History` row per game, fed only by the observations it is shown:
+
+    * one game (``hoity-play``, ``hoity-serve``, the one-game harness): ``reset(seed)`` starts it and every
+      ``act`` is its next observation, so one object plays one seat (a spec string gives each its own);
+    * many games: the game hooks of :mod:`hoity_env.agents.batch` (``start_games(labels)`` clears those
+      rows, ``act_games(labels, …)`` plays them);
+    * a plain ``act_batch`` of ``B`` rows plays games ``0 … B-1``, begun by the last ``reset``.
+
+    A greedy one decides alike on the one-game and the batched path.  Its ``name``, ``obs_dim`` (the
+    observation's), ``num_actions`` and ``table`` (the game it plays) are the policy's.
     """
 
     def __init__(self, policy: PolicyAgent) -> None:

@@ -1,46 +1,11 @@
 """Plain-numpy MLP policies: the ``.npz`` format of the shipped models and its forward pass.
 
-Why numpy: the champion and the reference agent must play in the core install,
-which has no torch.  Their networks are small multilayer perceptrons (SB3's
-``MlpPolicy``: an actor MLP, then a linear action head), so a numpy forward pass
-gives the torch policy's logits (to float rounding; a test holds it to 1e-5) at
-no dependency cost.
-
-The format (``FORMAT``), one ``.npz`` file, nothing pickled (``np.load`` with
-``allow_pickle=False``), so any MLP policy over hoity_env's flat observations can
-be written to it (an SB3 checkpoint with :mod:`hoity_env.agents.policies.export`, or any
-other trainer's weights with :func:`save_policy`):
-
-* ``w0, b0, w1, b1, …, wL, bL``: float32 arrays in torch's ``nn.Linear`` layout
-  (``w_i`` is ``(out, in)``, ``b_i`` is ``(out,)``); layers ``0 … L-1`` are the
-  hidden layers, layer ``L`` the action head.  The logits of an observation
-  ``x`` (length ``obs_dim``) are ``h_0 = x``, ``h_{i+1} = f(w_i h_i + b_i)`` for
-  ``i < L`` and ``logits = w_L h_L + b_L`` (length ``num_actions``), where ``f``
-  is the ``activation``.
-* ``metadata``: a 0-d string array holding one JSON object with at least
-  ``format`` (``"hoity_env.mlp_policy/1"``), ``obs_dim``, ``num_actions``,
-  ``num_players``, ``rules`` (the preset it was trained on) and ``activation``
-  (one of ``ACTIVATIONS``).  Other keys record where the weights came from
-  (``name``, ``source`` with the checkpoint's ``sha256``, ``training_args``)
-  and are kept as they are.
-
-A policy that reads padded observations (:class:`hoity_env.environment.padding.PaddedInputs`: one network for
-several player counts) is written as ``format`` ``"hoity_env.mlp_policy/2"``
-(:data:`PADDED_FORMAT`), whose metadata has ``padded`` (true) and ``player_counts`` (the
-counts it plays) instead of ``num_players``, and ``obs_dim`` the padded layout's; the agent
-pads the env's observations before the forward pass.  Every ``/1`` file reads as before;
-a reader that knows only ``/1`` refuses a ``/2`` file by its format, never misreads it.
-
-Actions are chosen from the masked softmax of the logits, as sb3-contrib's
-``MaskableCategorical`` does (illegal actions get probability 0).
-
-:func:`load_policy` is the one reader of the format, and treats the file as untrusted
-(:mod:`hoity_env.files`): a FIFO, a folder or a truncated file, metadata that is not a JSON
-object of the fields above with their types (``obs_dim`` an integer in range, ``activation``
-a known name), and arrays other than float weights of the shapes the metadata implies (at
-most :data:`MAX_WIDTH` wide, :data:`MAX_LAYERS` deep) are each one
-:class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field; shapes are
-checked on the arrays' headers before any array is read.
+Why numpy: the named agents must play in the core install, which has no torch.  Their networks are small
+MLPs (SB3's ``MlpPolicy``: an actor MLP, then a linear action head), so a numpy forward pass gives the torch
+policy's logits (to float rounding) at no dependency cost.  The format (:class:`MlpPolicy`) is one ``.npz``
+file, nothing pickled, so any trainer's MLP weights can be written to it (:func:`save_policy`).  Actions are
+drawn from the masked softmax of the logits, as sb3-contrib's ``MaskableCategorical`` does.
+See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -74,7 +39,7 @@ __all__ = [
 FORMAT = "hoity_env.mlp_policy/1"
 """The ``format`` value of the metadata; a later, incompatible layout gets a new number."""
 PADDED_FORMAT = "hoity_env.mlp_policy/2"
-"""The ``format`` of a policy over padded observations (see the module docstring)."""
+"""The ``format`` of a policy over padded observations (see :class:`MlpPolicy`)."""
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -96,14 +61,25 @@ MAX_METADATA_CHARS = 1 << 20
 
 @dataclass(frozen=True)
 class MlpPolicy:
-    """An MLP policy's layers and metadata, checked consistent when built."""
+    """An MLP policy's layers and metadata, checked consistent when built: what its ``.npz`` file holds.
+
+    * ``w0, b0, w1, b1, …, wL, bL``: float arrays in torch's ``nn.Linear`` layout (``w_i`` is ``(out, in)``,
+      ``b_i`` is ``(out,)``); layers ``0 … L-1`` are the hidden layers, layer ``L`` the action head:
+      ``h_0 = x``, ``h_{i+1} = f(w_i h_i + b_i)`` for ``i < L``, ``logits = w_L h_L + b_L``.
+    * ``metadata``: a 0-d string array holding one JSON object with at least ``format`` (:data:`FORMAT`),
+      ``obs_dim``, ``num_actions``, ``num_players``, ``rules`` (the preset it was trained on) and
+      ``activation`` (``f``, one of :data:`ACTIVATIONS`); other keys (``name``, ``source`` with the
+      checkpoint's ``sha256``, ``training_args``) are kept as they are.  A policy over padded observations
+      has ``format`` :data:`PADDED_FORMAT`, ``padded`` (true) and ``player_counts`` instead of
+      ``num_players``, and the padded layout's ``obs_dim``; a reader of ``/1`` only refuses it by its format.
+    """
 
     weights: tuple[np.ndarray, ...]
     """``w0 … wL``, float32 ``(out, in)``."""
     biases: tuple[np.ndarray, ...]
     """``b0 … bL``, float32 ``(out,)``."""
     metadata: Mapping[str, Any]
-    """The JSON metadata (see the module docstring)."""
+    """The JSON metadata (see the class docstring)."""
     where: str = "MLP policy"
     """What to call it in error messages (its file)."""
     _layers: tuple[tuple[np.ndarray, np.ndarray], ...] = field(init=False, repr=False, compare=False)
@@ -158,7 +134,7 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 def check_metadata(meta: Any, where: str) -> None:
     """Refuse metadata that is not a JSON object of the format's fields with their types and ranges
-    (module docstring), with one :class:`ConfigError` naming the field; other keys are kept as they are."""
+    (:class:`MlpPolicy`), with one :class:`ConfigError` naming the field; other keys are kept as they are."""
     if not isinstance(meta, Mapping):
         raise ConfigError(f"{where}: metadata must be a JSON object, got {type(meta).__name__}")
     fields = JsonObject(dict(meta), where, "metadata")
@@ -277,8 +253,11 @@ def _real(values: Any, where: str) -> np.ndarray:
 def load_policy(source: str | Path | IO[bytes], where: str | None = None) -> MlpPolicy:
     """Read an MLP policy written by :func:`save_policy` (a path or an open binary file).
 
-    The file is untrusted (module docstring): the metadata is read and checked first, then
-    every array's header against the shapes it implies, and only then are the weights read.
+    The file is untrusted (:mod:`hoity_env.files`): the metadata is read and checked first, then every
+    array's header against the shapes it implies (at most :data:`MAX_WIDTH` wide, :data:`MAX_LAYERS`
+    deep), and only then are the weights read.  A FIFO, a folder, a truncated file, metadata that is not a
+    JSON object of the fields with their types, or arrays other than float weights of those shapes are each
+    one :class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field.
     """
     where = where or str(source)
     with open_npz(source, where, text_arrays=("metadata",), max_elements=MAX_PARAMETERS) as npz:

@@ -1,26 +1,11 @@
 """The named agents: hoity_env's trained policies shipped inside the package, playable without torch.
 
-``champion`` is the strongest single policy we trained, head to head (the ``champion-mix``
-population is harder to exploit): at 4 players of the standard rules the main agent of a league
-with exploiters, PFSP and a magnet (``docs/reference/champion-v2/``), elsewhere one padded
-network per ruleset (``docs/reference/champion-v4/``); ``reference`` is the reference PPO run
-(``training/train_ppo.py``, ``docs/reference/``).  The lineage's names (``champion-v1`` …) are
-retired (:data:`~hoity_env.agents.policies.registry.RETIRED`); their weights ship as
-``champion-mix`` members, played as ``npz:`` files.
-Each plays the tables (rules preset, player count) it is registered at in
-``hoity_env/agents/models/registry.json`` (:mod:`hoity_env.agents.policies.registry`): ``make(name,
-num_players=..., rules=...)`` loads the file of the game's table and refuses a table without
-one, naming those it plays.  The files are plain numpy weights
-(:mod:`hoity_env.agents.policies.mlp`) exported from ``MaskablePPO`` checkpoints (package data;
-``tests/agents/test_named_agents.py`` keeps them equal to a fresh export of those checkpoints and
-under 3 MB together); a padded one (:class:`hoity_env.environment.padding.PaddedInputs`) plays several counts.
-
-Plain names sample the policy, as we recommend for playing against them (a
-greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable
-legal action.  A named agent makes exactly the choices of the ``PolicyAgent`` of
-its checkpoint (``ppo-sample:docs/reference/champion-v2/final_model.zip`` for
-``champion``, ``ppo:`` for ``champion-greedy``) given the same seed: the same
-probabilities (to float rounding) and one uniform per row from its own generator.
+``champion`` is our strongest single policy head to head, ``reference`` the reference PPO run
+(``training/train_ppo.py``).  Each plays the tables (rules preset, player count) it is registered at
+(:mod:`hoity_env.agents.policies.registry`), from numpy weights (:mod:`hoity_env.agents.policies.mlp`)
+exported from ``MaskablePPO`` checkpoints and shipped as package data.  Plain names sample the policy (a
+greedy policy is an easy, predictable prey); ``-greedy`` plays the most probable legal action.
+See docs/agents.md (Named agents at each table).
 """
 
 from __future__ import annotations
@@ -101,10 +86,13 @@ def make_named(
     rules: str | RulesConfig | None = None,
     num_actions: int | None = None,
 ) -> NumpyPolicyAgent:
-    """The named agent ``spec`` (one of :data:`NAMED_AGENTS`) for the game's table (module docstring).
+    """The named agent ``spec`` (one of :data:`NAMED_AGENTS`) for the game's table.
 
     ``rules``/``num_players`` name the table (None: the standard rules, 4 players); a table the
-    name has no file for is refused, naming those it plays.
+    name has no file for is refused, naming those it plays.  Given the same seed, it makes exactly the
+    choices of the :class:`~hoity_env.agents.policies.sb3.PolicyAgent` of its checkpoint (``ppo-sample:``,
+    or ``ppo:`` for ``-greedy``): the same probabilities (to float rounding) and one uniform per row from
+    its own generator.
     """
     if spec not in NAMED_AGENTS:
         raise ConfigError(

@@ -1,57 +1,11 @@
 """``population:PATH``: a mixture over saved agents, one member drawn per game, and its manifest.
 
-A league (or PSRO) ends with a population and a meta-strategy over it: weights
-saying how often each member should be played.  :class:`PopulationAgent` makes
-that mixture an agent like any other, so it can be evaluated, exploited and
-played against: at the start of every game it draws one member with probability
-proportional to its weight, from its own generator, and that member plays the
-whole game.  (A mixture drawn per decision would be a different, weaker
-strategy; a draw per batch would tie every game of a batch together.)
-
-The members and their weights are a manifest, ``population.json``
-(:func:`read_population`, :func:`write_population`)::
-
-    {"format": "hoity-population/1",
-     "members": [{"spec": "ppo-sample:members/main_final.zip", "weight": 0.5,
-                  "origin": "main agent, 3,000,000 steps"},
-                 {"spec": "expert", "weight": 0.25, "origin": "zoo"}]}
-
-Member specs are any :func:`hoity_env.agents.make` spec except another population
-(no recursion); a relative path inside one (``ppo:``, ``ppo-sample:``, ``npz:``, ``rllib:``)
-is relative to the manifest's folder, so a saved league can be moved as a whole.
-Weights must be positive and finite; :func:`normalised` makes them probabilities
-(divided by the largest first, so ``1e308, 1e308`` is half and half, not an overflow to
-infinity).  ``origin`` is free text.  A manifest is untrusted JSON, read by
-:func:`read_population` through :mod:`hoity_env.files`: a FIFO or a folder, a truncated or
-empty file, JSON nested too deeply, a spec holding a NUL or another control character, a
-weight written as a 400-digit integer: each is one
-:class:`~hoity_env.engine.errors.FileFormatError` naming the file and the field.
-
-A manifest is as dangerous as the checkpoints it names (a ``ppo:`` member is a pickle,
-run when loaded), so by default a member's file must lie inside the manifest's folder
-(:func:`check_inside`): an absolute path, or one that leaves the folder (``../``, a
-symbolic link pointing out), is refused before anything is loaded.  A user who trusts a
-manifest that names files elsewhere allows it explicitly: ``member_specs(...,
-any_paths=True)``, or, for every command and worker process, the environment variable
-``HOITY_POPULATION_PATHS=any`` (:data:`PATHS_VARIABLE`; ``inside``, the default, keeps the rule).
-
-Named populations ship in the package beside the named agents' weights
-(``hoity_env/agents/models/*.json``, :data:`NAMED_POPULATIONS`), one manifest per table
-they are registered at (:mod:`hoity_env.agents.policies.registry`), and are played by
-name: ``champion-mix`` (4-player standard) is ``champion``, champion v1 and v3 with equal
-weights, the least exploitable agent we have measured (docs/league.md, the ladder).  It
-samples its members' policies; there is no ``-greedy`` form (a greedy mixture would
-still be three predictable policies).  :func:`hoity_env.agents.make` reads the manifest,
-builds every member for the population's table (so named members resolve to that table's
-files) and hands them, built, to :class:`PopulationAgent`.
-
-Seeds: ``reset(seed)`` reseeds the agent's generator, draws the game's member and
-then reseeds every member from the same generator, so the same seed gives the same
-member and the same play.  Loops that batch the rows of many games use the
-optional game hooks of :mod:`hoity_env.agents.batch` (:meth:`start_games`,
-:meth:`act_games`); ``start_games`` with per-game seeds draws exactly the member
-``reset`` would for each seed.  Plain ``act_batch`` plays every row as the game
-begun by the last ``reset``.
+A league (or PSRO) ends with a population and a meta-strategy over it.  :class:`PopulationAgent` makes that
+mixture an agent like any other, evaluated, exploited and played against: at the start of every game it draws
+one member by weight, from its own generator, and that member plays the whole game (a draw per decision would
+be another, weaker strategy; a draw per batch would tie a batch's games together).  The manifest is
+``population.json`` (:func:`read_population`, :func:`write_population`); a member's file must lie inside the
+manifest's folder unless the user allows otherwise (:func:`member_specs`).  See docs/agents.md (Populations).
 """
 
 from __future__ import annotations
@@ -100,7 +54,8 @@ POPULATION_FORMAT = "hoity-population/1"
 POPULATION_PREFIX = "population:"
 NAMED_POPULATIONS = registry().names("population")
 """The populations shipped in the package (the registry's), each a manifest per table under
-``hoity_env/agents/models/``."""
+``hoity_env/agents/models/``; played by sampling, with no ``-greedy`` form (a greedy mixture would
+still be predictable policies)."""
 PATH_PREFIXES = ("ppo:", "ppo-sample:", "npz:", "rllib:")
 """Member spec forms that name a file (resolved against the manifest's folder)."""
 PATHS_VARIABLE = "HOITY_POPULATION_PATHS"
@@ -179,7 +134,7 @@ def check_member(member: Any, index: int, path: Path | None = None) -> Member:
 def read_population(path: str | Path) -> tuple[Member, ...]:
     """The members of the manifest at ``path`` as written (specs not yet resolved); checked.
 
-    The file is untrusted (module docstring): anything but a regular file of at most 4 MiB
+    The file is untrusted (:mod:`hoity_env.files`): anything but a regular file of at most 4 MiB
     holding a manifest of the right ``format`` with 1 to :data:`MAX_MEMBERS` valid members is
     one :class:`FileFormatError` naming the file and the field.
     """
@@ -287,7 +242,7 @@ def member_specs(path: Path, members: Sequence[Member], any_paths: bool | None =
 
 
 class PopulationAgent:
-    """Plays one member of a population per game, drawn by weight (see the module docstring).
+    """Plays one member of a population per game, drawn by weight.
 
     ``members`` are the manifest's at ``path`` (:func:`read_population`) and ``agents`` the agent
     each one plays, already built for the game's table (``make("population:PATH", ...)`` builds

@@ -1,27 +1,11 @@
 """Which shipped file plays a named agent at which table: ``hoity_env/agents/models/registry.json``.
 
-A *table* is a rules preset and a player count (``standard``, 4).  The ten tables of the
-game are the two presets times 2 … 6 players; a named agent (``champion``,
-``champion-mix`` …) is registered at some of them, each table pointing at one file under
-``hoity_env/agents/models/``: numpy weights (``.npz``, :mod:`hoity_env.agents.policies.mlp`)
-for a policy, a population manifest (``.json``, :mod:`hoity_env.agents.policies.population`) for a
-mixture.  One padded policy (it plays several counts) is registered at each of its tables::
-
-    {"format": "hoity-agents/1",
-     "files": {"champion.npz": "docs/reference/champion-v2/final_model.zip",
-               "champion-mix.json": null},
-     "agents": {"champion": {"standard/4": "champion.npz"},
-                "champion-mix": {"standard/4": "champion-mix.json"}}}
-
-``files`` lists every shipped file with the checkpoint (in the repository) a ``.npz`` is
-exported from (``hoity-export --shipped`` rewrites them all);
-``agents`` maps each name's tables (``RULES/PLAYERS``) to a file.  A population with members of
-its own (a league's, exported with ``hoity-export --population``) is a
-folder: ``FOLDER/population.json`` with its ``npz:`` member files beside it.  All of a name's files
-are of one kind (policies or populations).  :func:`resolve` finds a name's file for a game,
-and refuses a table the name has no file for, or rules that differ from every preset (a
-changed ``starting_money`` is another game), with one :class:`ConfigError` that lists the
-tables the name plays and no file path (docs/agents.md: how to add a table).
+A *table* is a rules preset and a player count (``standard``, 4).  A named agent (``champion``,
+``champion-mix`` …) is registered at some of the ten tables, each pointing at one file under
+``hoity_env/agents/models/``: numpy weights (``.npz``) for a policy, a population manifest (``.json``) for a
+mixture.  :func:`resolve` finds a name's file for a game, and refuses a table the name has no file for, or
+changed rules (a changed ``starting_money`` is another game), with one :class:`ConfigError` that lists the
+tables the name plays.  See docs/agents.md (Named agents at each table: the format, and how to add a table).
 """
 
 from __future__ import annotations
@@ -132,7 +116,13 @@ def _population_folder(folder: str, name: str) -> bool:
 
 
 class Registry:
-    """The registry's contents, checked (see the module docstring)."""
+    """The registry's contents, checked: ``{"format": "hoity-agents/1", "files": …, "agents": …}``.
+
+    ``files`` lists every shipped file with the checkpoint (in the repository) a ``.npz`` is exported
+    from; ``agents`` maps each name's tables (``RULES/PLAYERS``) to a file.  A padded policy is listed at
+    each of its tables; a population with members of its own is a folder, ``FOLDER/population.json`` with
+    its ``npz:`` member files beside it.  All of a name's files are of one kind (policies or populations).
+    """
 
     def __init__(self, data: Any, where: str = "registry.json") -> None:
         if not isinstance(data, dict) or data.get("format") != REGISTRY_FORMAT:

@@ -1,16 +1,8 @@
 """Where ``hoity-eval --out`` writes: taken before any game is played, written atomically.
 
-An evaluation can take hours, so a destination that cannot take its results
-(an existing file, a folder without write permission, earlier results that
-would be overwritten) is refused up front, not after the games.  :func:`claim`
-then takes the folder for this run (a lock file, ``.hoity-eval.lock``, held with
-``flock`` until the run ends, so the operating system lets it go even after a
-``kill -9``): a second run with the same ``--out`` is refused at once, before it
-plays anything.  The four result files are first written under temporary names in
-the destination and then renamed into place; if anything fails, whatever this call
-wrote (and the folders the run made) is removed, so a failed write leaves no
-partial results.  ``result.png`` is written when matplotlib (the ``plots`` extra) is
-installed; otherwise one log line says how to get it, and the other three are written.
+An evaluation can take hours, so a destination that cannot take its results is refused up front, and
+:func:`claim` locks it for the run, so a second run with the same ``--out`` is refused before it plays
+anything.  :func:`write_results` writes all result files or none.  See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -41,7 +33,10 @@ class _Writable(Protocol):
 
 
 def check_destination(out: Path) -> None:
-    """Raise :class:`ConfigError` unless the results can be written to ``out`` without overwriting."""
+    """Raise :class:`ConfigError` unless the results can be written to ``out`` without overwriting.
+
+    Refused: a file, a folder that is not writable or cannot be created, one holding earlier results.
+    """
     if out.exists() and not out.is_dir():
         raise ConfigError(f"cannot write results to {out}: it is a file, not a folder")
     if out.is_dir():
@@ -66,8 +61,10 @@ def check_destination(out: Path) -> None:
 def claim(out: Path) -> Iterator[None]:
     """Take ``out`` for this run (checked, created, locked); on the way out let it go.
 
-    A :class:`ConfigError` if it cannot take the results or another run holds it.
-    Folders made here are removed again if the run leaves nothing in them.
+    The lock is ``.hoity-eval.lock``, held with ``flock`` until the run ends (the operating
+    system lets it go even after a ``kill -9``).  A :class:`ConfigError` if it cannot take the
+    results or another run holds it.  Folders made here are removed again if the run leaves
+    nothing in them.
     """
     check_destination(out)
     try:  # a folder the checks cannot foresee (under /proc, a read-only mount) fails here
@@ -102,7 +99,9 @@ def _remove_empty(made: list[Path]) -> None:
 def write_results(result: _Writable, out: Path) -> list[Path]:
     """Write ``result.{json,csv,md,png}`` into ``out`` (created if needed), all or nothing; the paths.
 
-    Without matplotlib there is no ``result.png``: one warning says how to get it.
+    The files are written under temporary names in ``out``, then renamed into place; if anything
+    fails, what this call wrote (and the folders it made) is removed.  Without matplotlib (the
+    ``plots`` extra) there is no ``result.png``: one warning says how to get it.
     """
     check_destination(out)
     made = _make_folders(out)

@@ -1,13 +1,10 @@
 """PNG charts of results with matplotlib's Agg backend (no display needed, safe in workers and CI).
 
-matplotlib is an extra (``pip install 'hoity_env[plots]'``; ``train`` brings it too):
-an RL pipeline that wants the environment does not install a charting library.
-Callers that draw a chart beside other results ask :func:`can_plot` first and write
-the rest without it; a chart drawn without matplotlib raises one clear
-``ModuleNotFoundError`` naming the extra.  matplotlib is imported only when a chart
-is drawn, so the harness stays quick to import; ``pyplot`` is avoided in favour of
-explicit ``Figure`` objects, which need no global backend state and are freed as
-soon as they go out of scope.
+matplotlib is an extra (``pip install 'hoity_env[plots]'``), so an RL pipeline that wants only the
+environment installs no charting library: callers ask :func:`can_plot` first, and a chart drawn without
+it raises one ``ModuleNotFoundError`` naming the extra.  matplotlib is imported only when a chart is
+drawn, and explicit ``Figure`` objects (no ``pyplot``) keep no global backend state.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations

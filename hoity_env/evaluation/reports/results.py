@@ -1,16 +1,10 @@
 """The results of the harness: dataclasses with JSON, CSV, Markdown and PNG forms.
 
-A result holds plain rows (:mod:`~hoity_env.evaluation.reports.rows`) and hands
-them to the renderers (:mod:`~hoity_env.evaluation.reports.markdown`,
-:mod:`~hoity_env.evaluation.reports.plots`), which never import the results back.
-JSON and CSV round-trip exactly (:mod:`~hoity_env.evaluation.reports.serialize`).
-Timings are deliberately not part of a result: the same seed must give the same
-result on any machine and with any number of workers.
-
-``records`` holds every game only when the evaluation was asked to keep them
-(``records=True``, ``hoity-eval --save-records``); by default it is empty and the
-tables are aggregated as the games stream in, so memory does not grow with the
-number of games.
+A result holds plain rows (:mod:`~hoity_env.evaluation.reports.rows`) and hands them to the renderers,
+which never import the results back; JSON and CSV round-trip exactly
+(:mod:`~hoity_env.evaluation.reports.serialize`).  Timings are deliberately not part of a result: the
+same seed must give the same result on any machine and with any number of workers.
+See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -29,7 +23,11 @@ __all__ = ["EvaluationResult", "HeadToHeadResult", "PairLookup", "TournamentResu
 
 @dataclasses.dataclass(frozen=True)
 class EvaluationResult(TableResult):
-    """Games between ``agents`` (one spec per entry, in entry order) with duplicate seat rotation."""
+    """Games between ``agents`` (one spec per entry, in entry order) with duplicate seat rotation.
+
+    ``records`` holds every game only when asked (``records=True``, ``hoity-eval --save-records``);
+    by default it is empty and the tables were summed as the games streamed in.
+    """
 
     ROWS = "agent_stats"
     ROW = AgentStats

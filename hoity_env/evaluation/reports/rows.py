@@ -1,13 +1,9 @@
 """The rows of the result tables: one agent, one seat, one rating, one pair of agents.
 
-Plain frozen dataclasses of numbers and names, with nothing to import: the
-results (:mod:`hoity_env.evaluation.reports.results`) hold them, and the
-renderers (:mod:`~hoity_env.evaluation.reports.markdown`,
-:mod:`~hoity_env.evaluation.reports.plots`) read them, without either knowing the
-other.  Every row that counts wins is a :class:`WinTally`, so what a win and its
-interval mean is said once, here.  The column order of the CSV and JSON forms is
-:func:`~hoity_env.evaluation.reports.serialize.columns`: a row's ``LEAD`` (the key
-columns, such as ``agent``), then the tally, then the rest in declaration order.
+Plain frozen dataclasses of numbers and names: the results hold them and the renderers read them,
+without either knowing the other.  Every row that counts wins is a :class:`WinTally`, so what a win
+and its interval mean is said once; the CSV and JSON column order is
+:func:`~hoity_env.evaluation.reports.serialize.columns`.  See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -50,6 +46,9 @@ class WinTally:
 class AgentStats(WinTally):
     """One agent's totals; ``games`` counts seat-games (one per seat held in each game).
 
+    So ``random``'s win rate in ``expert,random,random,random`` is the chance that a given random
+    seat wins, comparable with 1/n.  Those seat-games are not independent, so the interval of an
+    agent with several ``entries`` is a little narrow.
     ``win_share`` is the mean of the shares (1/number of winners), whose sum over
     all agents equals the number of decided games.
     """

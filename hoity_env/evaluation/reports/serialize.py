@@ -1,15 +1,9 @@
 """The exact JSON and CSV forms every result shares (a mixin), typed by the dataclasses' hints.
 
-Every result is a frozen dataclass of plain values (ints, floats, strings,
-tuples, nested results), so ``to_json``/``from_json`` round-trip exactly:
-floats are written with ``repr`` precision by :mod:`json` and read back bit for
-bit, and ``from_json(r.to_json()) == r``.  The CSV form is one table of rows
-(one row per agent, rating, pair or target), also exact.
-
-Both forms write a dataclass's fields in :func:`columns` order, not in declaration
-order: the rows inherit their win tally (:class:`~hoity_env.evaluation.reports.rows.WinTally`),
-which dataclasses declare first, and each row's ``LEAD`` puts its key columns back
-in front, so the files keep the column order they have always had.
+Results are frozen dataclasses of plain values, so ``from_json(r.to_json()) == r``: floats are written
+with ``repr`` precision and read back bit for bit, and the CSV table of rows is exact too.  Both forms
+write fields in :func:`columns` order, which puts a row's key columns (``LEAD``) before the win tally it
+inherits.  See docs/evaluation.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """RLlib (new API stack) policies as agents: the masked PPO module and a saved module behind ``Agent``.
 
-Needs the ``rllib`` extra (ray[rllib] 2.60, its own virtual environment: it pins
-gymnasium 1.2.2); nothing imports this module unless an ``rllib:PATH`` spec or
-the RLlib recipe asks for it.  It sits with the agents because a saved module is
-one more kind of saved policy (like :mod:`hoity_env.agents.policies.sb3` for SB3); the
-env adapter that trains it is :mod:`hoity_env.integrations.rllib.env`.
-
-* :class:`MaskedPPOModule`: RLlib's default PPO module fed ``obs["observation"]``,
-  with the logits of masked-out actions set to ``FLOAT_MIN`` (RLlib's own
-  action-masking example expects the key ``"observations"``; this reads our dict).
-  RLlib pickles a module's class by its import path; checkpoints written when the
-  class lived in ``hoity_env.integrations.rllib.env`` still load, because that module
-  re-exports it.
-* :class:`RLlibAgent` (agent spec ``rllib:PATH``): a saved module playing greedily
-  under the mask, loaded without starting Ray.
+It sits with the agents because a saved module is one more kind of saved policy: :class:`RLlibAgent`
+(spec ``rllib:PATH``) plays one greedily under the mask, loaded without starting Ray.  Needs the
+``rllib`` extra (its own virtual environment: ray[rllib] pins gymnasium); nothing imports this module
+unless an ``rllib:PATH`` spec or the RLlib recipe asks for it.  See docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -42,7 +32,11 @@ MAIN = "main"
 
 
 class MaskedPPOModule(DefaultPPOTorchRLModule):  # type: ignore[misc]
-    """RLlib's PPO module on ``obs["observation"]``, masked-out logits set to ``FLOAT_MIN``."""
+    """RLlib's PPO module on ``obs["observation"]``, masked-out logits set to ``FLOAT_MIN``.
+
+    RLlib's own action-masking example expects the key ``"observations"``; this reads our dict.  RLlib
+    pickles a module's class by its import path, so :mod:`hoity_env.integrations.rllib.env` re-exports
+    it for checkpoints that name that path."""
 
     def __init__(self, *, observation_space: gym.spaces.Dict | None = None, **kwargs: Any) -> None:
         if (

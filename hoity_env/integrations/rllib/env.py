@@ -1,18 +1,10 @@
 """RLlib (new API stack): a ``MultiAgentEnv`` adapter for training with RLlib.
 
-Needs the ``rllib`` extra (ray[rllib] 2.60, its own virtual environment: it pins
-gymnasium 1.2.2).  The classes live in the package, not in the training script,
-because RLlib pickles a module's class by its import path: a module trained by
-``training/rllib_ppo.py`` loads anywhere ``hoity_env`` is installed.
-
-* :class:`HoityRLlibEnv`: RLlib wants ``"__all__"`` in the done dicts; every seat ends
-  at once here.  Built with ``illegal_action="raise"`` unless told otherwise, so one
-  illegal action anywhere stops training: the masking is checked on every step.
-  ``{"observation_keys": "rllib"}`` in ``config`` names the observation dict's keys as RLlib's
-  own ``ActionMaskingTorchRLModule`` reads them (``observations``, ``action_mask``).
-* The masked PPO module (:class:`MaskedPPOModule`) and the saved module as an agent
-  (:class:`RLlibAgent`, spec ``rllib:PATH``) live in :mod:`hoity_env.integrations.rllib.agent`
-  and are re-exported here, where RLlib checkpoints of earlier versions find them.
+The classes live in the package, not in the training script, because RLlib pickles a module's class
+by its import path: a module trained by ``training/rllib_ppo.py`` loads anywhere ``hoity_env`` is
+installed.  :class:`MaskedPPOModule` and :class:`RLlibAgent` (:mod:`hoity_env.integrations.rllib.agent`)
+are re-exported here for checkpoints that name this path.  Needs the ``rllib`` extra.
+See docs/libraries.md (RLlib) and docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -27,7 +19,11 @@ from hoity_env.integrations.rllib.agent import MAIN, SHARED, MaskedPPOModule, RL
 
 
 class HoityRLlibEnv(MultiAgentEnv):  # type: ignore[misc]
-    """The parallel env as RLlib's ``MultiAgentEnv``; ``config`` holds the env's keyword arguments."""
+    """The parallel env as RLlib's ``MultiAgentEnv``; ``config`` holds the env's keyword arguments.
+
+    Built with ``illegal_action="raise"`` unless told otherwise, so one illegal action anywhere stops
+    training.  ``{"observation_keys": "rllib"}`` names the observation dict's keys as RLlib's own
+    ``ActionMaskingTorchRLModule`` reads them (``observations``, ``action_mask``)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()

@@ -1,26 +1,10 @@
 """RLlib league play: ``main`` against frozen snapshots of itself and our scripted bots (extra ``rllib``).
 
-How the league is built on RLlib's new API stack (2.60), and why:
-
-* **Everyone is an RLModule of one MultiRLModule.**  ``main`` is a
-  :class:`~hoity_env.integrations.rllib.env.MaskedPPOModule`; each scripted bot of our zoo
-  (collector, thief, detective, random, expert) is a :class:`ScriptedBotModule`
-  that calls the bot's ``act_batch`` on the observation vector and mask and returns
-  the actions itself (RLlib then samples nothing for it); a snapshot is another
-  ``MaskedPPOModule`` holding a copy of ``main``'s weights.  Only ``main`` is in
-  ``policies_to_train``, so the learner drops every other module's samples and
-  never steps their weights: bots and snapshots are frozen by construction.  This
-  was simpler than an env-side opponent mechanism, which would have needed its own
-  way to ship new snapshots to every env runner; here RLlib's ``add_module`` does it.
-* **Seats per episode:** :class:`LeagueMapping` is the ``policy_mapping_fn``.  RLlib
-  calls it once per seat when an episode starts; from the episode's id it puts
-  ``main`` in one seat and draws each other seat's opponent from the league
-  independently (mixed tables, as in a real game night).  The draw is a stable hash
-  of ``(episode id, seat)``: every seat of one episode agrees on where ``main`` is.
-* **The gate** (:class:`WinRateGate`): every ``every`` iterations ``main`` is scored
-  by our evaluation harness (duplicate format, greedy, through the ``rllib:PATH``
-  agent spec) against each league member filling every other seat; when its mean
-  win rate reaches ``threshold``, a frozen copy joins the league.
+Everyone is an RLModule of one MultiRLModule and only ``main`` is in ``policies_to_train``, so bots and
+snapshots are frozen by construction; this was simpler than an env-side opponent mechanism, since
+RLlib's ``add_module`` ships each new snapshot to every env runner.  :class:`LeagueMapping` seats the
+league per episode and :class:`WinRateGate` decides when a frozen copy of ``main`` joins it.
+See docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -81,7 +65,9 @@ class LeagueMapping:
     """``policy_mapping_fn``: ``main`` in one seat per episode, league members in the others.
 
     ``opponents`` are module ids (bots and snapshots); a new instance is installed
-    each time the league grows.
+    each time the league grows.  RLlib calls it once per seat when an episode starts: from the
+    episode's id it puts ``main`` in one seat and draws each other seat's opponent independently
+    (mixed tables), by a stable hash of ``(episode id, seat)``, so every seat agrees on ``main``'s.
     """
 
     num_players: int
@@ -112,8 +98,9 @@ class LeagueMapping:
 class WinRateGate:
     """Every ``every`` iterations, score ``main``; a mean win rate >= ``threshold`` freezes a copy.
 
-    Pure bookkeeping (no Ray, no games): the training script plays the games and
-    passes the win rates in; ``history`` keeps every decision for the log.
+    Pure bookkeeping (no Ray, no games): the training script scores ``main`` with our harness
+    (duplicate format, greedy, as the ``rllib:PATH`` agent) against each member filling every other
+    seat and passes the win rates in; ``history`` keeps every decision for the log.
     """
 
     every: int

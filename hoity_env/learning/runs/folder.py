@@ -1,31 +1,10 @@
 """The run folder: one per run of ``hoity-learn``, ``hoity-league``, a best response or a training recipe.
 
-Every command that trains writes into a run folder, and every run folder keeps the same
-rules (docs/guarantees.md):
-
-* **Whose, and which format.**  ``run.json`` records the kind of run that made the folder
-  (:data:`KINDS`) and the folder's :data:`FORMAT`; each command refuses another kind's
-  folders, and a folder of another format is refused with one error naming it
-  (:class:`FormatError`).  Folders of hoity_env 0.1 hold no format and are told by their
-  files (:func:`folder_kind`).
-* **A fresh name.**  :meth:`RunFolder.create` makes a new run's folder: ``base`` if it is
-  missing or empty, else (``next_free``) the first free ``base_2``, ``base_3`` …, claimed
-  holding the folder's lock, so two runs started together never share one.  A folder that
-  cannot be made is one :class:`~hoity_env.engine.errors.ConfigError`, before anything exists.
-* **One writer.**  Every process that writes here holds the lock (:meth:`RunFolder.locked`,
-  :func:`hoity_env.files.hold_lock`); a second one is refused at once (:class:`FolderBusy`).
-* **Complete checkpoints.**  A checkpoint's files are written each under a temporary name and
-  renamed, ``state_<steps>.pt`` last (:meth:`RunFolder.commit`): a checkpoint is complete once
-  that file exists.  :meth:`RunFolder.repair` removes what a kill -9 left (``.partial`` files,
-  incomplete checkpoints, progress lines past the checkpoint resumed from); a checkpoint that
-  cannot be read is set aside as ``*.damaged`` and the one before it is used
-  (:meth:`RunFolder.latest`); only the newest ``keep`` are kept (:meth:`RunFolder.prune`).
-* **One resume rule.**  A resume continues with the run's own settings: a setting given
-  beside it that differs from them is refused (:func:`refuse_changes`); what belongs to the
-  session (a time limit, worker counts) may change and is recorded in ``resumes.jsonl``.
-* **Finished is final.**  A run that reached its end writes ``finished.json`` last
-  (:meth:`RunFolder.finish`); nothing in a finished folder is replaced, and resuming it
-  trains nothing.
+Every command that trains writes into a run folder with the same rules, so that a kill, a second
+writer or a resume with other settings never mixes two runs: ``run.json`` names the kind and format,
+a fresh run takes a free name, one process writes (a lock), checkpoints are complete or absent, a
+resume keeps the run's own settings, and a finished run is final.  See docs/learning.md (run folders,
+checkpoints, resume) and docs/guarantees.md.
 """
 
 from __future__ import annotations
@@ -95,8 +74,9 @@ def read_record(path: Path) -> dict[str, Any]:
 
 
 def folder_kind(path: Path) -> str | None:
-    """The kind of run folder ``path`` is (``run.json``'s), else what its files say (module
-    docstring), else ``None``."""
+    """The kind of run folder ``path`` is (``run.json``'s), else what its files say (folders of
+    hoity_env 0.1 hold no ``run.json``: ``league_settings.json``, ``settings.json``, ``args.json``),
+    else ``None``."""
     if (path / RECORD).exists():
         return str(read_record(path)["kind"])
     return next((kind for name, kind in _LEGACY_FILES if (path / name).is_file()), None)
@@ -109,7 +89,14 @@ def looks_free(path: Path) -> bool:
 
 
 class RunFolder:
-    """One run's folder (see the module docstring); ``kind``: the kind of run it belongs to."""
+    """One run's folder; ``kind``: the kind of run it belongs to (:data:`KINDS`).
+
+    Made by :meth:`create` (a fresh name), written holding :meth:`locked` (one writer), checkpointed
+    by :meth:`commit` (``state_<steps>.pt`` last: then it is complete), cleaned by :meth:`repair`
+    after a kill, resumed from :meth:`latest` (a damaged checkpoint is set aside as ``*.damaged``),
+    trimmed by :meth:`prune`, and closed by :meth:`finish` (nothing in a finished folder is
+    replaced).  The resume rule is :func:`refuse_changes`.
+    """
 
     def __init__(self, path: str | Path, kind: str = LEARN) -> None:
         self.path = Path(path)
@@ -335,7 +322,8 @@ class RunFolder:
 
 def refuse_changes(changes: Iterable[tuple[str, Any, Any]], run: Path, record: str, allowed: str) -> None:
     """The resume rule: a :class:`ConfigError` for the first ``(flag, given, the run's)`` whose values
-    differ (``record``: the file holding the run's settings; ``allowed``: what a resume may change)."""
+    differ (``record``: the file holding the run's settings; ``allowed``: what a resume may change,
+    such as a time limit or worker counts, recorded in ``resumes.jsonl``)."""
     for flag, given, saved in changes:
         if given != saved:
             raise ConfigError(

@@ -1,25 +1,10 @@
 """Runs of the fast learner in a run folder: start, resume, checkpoints, and a clean stop on Ctrl-C / SIGTERM.
 
-The folder itself (its kind and format, its lock, complete checkpoints, damaged ones, the
-finished rule) is :mod:`hoity_env.learning.runs.folder`; the resume state file is
-:mod:`hoity_env.learning.runs.state`.  A new run checks everything (settings, agent specs:
-the :class:`Learner` is built first) before its folder exists; :func:`open_run` picks the
-newest complete checkpoint it can read and continues with the settings stored *in it* (the
-settings the run started with, which ``settings.json`` must agree with), to
-``settings.total_steps``.
-
-Promise: checkpoints are taken between iterations and capture the games in progress and
-every generator, so *stop + resume gives the same weights as the uninterrupted run*, on
-the same machine and thread count (tested), and the progress lines a killed run wrote past
-its last checkpoint are taken out on resume (into ``resumes.jsonl``), so
-``progress.jsonl`` holds each iteration once.  What is not promised: equality across torch
-versions or thread counts.
-
-The first Ctrl-C (or SIGTERM, or the session's time limit) lets the iteration in progress
-finish (about a second at the defaults), saves a checkpoint and returns; a second signal
-raises :class:`Aborted` at once.  A diverging update
-(:class:`~hoity_env.learning.update.DivergenceError`) stops the run with its last complete
-checkpoint intact.
+Checkpoints are taken between iterations and hold the games in progress and every generator, so stop +
+resume gives the same weights as the uninterrupted run on the same machine, torch version and thread
+count (not across them).  The folder's rules are :mod:`hoity_env.learning.runs.folder`; the resume
+state file is :mod:`hoity_env.learning.runs.state`.  See docs/learning.md (run folders, checkpoints,
+resume).
 """
 
 from __future__ import annotations
@@ -109,7 +94,10 @@ def new_run(
 
 
 def open_run(path: str | Path) -> tuple[RunFolder, Learner, Resumed]:
-    """The ``hoity-learn`` run in ``path`` at its newest readable checkpoint (nothing is written)."""
+    """The ``hoity-learn`` run in ``path`` at its newest readable checkpoint (nothing is written).
+
+    The learner continues with the settings stored in that checkpoint, which ``settings.json`` must
+    agree with."""
     folder = RunFolder.open(path, LEARN)
     settings = read_settings(folder.path / SETTINGS)
     steps, learner, damaged = folder.latest(lambda at: load_learner(folder.state_file(at)))
@@ -141,7 +129,13 @@ def prepare_resume(folder: RunFolder, resumed: Resumed, learner: Learner) -> Non
 def run(learner: Learner, folder: RunFolder, resumed: Resumed | None = None, time_limit: float = 0.0) -> Stop:
     """Train ``learner`` to its ``total_steps`` in ``folder`` (holding its lock): progress,
     checkpoints, clean stops, ``finished.json`` at the end; ``time_limit`` seconds of wall time
-    (0: none).  How it ended."""
+    (0: none).  How it ended.
+
+    A resume takes the progress lines a killed run wrote past its checkpoint out (into
+    ``resumes.jsonl``), so ``progress.jsonl`` holds each iteration once.  The first signal lets the
+    iteration in progress finish, checkpoints and returns; a second raises :class:`Aborted`.  A
+    diverging update raises :class:`~hoity_env.learning.update.DivergenceError`, the last complete
+    checkpoint intact."""
     every = learner.settings.checkpoint_every
     last = learner.steps
 

@@ -1,14 +1,9 @@
 """The resume state file, ``checkpoints/state_<steps>.pt``: everything a run holds, as plain data.
 
-The file is ``torch.save`` of ``{"format": FORMAT, "learner": ...}``,
-the learner part :meth:`~hoity_env.learning.loop.Learner.state_dict`: weights, optimizer
-state, generator states (numpy bit-generator dicts, torch state tensors), the games in
-progress (each game's :meth:`~hoity_env.engine.state.GameState.to_dict`), the seating and
-the magnet as plain fields.  It is read with ``torch.load(..., weights_only=True)``, so
-reading one runs no code (docs/guarantees.md).  A file of another format, format 1 of
-hoity_env 0.1 (``torch.save`` of live objects), is refused with one error naming its format;
-a damaged one (truncated, edited) is a :class:`~hoity_env.engine.errors.ConfigError` naming
-it, which the run folder answers by setting it aside (:mod:`.folder`).
+The file is ``torch.save`` of ``{"format": FORMAT, "learner": ...}``, the learner part
+:meth:`~hoity_env.learning.loop.Learner.state_dict` (weights, optimizer, generators, the games in
+progress, the seating and the magnet).  It is read with ``torch.load(..., weights_only=True)``, so
+reading one runs no code (docs/guarantees.md).  See docs/learning.md (run folders, checkpoints, resume).
 """
 
 from __future__ import annotations
@@ -50,8 +45,10 @@ def write_state(path: str | Path, learner: Learner) -> Path:
 def read_state(path: str | Path) -> dict[str, Any]:
     """The learner state in the ``state_<steps>.pt`` file ``path``: the one reader of the format.
 
-    A file of another format is a :class:`FormatError`; one that cannot be read (missing, not a
-    regular file, truncated, edited) a :class:`ConfigError` naming it.
+    A file of another format (format 1 of hoity_env 0.1 pickled live objects) is a
+    :class:`FormatError` naming its format; one that cannot be read (missing, not a regular file,
+    truncated, edited) a :class:`ConfigError` naming it, which the run folder answers by setting it
+    aside (:meth:`~hoity_env.learning.runs.folder.RunFolder.latest`).
     """
     import torch
 
