@@ -8,7 +8,7 @@ manifest unchanged, and the league's record (settings, progress curve, ``league.
 ``docs/reference/league-<rules>-<players>/`` beside the earlier leagues'.  The registry entry
 is added by hand (``hoity_env/agents/models/registry.json``).
 
-What float16 changes is measured, not assumed: ``tests/agents/test_shipped_populations.py``
+What float16 changes is measured, not assumed: ``tests/agents/test_float16_populations.py``
 checks each shipped member against the float32 file it came from on a fixed set of
 observations (docs/league.md).
 
