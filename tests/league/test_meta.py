@@ -265,7 +265,7 @@ def test_the_collector_is_weighted_and_random_is_dropped(tmp_path: Path) -> None
 def test_the_shipped_population_carries_its_kept_members_files(tmp_path: Path) -> None:
     source = tmp_path / "league"
     (source / "members").mkdir(parents=True)
-    names = ("members-main_14019146.npz", "policy.npz")
+    names = ("members-main_33019892.npz", "policy.npz")
     for name in names:
         shutil.copy(MIX_2 / name, source / "members" / name)
     manifest = _manifest(source, (*(f"npz:members/{name}" for name in names), "random"))
