@@ -22,6 +22,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = "docs/results/tables.json"
+UNSHIPPED = "docs/results/unshipped_populations.json"
 TABLES = tuple(f"{rules}/{n}" for rules in ("standard", "original") for n in range(2, 7))
 SHORT, LONG = 2_000_000, 10_000_000
 SHORT_RUNS = 6
@@ -178,4 +179,40 @@ def tables_superseded() -> str:
     )
 
 
-FIGURES = {"tables-short": tables_short, "tables-full": tables_full, "tables-superseded": tables_superseded}
+def unshipped_populations() -> str:
+    """Populations made for ``champion-mix`` and measured but not shipped (``UNSHIPPED``), each beside
+    the shipped population's strongest 2M best response at its table: why a longer league did not
+    replace what ships."""
+    path = ROOT / UNSHIPPED
+    if not path.exists():
+        return "No population was measured and left unshipped."
+    data = json.loads(path.read_text(encoding="utf-8"))
+    shipped = {row["table"]: row for row in verdicts(_load()["runs"])}
+    lines = [
+        "| table | population | members | league CPU-s | best responses at 2M (estimator, seed: win rate) "
+        "| max | shipped `champion-mix`'s max | why not shipped |",
+        "| :--- | :--- | :--- | ---: | :--- | ---: | ---: | :--- |",
+    ]
+    for pop in data["populations"]:
+        runs = sorted(pop["runs"], key=lambda r: (r["seed"], r["estimator"] != "strong", r["estimator"]))
+        each = "; ".join(f"{r['estimator']}, {r['seed']}: {r['win_rate']:.3f}" for r in runs)
+        top = max(runs, key=lambda r: r["win_rate"])
+        row = shipped[pop["table"]]
+        ours = "–" if row["short_max"] is None else f"{row['short_max']:.3f}"
+        lines.append(
+            f"| {pop['table']} | {pop['name']} | {pop['members']} | {pop['league_cpu_seconds']:,.0f} "
+            f"| {each} | {_ci(top)} | {ours} (≤ {row['bars'][0]:.3f}) | {pop['why_not']} |"
+        )
+    commands = " ".join(f"{pop['table']}, {pop['name']}: `{pop['league']}`." for pop in data["populations"])
+    return (
+        "\n".join(lines)
+        + f"\n\n{data['note']} League commands: {commands} Machine: {data['machine']} (`{UNSHIPPED}`)."
+    )
+
+
+FIGURES = {
+    "tables-short": tables_short,
+    "tables-full": tables_full,
+    "tables-superseded": tables_superseded,
+    "unshipped-populations": unshipped_populations,
+}

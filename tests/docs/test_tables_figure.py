@@ -142,3 +142,23 @@ def test_the_record_reads_runs_from_before_there_were_starts(tmp_path: Path) -> 
     record.write_text(json.dumps({"runs": [{**warm, "start": 3}]}))
     with pytest.raises(FileFormatError, match="start"):
         tables.read_record(record)
+
+
+def test_an_unshipped_population_stands_beside_the_shipped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    record = {"runs": _complete("standard/3", 0.52, 0.60, 0.50)}
+    (tmp_path / tables_figures.RECORD).write_text(json.dumps(record))
+    monkeypatch.setattr(tables_figures, "ROOT", tmp_path)
+    assert tables_figures.unshipped_populations() == "No population was measured and left unshipped."
+    population = {"table": "standard/3", "name": "longer league", "members": "16",
+                  "league_cpu_seconds": 1624.2, "league": "hoity-league ...", "why_not": "more exploitable",
+                  "runs": [_exploit("standard/3", "warm", 0, 2_000_000, 0.57),
+                           _exploit("standard/3", "strong", 0, 2_000_000, 0.54)]}  # fmt: skip
+    unshipped = {"note": "Measured, not shipped.", "machine": "2 CPUs", "populations": [population]}
+    (tmp_path / tables_figures.UNSHIPPED).write_text(json.dumps(unshipped))
+    row = tables_figures.unshipped_populations().splitlines()[2]
+    # its runs, strong first; its maximum; the shipped population's maximum against the 2M bar
+    assert "strong, 0: 0.540; warm, 0: 0.570 | 0.570 [0.540, 0.600] | 0.520 (≤ 0.533) |" in row
+    assert "| 1,624 |" in row and row.endswith("| more exploitable |")
