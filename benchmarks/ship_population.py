@@ -16,6 +16,21 @@ observations (docs/league.md).
         --rules standard --players 3
 
 Refuses to overwrite a destination that exists (delete it first to ship again).
+
+**Joining a second league** (``--join``): the population shipped at the table and a second
+league's export, run with another seed, become one population of the same size (the same
+bytes in the wheel).  Each side keeps its final agent, its last two exploiters and every other
+snapshot, the newest first (:func:`thinned`); the second league's oldest kept snapshots are
+dropped until the count is the shipped one's, and its files are named ``s<seed>-<name>``
+(:func:`joined`).  Every member's origin says which league's seed it came from.  Its record
+goes to ``docs/reference/league-<rules>-<players>-s<seed>/``; the shipped league's stays::
+
+    python benchmarks/ship_population.py --join --export runs/export-standard-3-s1 \
+        --league runs/league-standard-3-s1 --rules standard --players 3
+
+Two independent leagues find different strategies, so a best response must beat both lines;
+at standard/3 and standard/4 the joined population was measured the less exploitable
+(docs/league.md).
 """
 
 from __future__ import annotations
@@ -30,7 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hoity_env.agents.policies.mlp import load_policy, save_policy  # noqa: E402
-from hoity_env.agents.policies.population import read_population  # noqa: E402
+from hoity_env.agents.policies.population import Member, read_population, write_population  # noqa: E402
+from hoity_env.files import read_json  # noqa: E402
 
 RECORD_FILES = (
     "league.json",
@@ -67,6 +83,96 @@ def ship(export: Path, league: Path, models: Path, reference: Path) -> None:
         shutil.copyfile(league / name, reference / name)
 
 
+SNAPSHOT = "npz:members-main_"
+EXPLOITER = "npz:exploiters-"
+FINAL = "npz:policy.npz"
+"""How an exported league population names its members: the main agent's snapshots (oldest
+first), its exploiters (oldest first) and the main agent as the league ended."""
+
+
+def thinned(members: Sequence[Member]) -> tuple[list[Member], list[Member]]:
+    """A league population's members a join keeps: ``(snapshots, the rest)``.
+
+    Every other snapshot counted from the newest, then the last two exploiters and the final
+    agent.  A member of another kind (a population joined before) is refused: a join is of two
+    leagues' own populations.
+    """
+    kinds = (SNAPSHOT, EXPLOITER, FINAL)
+    for m in members:
+        if not any(m.spec.startswith(k) for k in kinds):
+            raise SystemExit(f"error: member {m.spec!r} is not a league's snapshot, exploiter or final agent")
+    snapshots = [m for m in members if m.spec.startswith(SNAPSHOT)][::-1][::2][::-1]
+    exploiters = [m for m in members if m.spec.startswith(EXPLOITER)][-2:]
+    return snapshots, exploiters + [m for m in members if m.spec == FINAL]
+
+
+def joined(
+    shipped: Sequence[Member], added: Sequence[Member], seeds: tuple[int, int]
+) -> tuple[list[Member], list[tuple[str, str]]]:
+    """The joined population's members, and for each added one its ``(file, file shipped as)``.
+
+    ``seeds`` are the shipped and the added league's seeds; the added members' files get the
+    ``s<seed>-`` prefix.  As many members as ``shipped`` has: the added side's oldest kept
+    snapshots make way.
+    """
+    snaps_a, rest_a = thinned(shipped)
+    snaps_b, rest_b = thinned(added)
+    excess = len(snaps_a) + len(rest_a) + len(snaps_b) + len(rest_b) - len(shipped)
+    if excess > len(snaps_b):
+        raise SystemExit(f"error: the shipped population's {len(shipped)} members leave no room to join")
+    side_a = snaps_a + rest_a
+    side_b = snaps_b[max(excess, 0) :] + rest_b
+    out = [Member(m.spec, 1.0, f"seed {seeds[0]} league: {m.origin}") for m in side_a]
+    files = []
+    for m in side_b:
+        name = m.spec.removeprefix("npz:")
+        files.append((name, f"s{seeds[1]}-{name}"))
+        out.append(Member(f"npz:s{seeds[1]}-{name}", 1.0, f"seed {seeds[1]} league: {m.origin}"))
+    return out, files
+
+
+def league_seed(folder: Path) -> int:
+    """The seed of the league whose record (or run folder) is ``folder``."""
+    seed = read_json(folder / "league_settings.json")["main"]["seed"]
+    if not isinstance(seed, int):
+        raise SystemExit(f"error: {folder}/league_settings.json has no integer seed")
+    return seed
+
+
+def ship_joined(export: Path, league: Path, models: Path, reference: Path) -> None:
+    """Replace the population in ``models`` by its join with ``export`` (``--join``); the second
+    league's record into ``reference`` (``-s<seed>`` added to its name).  The new folder is
+    written beside the old and swapped in by two renames; the old one is removed last."""
+    shipped_record = reference
+    seeds = (league_seed(shipped_record), league_seed(league))
+    reference = reference.with_name(f"{reference.name}-s{seeds[1]}")
+    if seeds[0] == seeds[1]:
+        raise SystemExit(f"error: both leagues ran with seed {seeds[0]}; join a league of another seed")
+    if reference.exists():
+        raise SystemExit(f"error: {reference} exists; delete it to ship again")
+    members, files = joined(
+        read_population(models / "population.json"), read_population(export / "population.json"), seeds
+    )
+    staging = models.with_name(f".{models.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for m in members[: len(members) - len(files)]:
+        name = m.spec.removeprefix("npz:")
+        shutil.copyfile(models / name, staging / name)  # already float16: the shipped bytes
+    for name, shipped_as in files:
+        policy = load_policy(export / name)
+        save_policy(staging / shipped_as, policy.weights, policy.biases, policy.metadata, half=True)
+    write_population(staging / "population.json", members)
+    old = models.with_name(f".{models.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    models.rename(old)
+    staging.rename(models)
+    shutil.rmtree(old)
+    reference.mkdir(parents=True)
+    for name in RECORD_FILES:
+        shutil.copyfile(league / name, reference / name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments and ship."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -74,9 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--league", type=Path, required=True, help="the league's run folder")
     p.add_argument("--rules", choices=["standard", "original"], required=True)
     p.add_argument("--players", type=int, choices=range(2, 7), required=True)
+    p.add_argument("--join", action="store_true", help="join the export to the table's shipped population")
     args = p.parse_args(argv)
     table = f"{args.rules}-{args.players}"
-    ship(
+    (ship_joined if args.join else ship)(
         args.export,
         args.league,
         ROOT / "hoity_env" / "agents" / "models" / f"champion-mix-{table}",

@@ -9,10 +9,17 @@ greedy action and its action sampled with fixed uniforms.
 Written when a population ships, from its float32 export (say so in the commit)::
 
     python -m tests.agents.float16_record standard-3=runs/export-standard-3 ...
+
+A population joined with a second league (``ship_population.py --join``) keeps the record of the
+members it kept and adds the second league's, read from that league's float32 export under
+their shipped names (``s<seed>-<name>``); the members it dropped leave the record::
+
+    python -m tests.agents.float16_record standard-3+=runs/export-standard-3-s1
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +30,9 @@ from hoity_env.agents.policies.population import read_population
 from tests.agents.test_batched_agents import collect_rows
 
 RECORD = Path(__file__).with_name("float16_record.npz")
+MODELS = Path(__file__).resolve().parents[2] / "hoity_env" / "agents" / "models"
+JOINED = re.compile(r"^s\d+-")
+"""The prefix of a joined league's members' shipped names."""
 ROWS = 400
 
 
@@ -57,11 +67,31 @@ def record(exports: dict[str, Path]) -> dict[str, np.ndarray]:
     return out
 
 
+def record_joined(table: str, export: Path) -> dict[str, np.ndarray]:
+    """The plays of the shipped ``table``'s members that came from the joined league's ``export``."""
+    obs, masks = table_rows(table)
+    out: dict[str, np.ndarray] = {}
+    for name in members(MODELS / f"champion-mix-{table}"):
+        if JOINED.match(name):
+            policy = load_policy(export / JOINED.sub("", name))
+            out[f"{table}/{name}"] = plays(policy, obs, masks).astype(np.int16)
+    return out
+
+
 def main(argv: list[str]) -> None:
-    """``TABLE=FOLDER`` for each float32 export; tables already in the record are kept."""
+    """``TABLE=FOLDER`` for each float32 export, ``TABLE+=FOLDER`` for a joined league's; tables
+    not named are kept as they are."""
     kept = dict(np.load(RECORD)) if RECORD.exists() else {}
-    exports = {arg.split("=")[0]: Path(arg.split("=")[1]) for arg in argv}
-    kept = {k: v for k, v in kept.items() if k.split("/")[0] not in exports}
+    joins = {a.split("+=")[0]: Path(a.split("+=")[1]) for a in argv if "+=" in a}
+    exports = {a.split("=")[0]: Path(a.split("=")[1]) for a in argv if "+=" not in a}
+    shipped = {f"{t}/{name}" for t in joins for name in members(MODELS / f"champion-mix-{t}")}
+    kept = {
+        k: v
+        for k, v in kept.items()
+        if k.split("/")[0] not in exports and (k.split("/")[0] not in joins or k in shipped)
+    }
+    for table, export in joins.items():
+        kept.update(record_joined(table, export))
     np.savez_compressed(RECORD, **kept, **record(exports))  # type: ignore[arg-type]
 
 
