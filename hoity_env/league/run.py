@@ -325,13 +325,16 @@ class League:
 
     def population(self) -> list[dict[str, Any]]:
         """The learned members (snapshots, exploiters) and the main agent's latest policy, equally
-        weighted: the league as one mixed agent (``population:<run>/population.json``)."""
-        members = [
-            {"spec": m.spec, "weight": 1.0, "origin": m.origin}
-            for m in self.members
-            if m.kind != "start" and m.retired_at is None
-        ]
-        members.append({"spec": "ppo-sample:policy.zip", "weight": 1.0, "origin": "the main agent, latest"})
+        weighted: the league as one mixed agent (``population:<run>/population.json``).
+
+        The latest policy is left out when a snapshot was taken at this very step: it is that
+        snapshot, and listing it twice would draw it twice as often and ship its weights twice
+        (round three's populations, shipped before this, each hold their final agent twice)."""
+        live = [m for m in self.members if m.kind != "start" and m.retired_at is None]
+        members = [{"spec": m.spec, "weight": 1.0, "origin": m.origin} for m in live]
+        if not any(m.kind == "snapshot" and m.added_at == self.learner.steps for m in live):
+            latest = "the main agent, latest"
+            members.append({"spec": "ppo-sample:policy.zip", "weight": 1.0, "origin": latest})
         return members
 
 

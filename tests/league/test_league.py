@@ -107,7 +107,18 @@ def _check_records(league: League) -> None:
     assert league.learner.seating.weights == pytest.approx(weights / weights.sum())
     population = json.loads((league.path / "population.json").read_text())
     assert population["format"] == "hoity-population/1"
-    assert [m["spec"] for m in population["members"]][-1] == "ppo-sample:policy.zip"
+    assert population["members"] == league.population()
+    # The main agent joins once: as policy.zip, or as the snapshot taken at its last step.
+    live = [m for m in league.members if m.kind != "start" and m.retired_at is None]
+    newest = max((m for m in live if m.kind == "snapshot"), key=lambda m: m.added_at)
+    specs = [m["spec"] for m in league.population()]
+    taken_last = newest.added_at == league.learner.steps
+    assert specs == [m.spec for m in live] + ([] if taken_last else ["ppo-sample:policy.zip"])
+    newest.added_at, was = league.learner.steps, newest.added_at  # as if it were taken at the end
+    assert [m["spec"] for m in league.population()] == [m.spec for m in live]
+    newest.added_at -= 1  # an earlier snapshot: the latest policy is another agent
+    assert [m["spec"] for m in league.population()][-1] == "ppo-sample:policy.zip"
+    newest.added_at = was
     mixed = evaluate(
         [f"population:{league.path / 'population.json'}", *["random"] * 3], num_players=4, games=4
     )
