@@ -28,9 +28,10 @@ goes to ``docs/reference/league-<rules>-<players>-s<seed>/``; the shipped league
     python benchmarks/ship_population.py --join --export runs/export-standard-3-s1 \
         --league runs/league-standard-3-s1 --rules standard --players 3
 
-Two independent leagues find different strategies, so a best response must beat both lines;
-at standard/3 and standard/4 the joined population was measured the less exploitable
-(docs/league.md).
+The hope: two leagues of different seeds are two lines of play, and a best response must beat
+both.  Measured, not assumed: at standard/3 every best response won less against the joined
+population, so it ships there; at standard/4 and original/2 the strongest won more, and the
+joined populations were not shipped (docs/results/strength.md, populations not shipped).
 """
 
 from __future__ import annotations
