@@ -10,6 +10,7 @@ saved; ``--resume RUN_FOLDER`` continues from the run's latest complete checkpoi
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
 import sys
@@ -31,6 +32,20 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from hoity_env.engine.errors import ConfigError
 from hoity_env.evaluation import AgentStats
+
+PORTABLE_MATH = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}
+"""The settings under which a recipe computes the same floats on every x86-64 CPU.
+
+torch picks its kernels by the CPU it runs on (AVX2, AVX-512, AMX): MKL's matrix products
+and ATen's vectorised sums and transcendentals round differently on each, a few ulps per
+step, and over a quarter-million PPO steps those ulps become another agent (the main job
+printed ``expert`` 0.383, 0.492 and 0.542 on one AVX-512 machine, with its own kernels,
+with AVX2's and with these).  MKL's conditional numerical reproducibility mode
+(``MKL_CBWR=COMPATIBLE``) and ATen's portable kernels (``ATEN_CPU_CAPABILITY=default``)
+take the same code path on every CPU, at about 13% more CPU time for the main job.  A
+variable the user has set is left as it is (``ATEN_CPU_CAPABILITY=avx512`` restores
+the fast kernels, and with them the CPU-dependent figures).
+"""
 
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 """Exit status of a recipe stopped by a signal: 128 + the signal number, as shells report it."""
@@ -127,7 +142,14 @@ def interrupted(model: Any, env: Any, args: Any, run_dir: Path, script: str, sig
 
 
 def run_cli(main: Callable[[], object], prog: str) -> int:
-    """Run a recipe's ``main``; a :class:`ConfigError` becomes one line on stderr and status 2."""
+    """Run a recipe's ``main`` under :data:`PORTABLE_MATH`; a :class:`ConfigError` exits 2 with one line.
+
+    Only a recipe run as a script sets the variables (into ``os.environ``, so its evaluation
+    workers inherit them): both are read when torch first needs them, which is after this
+    point, and a program that imports a recipe's ``main`` keeps its own settings.
+    """
+    for name, value in PORTABLE_MATH.items():
+        os.environ.setdefault(name, value)
     try:
         main()
     except ConfigError as exc:

@@ -331,9 +331,10 @@ def stale_pages() -> list[Path]:
 
 
 MAIN_JOB_NOTE = (
-    "Training and evaluation are seeded, so on one machine the command prints this table every "
-    "time; another CPU (or another torch build) can round floating-point sums differently, train "
-    "slightly different weights and print other figures, to be compared through the intervals."
+    "Training and evaluation are seeded, and the recipe computes with torch's portable kernels (it "
+    "sets `ATEN_CPU_CAPABILITY=default` and `MKL_CBWR=COMPATIBLE` where they are not set), so another "
+    "x86-64 CPU prints this table too; another torch build can round floating-point sums differently "
+    'and print other figures (see docs/training.md, "The same figures on every CPU").'
 )
 
 

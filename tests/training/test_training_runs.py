@@ -109,8 +109,9 @@ def _checkpoint(tmp_path: Path) -> Path:
 
 # ------------------------------------------------------------- item 2: atomic saves
 def test_a_truncated_checkpoint_is_a_one_line_error_and_leaves_no_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # run_cli's portable-math settings stay in this test
     good = _checkpoint(tmp_path)
     bad = tmp_path / "truncated.zip"
     bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
