@@ -38,13 +38,13 @@ PORTABLE_MATH = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}
 
 torch picks its kernels by the CPU it runs on (AVX2, AVX-512, AMX): MKL's matrix products
 and ATen's vectorised sums and transcendentals round differently on each, a few ulps per
-step, and over a quarter-million PPO steps those ulps become another agent (the main job
-printed ``expert`` 0.383, 0.492 and 0.542 on one AVX-512 machine, with its own kernels,
-with AVX2's and with these).  MKL's conditional numerical reproducibility mode
+step, and over a quarter-million PPO steps those ulps become another agent, so the README's
+table would hold on one kind of CPU only.  MKL's conditional numerical reproducibility mode
 (``MKL_CBWR=COMPATIBLE``) and ATen's portable kernels (``ATEN_CPU_CAPABILITY=default``)
-take the same code path on every CPU, at about 13% more CPU time for the main job.  A
-variable the user has set is left as it is (``ATEN_CPU_CAPABILITY=avx512`` restores
-the fast kernels, and with them the CPU-dependent figures).
+take the same code path on every CPU, for some more CPU time (docs/training.md, "The same
+figures on every CPU"; ``benchmarks/portable_math.py`` measures both).  A variable the user
+has set is left as it is (``ATEN_CPU_CAPABILITY=avx512`` restores the fast kernels, and
+with them the CPU-dependent figures).
 """
 
 EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}

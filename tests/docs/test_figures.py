@@ -113,6 +113,27 @@ def test_a_transcribed_record_must_say_why(tmp_path: Path, monkeypatch: pytest.M
         learning_figures.transcribed("x")
 
 
+def test_a_main_job_record_that_prints_the_same_table_keeps_the_earlier_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "runs" / "ppo"
+    run.mkdir(parents=True)
+    (run / "args.json").write_text(json.dumps({"num_players": 4}))
+    scores = json.loads((ROOT / "docs/results/main_job.json").read_text())["evaluation"]
+    (run / "evaluation.json").write_text(json.dumps(scores))
+    monkeypatch.setattr(figures, "ROOT", tmp_path)
+    (tmp_path / "docs/results").mkdir(parents=True)
+    old = {"machine": "m1", "measured": "2026-01-01", "cpu_seconds": 9.0, "evaluation": scores}
+    (tmp_path / "docs/results/main_job.json").write_text(json.dumps(old))
+    record = json.loads(figures.record_main_job(run, 1.5).read_text())
+    assert record["same_table_on"] == [{"machine": "m1", "measured": "2026-01-01", "cpu_seconds": 9.0}]
+    assert record["cpu_seconds"] == 1.5 and record["evaluation"]["scores"] == scores["scores"]
+    assert "The same table was printed on m1, measured 2026-01-01." in " ".join(figures.main_job().split())
+    scores["scores"]["expert"]["wins"] += 1  # another table: the earlier machine is not carried
+    (run / "evaluation.json").write_text(json.dumps(scores))
+    assert "same_table_on" not in json.loads(figures.record_main_job(run, 1.5).read_text())
+
+
 def test_the_generator_runs_as_documented() -> None:
     out = subprocess.run(
         [sys.executable, "docs/_generate/figures.py", "--check"],
