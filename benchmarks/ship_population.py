@@ -30,8 +30,8 @@ goes to ``docs/reference/league-<rules>-<players>-s<seed>/``; the shipped league
 
 The hope: two leagues of different seeds are two lines of play, and a best response must beat
 both.  Measured, not assumed: at standard/3 every best response won less against the joined
-population, so it ships there; at standard/4 and original/2 the strongest won more, and the
-joined populations were not shipped (docs/results/strength.md, populations not shipped).
+population, so it ships there; at standard/4, original/2 and original/5 the strongest won
+more, and the joined populations were not shipped (docs/results/strength.md, populations not shipped).
 """
 
 from __future__ import annotations
