@@ -114,7 +114,7 @@ def main_job(rules: str = "standard") -> str:
     took = f" It took {cpu / 60:.1f} CPU-minutes (user + sys, install not included)." if cpu else ""
     # One sentence per line, wrapped: the paragraph reads the same, and no line runs past 200 characters.
     same = "".join(
-        f" The same table was printed on {earlier['machine']}, measured {earlier['measured']}."
+        f" Another machine printed the same table on {earlier['measured']} ({earlier['machine']})."
         for earlier in record.get("same_table_on", [])
     )
     text_of_note = f"{_provenance(record)}{took}{same} {record['note']}"
@@ -368,10 +368,8 @@ def stale_pages() -> list[Path]:
 
 
 MAIN_JOB_NOTE = (
-    "Training and evaluation are seeded, and the recipe computes with torch's portable kernels (it "
-    "sets `ATEN_CPU_CAPABILITY=default` and `MKL_CBWR=COMPATIBLE` where they are not set), so another "
-    "x86-64 CPU prints this table too; another torch build can round floating-point sums differently "
-    'and print other figures (see docs/training.md, "The same figures on every CPU").'
+    "Seeded, with torch's portable kernels (`ATEN_CPU_CAPABILITY=default`, `MKL_CBWR=COMPATIBLE`, set "
+    "by the recipe), so another x86-64 CPU prints this table too (docs/training.md)."
 )
 
 
