@@ -4,7 +4,7 @@ torch chooses ATen's and MKL's kernels by the CPU it runs on, and each rounds di
 over a PPO run those roundings become another agent.  The recipes therefore run with
 portable kernels (``training/run_training.py``'s ``PORTABLE_MATH``).  This runs the README's
 main job (``training/train_ppo.py`` on its defaults, each time in a fresh runs folder) once
-under each setting of :data:`SETTINGS` and prints the ``expert`` row, a hash of the trained
+under each setting of :func:`settings` and prints the ``expert`` row, a hash of the trained
 weights and the child's CPU time.  Under the portable setting, a CPU limited to older
 instructions must train the same weights: that is the claim the last row tests.  With
 ``--record PATH.json`` it writes them for docs/training.md ("The same figures on every CPU").

@@ -114,7 +114,7 @@ def main_job(rules: str = "standard") -> str:
     took = f" It took {cpu / 60:.1f} CPU-minutes (user + sys, install not included)." if cpu else ""
     # One sentence per line, wrapped: the paragraph reads the same, and no line runs past 200 characters.
     same = "".join(
-        f" Another machine printed the same table on {earlier['measured']} ({earlier['machine']})."
+        f" The same table was also printed on {earlier['measured']} ({earlier['machine']})."
         for earlier in record.get("same_table_on", [])
     )
     text_of_note = f"{_provenance(record)}{took}{same} {record['note']}"

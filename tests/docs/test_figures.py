@@ -129,7 +129,7 @@ def test_a_main_job_record_that_prints_the_same_table_keeps_the_earlier_machine(
     assert record["same_table_on"] == [{"machine": "m1", "measured": "2026-01-01", "cpu_seconds": 9.0}]
     assert record["cpu_seconds"] == 1.5 and record["evaluation"]["scores"] == scores["scores"]
     shown = " ".join(figures.main_job().split())
-    assert "Another machine printed the same table on 2026-01-01 (m1)." in shown
+    assert "The same table was also printed on 2026-01-01 (m1)." in shown
     scores["scores"]["expert"]["wins"] += 1  # another table: the earlier machine is not carried
     (run / "evaluation.json").write_text(json.dumps(scores))
     assert "same_table_on" not in json.loads(figures.record_main_job(run, 1.5).read_text())
