@@ -43,8 +43,15 @@ _STEPS = re.compile(r"total_timesteps\s*\|\s*(\d+)")
 
 
 def _start(argv: list[str], log: Path, recipe: str = "train_ppo") -> subprocess.Popen[str]:
-    """The recipe as a user runs it; stderr goes to ``log`` (a pipe nobody reads could fill up)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    """The recipe as a user runs it; stderr goes to ``log`` (a pipe nobody reads could fill up).
+
+    It computes with this process's torch kernels, not the portable ones a recipe sets for
+    itself (``run_training.PORTABLE_MATH``): tests compare its weights with runs made here.
+    """
+    import torch
+
+    kernels = {"ATEN_CPU_CAPABILITY": torch.backends.cpu.get_cpu_capability().lower(), "MKL_CBWR": "AUTO"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **kernels}
     with log.open("w") as err:
         return subprocess.Popen(
             [sys.executable, str(ROOT / "training" / f"{recipe}.py"), *argv],
