@@ -68,6 +68,17 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; "" where there is none)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
     return {

@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_record import add_record_option, command_of, versions
+from bench_record import add_record_option, command_of, cpu_model, versions
 from tune_best_response import add_run
 
 from hoity_env.strength.jobs import Interrupted
@@ -54,17 +54,6 @@ TEMPLATE = (
     "nice -n 5 python benchmarks/compare_estimators.py --record docs/results/estimators.json "
     "[--estimators NAME,...] [--seed S] [--players N]"
 )
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``; "" where there is none)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 def measure(estimator: str, seed: int, runs_dir: Path, players: int = PLAYERS) -> dict[str, Any]:

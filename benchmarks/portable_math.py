@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -26,32 +27,23 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from bench_record import Recorder, add_record_option
+from bench_record import Recorder, add_record_option, cpu_model
 
 ROOT = Path(__file__).resolve().parent.parent
 PORTABLE_VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR")
 """What the recipes set (``PORTABLE_MATH``): cleared from each run's environment first."""
 
 
+def _environment(**variables: str) -> dict[str, str]:
+    """This process's environment free of the portable settings, with ``variables`` added."""
+    return {k: v for k, v in os.environ.items() if k not in PORTABLE_VARIABLES} | variables
+
+
 def _probe(code: str) -> str:
     """What a fresh interpreter, free of the portable settings, prints for ``code``."""
-    env = {k: v for k, v in os.environ.items() if k not in PORTABLE_VARIABLES}
     return subprocess.run(
-        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", code], env=_environment(), check=True, capture_output=True, text=True
     ).stdout.strip()
-
-
-def cpu_model() -> str:
-    """The CPU's name (``/proc/cpuinfo``; the platform's processor string elsewhere)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or "unknown"
 
 
 def settings() -> dict[str, dict[str, str]]:
@@ -75,7 +67,7 @@ def settings() -> dict[str, dict[str, str]]:
 
 def run(variables: dict[str, str]) -> dict[str, Any]:
     """The main job once under ``variables``: its ``expert`` row, the weights' hash, its CPU seconds."""
-    env = {k: v for k, v in os.environ.items() if k not in PORTABLE_VARIABLES} | variables
+    env = _environment(**variables)
     with tempfile.TemporaryDirectory() as tmp:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(
@@ -119,7 +111,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ):
         raise SystemExit("the portable kernels trained other weights on older instructions")
     if recorder:
-        recorder.write({"cpu": cpu_model(), "runs": found}, settings={})
+        cpu = cpu_model() or platform.processor() or "unknown"
+        recorder.write({"cpu": cpu, "runs": found}, settings={})
     return found
 
 
