@@ -30,6 +30,9 @@ from hoity_env.files import read_json, write_atomically  # noqa: E402
 
 RECORD = "docs/results/psro_standard_3.json"
 CHAMPION = "docs/results/champion_exploit_standard_4.json"
+MIXTURES = "docs/results/meta_mixtures.json"
+TABLES = "docs/results/tables.json"
+ESTIMATORS = ("warm", "strong", "memory")
 
 
 def _load() -> dict[str, Any]:
@@ -128,7 +131,69 @@ def champion_exploit() -> str:
     )
 
 
+def _equal_weights(table_name: str) -> list[dict[str, Any]]:
+    """The shipped population's seed-0 2M best responses at ``table_name`` (``benchmarks/tables.py``)."""
+    data = json.loads((ROOT / TABLES).read_text(encoding="utf-8"))
+    return [
+        r
+        for r in data["runs"]
+        if r["kind"] == "exploit" and r["table"] == table_name and r["seed"] == 0 and r["budget"] == 2_000_000
+    ]
+
+
+def _cell(runs: list[dict[str, Any]], estimator: str) -> str:
+    """One estimator's win rate and interval, or "not measured"."""
+    found = [r for r in runs if r["estimator"] == estimator]
+    if not found:
+        return "not measured"
+    (run,) = found
+    return f"{rate(run['win_rate'])} {interval(*run['ci'])}"
+
+
+def meta_mixtures() -> str:
+    """Each table's shipped population at equal weights beside the meta-solver's mixtures of it."""
+    data = json.loads((ROOT / MIXTURES).read_text(encoding="utf-8"))
+    rows = []
+    notes = []
+    for t in data["tables"]:
+        n = int(t["table"].split("/")[1])
+        equal = {"name": "equal weights (ships)", "members": t["members"], "runs": _equal_weights(t["table"])}
+        mixtures = [equal, *t["mixtures"]]
+        for m in mixtures:
+            most = max((r["win_rate"] for r in m["runs"]), default=None)
+            heaviest = max((r.get("heaviest", 0.0) for r in m["runs"]), default=0.0)
+            rows.append(
+                [
+                    t["table"],
+                    m["name"],
+                    str(m["members"]),
+                    f"{heaviest:.2f}" if heaviest else f"{1 / m['members']:.2f}",
+                    *(_cell(m["runs"], e) for e in ESTIMATORS),
+                    "—" if most is None else f"**{rate(most)}**",
+                    f"{_bar(n):.3f}",
+                ]
+            )
+        cpu = t["meta_cpu_seconds"] + sum(r["cpu_seconds"] for m in t["mixtures"] for r in m["runs"])
+        notes.append(
+            f"{t['table']}: `{t['meta_command']}` (meta-Nash gap in the table {t['meta_gap']:.4f}); "
+            f"ε = {t['slack']}; {cpu / 60:.0f} CPU-minutes for the meta run and these best responses"
+        )
+    header = ["table", "mixture", "members", "heaviest", *ESTIMATORS, "most", "2M bar"]
+    return (
+        f"{table(header, rows, 'llrrlllrr')}\n\nEach cell: a best response of `benchmarks/tables.py`'s "
+        "estimator of that name (2,000,000 learner steps, seed 0, 1,000 games; `warm` starts from the "
+        "mixture's heaviest member, the first of equal weights), its win rate against N−1 copies of the mixture and its 95% "
+        "interval; equal weights' cells are the shipped population's runs in `docs/results/tables.json`. "
+        "Mixtures: the meta-Nash is `hoity-eval meta`'s; the max-entropy ε-Nash is the most even "
+        "mixture no member beats by more than ε beyond the table's minimax value "
+        "(`benchmarks/meta_mixtures.py maxent`). Commands: "
+        + "; ".join(notes)
+        + f". {data['machine']}; measured {data['measured']} (`{MIXTURES}`)."
+    )
+
+
 FIGURES = {
+    "meta-mixtures": meta_mixtures,
     "psro-standard-3": psro_mixtures,
     "psro-iterations-standard-3": psro_iterations,
     "champion-exploit-standard-4": champion_exploit,
