@@ -31,7 +31,17 @@ figure (``docs/_generate/meta_figures.py``, ``meta-mixtures``) compares like wit
     python benchmarks/meta_mixtures.py collect --table original/2 --meta runs/meta-original-2 \\
         --meta-cpu 90 --slack 0.03 --mixture "meta-Nash|runs/meta-o2-warm/result.json,..." ...
 
-Needs scipy (the ``dev`` extra): the linear program and the entropy's maximisation.
+To ship such a mixture as a table's ``champion-mix`` (the members are the shipped float16 files,
+so ``tests/agents/float16_record.py``'s record already covers them)::
+
+    python benchmarks/meta_mixtures.py maxent runs/meta-original-6 --slack 0.03 \
+        --out runs/maxent-original-6 --reference docs/reference/league-original-6
+    rm -r hoity_env/agents/models/champion-mix-original-6
+    mv runs/maxent-original-6 hoity_env/agents/models/champion-mix-original-6
+
+``--reference`` keeps the payoff table beside the league's record (``meta_solution.json``), so the
+weights can be solved again from the repository.  Needs scipy (the ``dev`` extra): the linear
+program and the entropy's maximisation.
 """
 
 from __future__ import annotations
@@ -127,15 +137,35 @@ def max_entropy(payoffs: Sequence[Sequence[float]] | np.ndarray, slack: float) -
     return sigma
 
 
-def write_maxent(meta_run: Path, slack: float, out: Path) -> list[Member]:
+def write_maxent(meta_run: Path, slack: float, out: Path, reference: Path | None = None) -> list[Member]:
     """Write ``meta_run``'s max-entropy ``slack``-Nash mixture to the new folder ``out``: its
-    ``population.json`` and the kept members' files (at the same relative paths)."""
+    ``population.json`` and the kept members' files (at the same relative paths).  With
+    ``reference``, also ``reference/meta_solution.json``: the payoff table it was solved from,
+    without the machine's paths, so the weights can be solved again from the repository."""
     if out.exists() and any(out.iterdir()):
         raise ConfigError(f"--out {out} is not empty: pick a new folder")
     solution = read_json(meta_run / "solution.json", "meta run's solution")
-    sigma = max_entropy(np.array(solution["payoffs"]), slack)
-    sigma = np.where(sigma >= THRESHOLD * sigma.max(), sigma, 0.0)
+    payoffs = np.array(solution["payoffs"])
+    solved = max_entropy(payoffs, slack)
+    sigma = np.where(solved >= THRESHOLD * solved.max(), solved, 0.0)
     sigma /= sigma.sum()
+    if reference is not None:
+        record = {
+            "solver": "max-entropy ε-Nash (benchmarks/meta_mixtures.py)",
+            "slack": slack,
+            "threshold": THRESHOLD,
+            "minimax_value": minimax_value(payoffs),
+            "num_players": solution["num_players"],
+            "rules": solution["rules"],
+            "games": solution["games"],
+            "seed": solution["seed"],
+            "members": [m["spec"] for m in solution["members"]],
+            "payoffs": solution["payoffs"],
+            "solved": solved.tolist(),
+            "shipped": sigma.tolist(),
+        }
+        reference.mkdir(parents=True, exist_ok=True)
+        write_atomically(reference / "meta_solution.json", json.dumps(record, indent=1) + "\n")
     folder = Path(solution["population"]).parent  # the manifest the meta run read
     manifest = {m.spec: m for m in read_population(folder / "population.json")}
     kept = []
@@ -160,12 +190,21 @@ def _estimator(result: dict[str, Any]) -> str:
 
 
 def collect_table(
-    table: str, meta_run: Path, meta_cpu: float, slack: float, mixtures: Sequence[str]
+    table: str, meta_run: Path, meta_cpu: float, slack: float, mixtures: Sequence[str], ships: str
 ) -> dict[str, Any]:
-    """One table's record: the meta run's command, CPU and gap, and each mixture's best responses
-    (``NAME|RESULT_JSON,RESULT_JSON,...``) read from their ``result.json``."""
+    """One table's record: the meta run's command, CPU and gap, the content hash of the population
+    it weighed (equal weights' runs in ``docs/results/tables.json`` are those with this
+    ``target_hash``, shipped or superseded), which mixture ships (``ships``), and each mixture's
+    best responses (``NAME|RESULT_JSON,RESULT_JSON,...``) read from their ``result.json``."""
+    from hoity_env.agents.policies.content import content_hash
+
     settings = read_json(meta_run / "meta.json", "meta run's settings")
     solution = read_json(meta_run / "solution.json", "meta run's solution")
+    rules, players = table.split("/")
+    names = ["equal weights"] + [text.split("|")[0] for text in mixtures]
+    if ships not in names:
+        raise ConfigError(f"--ships {ships!r} is none of the mixtures {names}")
+    equal_hash = content_hash(f"population:{solution['population']}", rules=rules, num_players=int(players))
     rows = []
     for text in mixtures:
         name, paths = text.split("|")
@@ -194,10 +233,11 @@ def collect_table(
                 }
             )
         rows.append({"name": name, "members": target_members, "runs": runs})
-    rules, players = table.split("/")
     return {
         "table": table,
         "members": len(solution["members"]),
+        "equal_hash": equal_hash,
+        "ships": ships,
         "meta_command": (
             f"hoity-eval meta --population hoity_env/agents/models/champion-mix-{rules}-{players} "
             f"--players {players} --rules {rules} --games {settings['games']} --seed {settings['seed']}"
@@ -216,22 +256,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     m.add_argument("meta_run", type=Path, help="a finished hoity-eval meta run folder")
     m.add_argument("--slack", type=float, required=True, help="ε, in score units (0.03)")
     m.add_argument("--out", type=Path, required=True, help="a new folder")
+    m.add_argument("--reference", type=Path, help="also write meta_solution.json (the payoff table) here")
     c = sub.add_parser("collect", help="add one table's measurements to the record")
     c.add_argument("--table", required=True, help="RULES/N")
     c.add_argument("--meta", type=Path, required=True, help="the table's hoity-eval meta run folder")
     c.add_argument("--meta-cpu", type=float, required=True, help="its CPU seconds (user + sys)")
     c.add_argument("--slack", type=float, required=True)
     c.add_argument("--mixture", action="append", required=True, help="NAME|RESULT_JSON,RESULT_JSON,...")
+    c.add_argument("--ships", default="equal weights", help="the mixture that ships (default equal weights)")
     c.add_argument("--machine", required=True)
     c.add_argument("--measured", required=True, help="the date")
     args = p.parse_args(argv)
     if args.command == "maxent":
-        kept = write_maxent(args.meta_run, args.slack, args.out)
+        kept = write_maxent(args.meta_run, args.slack, args.out, args.reference)
         for member in sorted(kept, key=lambda m: -m.weight):
             print(f"{member.weight:.3f}  {member.spec}")
         return 0
     record: dict[str, Any] = read_json(RECORD, "meta mixtures record") if RECORD.exists() else {"tables": []}
-    row = collect_table(args.table, args.meta, args.meta_cpu, args.slack, args.mixture)
+    row = collect_table(args.table, args.meta, args.meta_cpu, args.slack, args.mixture, args.ships)
     record["tables"] = [t for t in record["tables"] if t["table"] != args.table] + [row]
     record.update(machine=args.machine, measured=args.measured)
     write_atomically(RECORD, json.dumps(record, indent=1) + "\n")

@@ -131,13 +131,18 @@ def champion_exploit() -> str:
     )
 
 
-def _equal_weights(table_name: str) -> list[dict[str, Any]]:
-    """The shipped population's seed-0 2M best responses at ``table_name`` (``benchmarks/tables.py``)."""
+def _equal_weights(table_name: str, target_hash: str) -> list[dict[str, Any]]:
+    """The seed-0 2M best responses of ``benchmarks/tables.py`` at ``table_name`` against the
+    population at equal weights (``target_hash``), shipped now or superseded since."""
     data = json.loads((ROOT / TABLES).read_text(encoding="utf-8"))
     return [
         r
-        for r in data["runs"]
-        if r["kind"] == "exploit" and r["table"] == table_name and r["seed"] == 0 and r["budget"] == 2_000_000
+        for r in [*data["runs"], *data.get("superseded", [])]
+        if r["kind"] == "exploit"
+        and r["table"] == table_name
+        and r["seed"] == 0
+        and r["budget"] == 2_000_000
+        and r.get("target_hash") == target_hash
     ]
 
 
@@ -157,7 +162,8 @@ def meta_mixtures() -> str:
     notes = []
     for t in data["tables"]:
         n = int(t["table"].split("/")[1])
-        equal = {"name": "equal weights (ships)", "members": t["members"], "runs": _equal_weights(t["table"])}
+        runs = _equal_weights(t["table"], t["equal_hash"])
+        equal = {"name": "equal weights", "members": t["members"], "runs": runs}
         mixtures = [equal, *t["mixtures"]]
         for m in mixtures:
             most = max((r["win_rate"] for r in m["runs"]), default=None)
@@ -165,7 +171,7 @@ def meta_mixtures() -> str:
             rows.append(
                 [
                     t["table"],
-                    m["name"],
+                    f"{m['name']} (ships)" if m["name"] == t["ships"] else m["name"],
                     str(m["members"]),
                     f"{heaviest:.2f}" if heaviest else f"{1 / m['members']:.2f}",
                     *(_cell(m["runs"], e) for e in ESTIMATORS),
@@ -182,8 +188,9 @@ def meta_mixtures() -> str:
     return (
         f"{table(header, rows, 'llrrlllrr')}\n\nEach cell: a best response of `benchmarks/tables.py`'s "
         "estimator of that name (2,000,000 learner steps, seed 0, 1,000 games; `warm` starts from the "
-        "mixture's heaviest member, the first of equal weights), its win rate against N−1 copies of the mixture and its 95% "
-        "interval; equal weights' cells are the shipped population's runs in `docs/results/tables.json`. "
+        "mixture's heaviest member, the first of equal weights), its win rate against N−1 copies of "
+        "the mixture and its 95% interval; equal weights' cells are that population's runs in "
+        "`docs/results/tables.json` (shipped or superseded). "
         "Mixtures: the meta-Nash is `hoity-eval meta`'s; the max-entropy ε-Nash is the most even "
         "mixture no member beats by more than ε beyond the table's minimax value "
         "(`benchmarks/meta_mixtures.py maxent`). Commands: "

@@ -87,10 +87,14 @@ def test_write_maxent_copies_the_kept_members_with_the_solution_weights(tmp_path
         "population": str(source / "population.json"),
         "payoffs": LINE.tolist(),
         "members": [{"spec": s} for s in specs],
+        "num_players": 2,
+        "rules": "standard",
+        "games": 100,
+        "seed": 0,
     }
     (run / "solution.json").write_text(json.dumps(solution))
     out = tmp_path / "maxent"
-    kept = write_maxent(run, 0.03, out)
+    kept = write_maxent(run, 0.03, out, reference=tmp_path / "reference")
     members = read_population(out / "population.json")
     assert [m.spec for m in members] == [m.spec for m in kept]
     sigma = max_entropy(LINE, 0.03)
@@ -99,5 +103,11 @@ def test_write_maxent_copies_the_kept_members_with_the_solution_weights(tmp_path
         if spec in weights:
             assert weights[spec] == pytest.approx(w / sigma[sigma >= 0.01 * sigma.max()].sum(), rel=1e-6)
             assert (out / spec[4:]).read_bytes() == (source / spec[4:]).read_bytes()
+    saved = json.loads((tmp_path / "reference" / "meta_solution.json").read_text())
+    assert str(tmp_path) not in json.dumps(saved)  # no machine paths
+    np.testing.assert_allclose(
+        max_entropy(np.array(saved["payoffs"]), saved["slack"]), saved["solved"], atol=1e-9
+    )
+    assert [w > 0 for w in saved["shipped"]] == [s in weights for s in specs]
     with pytest.raises(ConfigError, match="not empty"):
         write_maxent(run, 0.03, out)
