@@ -274,7 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     record: dict[str, Any] = read_json(RECORD, "meta mixtures record") if RECORD.exists() else {"tables": []}
     row = collect_table(args.table, args.meta, args.meta_cpu, args.slack, args.mixture, args.ships)
-    record["tables"] = [t for t in record["tables"] if t["table"] != args.table] + [row]
+    tables = [t for t in record["tables"] if t["table"] != args.table] + [row]
+    record["tables"] = sorted(tables, key=lambda t: (t["table"].split("/")[0], int(t["table"].split("/")[1])))
     record.update(machine=args.machine, measured=args.measured)
     write_atomically(RECORD, json.dumps(record, indent=1) + "\n")
     return 0

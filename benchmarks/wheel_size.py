@@ -2,8 +2,9 @@
 
 The named agents (``champion``, ``champion-mix`` … at every table) ship as numpy weights and
 population manifests in ``hoity_env/agents/models/`` (issue 36): they play from the wheel,
-without torch.  This builds the wheel from the source tree (``pip wheel --no-deps``, in a
-temporary folder) and reports its size and that of the models inside it, per file.  With
+without torch.  This builds the wheel from a clean copy of the source tree (``pip wheel
+--no-deps``, in a temporary folder: a stale ``build/`` would add files deleted since) and
+reports its size and that of the models inside it, per file.  With
 ``--record PATH.json`` it writes them with the command and the machine, for docs/agents.md.
 
     python benchmarks/wheel_size.py [--record docs/results/performance/wheel_size.json]
@@ -12,6 +13,7 @@ temporary folder) and reports its size and that of the models inside it, per fil
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,8 +27,27 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = "hoity_env/agents/models/"
 
 
+def source_copy(folder: Path) -> Path:
+    """The repository's files (tracked and not ignored, as they are in the working tree) copied
+    into ``folder``: setuptools builds through ``build/``, which keeps files deleted since the
+    last build, so a wheel built in place can ship members a population no longer has."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the working tree is not copied
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, folder / name)
+    return folder
+
+
 def build_wheel(folder: Path) -> Path:
-    """The wheel of the source tree, built into ``folder``."""
+    """The wheel of the source tree (a clean copy of it), built into ``folder``."""
+    source = source_copy(folder / "source")
     subprocess.run(
         [
             sys.executable,
@@ -38,7 +59,7 @@ def build_wheel(folder: Path) -> Path:
             "-q",
             "-w",
             str(folder),
-            str(ROOT),
+            str(source),
         ],
         check=True,
     )

@@ -180,8 +180,14 @@ def meta_mixtures() -> str:
                 ]
             )
         cpu = t["meta_cpu_seconds"] + sum(r["cpu_seconds"] for m in t["mixtures"] for r in m["runs"])
+        before = (
+            ""
+            if t["ships"] == "equal weights"
+            else f", run on the equal weights shipped before (the league's `docs/reference/league-"
+            f"{t['table'].replace('/', '-')}/population.json`)"
+        )
         notes.append(
-            f"{t['table']}: `{t['meta_command']}` (meta-Nash gap in the table {t['meta_gap']:.4f}); "
+            f"{t['table']}: `{t['meta_command']}`{before} (meta-Nash gap in the table {t['meta_gap']:.4f}); "
             f"ε = {t['slack']}; {cpu / 60:.0f} CPU-minutes for the meta run and these best responses"
         )
     header = ["table", "mixture", "members", "heaviest", *ESTIMATORS, "most", "2M bar"]
