@@ -92,11 +92,12 @@ def minimax_value(payoffs: np.ndarray) -> float:
 def max_entropy(payoffs: Sequence[Sequence[float]] | np.ndarray, slack: float) -> np.ndarray:
     """The most even mixture whose best deviation is within ``slack`` of the least possible.
 
-    ``payoffs`` is a ``k x k`` table (``payoffs[i, j]``: member ``i``'s score against the others
-    all playing ``j``; ``hoity-eval meta``'s ``solution.json``).  Maximises the entropy of ``σ``
-    subject to ``payoffs @ σ <= v* + slack`` (:func:`minimax_value`): a convex problem, so the
-    answer is unique.  ``slack`` 0 gives a meta-Nash (the most even one, if there are several);
-    a ``slack`` at least the uniform mixture's excess gives the uniform mixture.
+        ``payoffs`` is a ``k x k`` table (``payoffs[i, j]``: member ``i``'s score against the others
+        all playing ``j``; ``hoity-eval meta``'s ``solution.json``).  Maximises the entropy of ``σ``
+        subject to ``payoffs @ σ <= v* + slack`` (:func:`minimax_value`): a convex problem, so the
+        answer is unique.  ``slack`` 0 gives the table's most even minimax mixture (at 2 players, a
+    constant-sum game, its most even meta-Nash);
+        a ``slack`` at least the uniform mixture's excess gives the uniform mixture.
     """
     from scipy.optimize import minimize
 
@@ -149,6 +150,19 @@ def write_maxent(meta_run: Path, slack: float, out: Path, reference: Path | None
     solved = max_entropy(payoffs, slack)
     sigma = np.where(solved >= THRESHOLD * solved.max(), solved, 0.0)
     sigma /= sigma.sum()
+    folder = Path(solution["population"]).parent  # the manifest the meta run read
+    manifest = {m.spec: m for m in read_population(folder / "population.json")}
+    kept = []
+    out.mkdir(parents=True, exist_ok=True)
+    for member, weight in zip(solution["members"], sigma, strict=True):
+        if weight <= 0:
+            continue
+        spec = member["spec"]
+        relative = spec.split(":", 1)[1]
+        (out / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / relative, out / relative)
+        kept.append(Member(spec, float(weight), manifest[spec].origin if spec in manifest else ""))
+    write_population(out / "population.json", kept)
     if reference is not None:
         record = {
             "solver": "max-entropy ε-Nash (benchmarks/meta_mixtures.py)",
@@ -166,19 +180,6 @@ def write_maxent(meta_run: Path, slack: float, out: Path, reference: Path | None
         }
         reference.mkdir(parents=True, exist_ok=True)
         write_atomically(reference / "meta_solution.json", json.dumps(record, indent=1) + "\n")
-    folder = Path(solution["population"]).parent  # the manifest the meta run read
-    manifest = {m.spec: m for m in read_population(folder / "population.json")}
-    kept = []
-    out.mkdir(parents=True, exist_ok=True)
-    for member, weight in zip(solution["members"], sigma, strict=True):
-        if weight <= 0:
-            continue
-        spec = member["spec"]
-        relative = spec.split(":", 1)[1]
-        (out / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / relative, out / relative)
-        kept.append(Member(spec, float(weight), manifest[spec].origin if spec in manifest else ""))
-    write_population(out / "population.json", kept)
     return kept
 
 
@@ -195,7 +196,9 @@ def collect_table(
     """One table's record: the meta run's command, CPU and gap, the content hash of the population
     it weighed (equal weights' runs in ``docs/results/tables.json`` are those with this
     ``target_hash``, shipped or superseded), which mixture ships (``ships``), and each mixture's
-    best responses (``NAME|RESULT_JSON,RESULT_JSON,...``) read from their ``result.json``."""
+    best responses (``NAME|RESULT_JSON,RESULT_JSON,...``) read from their ``result.json``.
+    Collect a table before its ``champion-mix`` is replaced: the hash is of the manifest the meta
+    run read, as it is then."""
     from hoity_env.agents.policies.content import content_hash
 
     settings = read_json(meta_run / "meta.json", "meta run's settings")
