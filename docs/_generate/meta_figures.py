@@ -183,8 +183,7 @@ def meta_mixtures() -> str:
         before = (
             ""
             if t["ships"] == "equal weights"
-            else f", run on the equal weights shipped before (the league's `docs/reference/league-"
-            f"{t['table'].replace('/', '-')}/population.json`)"
+            else ", run on the same members at equal weights, as they shipped before"
         )
         notes.append(
             f"{t['table']}: `{t['meta_command']}`{before} (meta-Nash gap in the table {t['meta_gap']:.4f}); "
