@@ -25,13 +25,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tables_figures import RECORD as TABLES  # noqa: E402
+from tables_figures import bars  # noqa: E402
+
 from hoity_env.evaluation.reports.markdown import interval, rate, table  # noqa: E402
 from hoity_env.files import read_json, write_atomically  # noqa: E402
 
 RECORD = "docs/results/psro_standard_3.json"
 CHAMPION = "docs/results/champion_exploit_standard_4.json"
 MIXTURES = "docs/results/meta_mixtures.json"
-TABLES = "docs/results/tables.json"
 ESTIMATORS = ("warm", "strong", "memory")
 
 
@@ -42,7 +44,7 @@ def _load() -> dict[str, Any]:
 
 def _bar(n: int) -> float:
     """The 2M bar on a best response's win rate at ``n`` players (docs/league.md, every table)."""
-    return min(1.8 / n, 1 / n + 0.2)
+    return bars(n)[0]
 
 
 def psro_mixtures() -> str:
@@ -131,13 +133,12 @@ def champion_exploit() -> str:
     )
 
 
-def _equal_weights(table_name: str, target_hash: str) -> list[dict[str, Any]]:
-    """The seed-0 2M best responses of ``benchmarks/tables.py`` at ``table_name`` against the
-    population at equal weights (``target_hash``), shipped now or superseded since."""
-    data = json.loads((ROOT / TABLES).read_text(encoding="utf-8"))
+def _equal_weights(record: dict[str, Any], table_name: str, target_hash: str) -> list[dict[str, Any]]:
+    """The seed-0 2M best responses of ``benchmarks/tables.py``'s ``record`` at ``table_name``
+    against the population at equal weights (``target_hash``), shipped now or superseded since."""
     return [
         r
-        for r in [*data["runs"], *data.get("superseded", [])]
+        for r in [*record["runs"], *record.get("superseded", [])]
         if r["kind"] == "exploit"
         and r["table"] == table_name
         and r["seed"] == 0
@@ -158,11 +159,12 @@ def _cell(runs: list[dict[str, Any]], estimator: str) -> str:
 def meta_mixtures() -> str:
     """Each table's shipped population at equal weights beside the meta-solver's mixtures of it."""
     data = json.loads((ROOT / MIXTURES).read_text(encoding="utf-8"))
+    record = json.loads((ROOT / TABLES).read_text(encoding="utf-8"))
     rows = []
     notes = []
     for t in data["tables"]:
         n = int(t["table"].split("/")[1])
-        runs = _equal_weights(t["table"], t["equal_hash"])
+        runs = _equal_weights(record, t["table"], t["equal_hash"])
         equal = {"name": "equal weights", "members": t["members"], "runs": runs}
         mixtures = [equal, *t["mixtures"]]
         for m in mixtures:
